@@ -1,0 +1,131 @@
+// Names, sizes and buffer shapes of collective kinds, reduction ops and dtypes.
+#include "runtime/core/Collective.h"
+
+#include <array>
+
+namespace collplan {
+namespace {
+
+constexpr std::array<std::string_view, kNumCollectiveKinds> kKindNames = {
+    "allreduce", "allgather", "reduce_scatter", "alltoall", "broadcast",
+    "reduce",    "gather",    "scatter",        "barrier"};
+constexpr std::array<std::string_view, 4> kOpNames = {"sum", "prod", "min", "max"};
+constexpr std::array<std::string_view, kNumDTypes> kDTypeNames = {"f32", "f64", "f16", "bf16",
+                                                                  "i32", "i64", "u8"};
+constexpr std::array<std::string_view, 3> kBufferNames = {"in", "out", "tmp"};
+
+template <typename Enum, size_t N>
+std::optional<Enum> parseName(const std::array<std::string_view, N> &names,
+                              std::string_view name) {
+  for (size_t i = 0; i < N; ++i)
+    if (names[i] == name) return static_cast<Enum>(i);
+  return std::nullopt;
+}
+
+template <size_t N>
+std::string joinNames(const std::array<std::string_view, N> &names) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i) out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view toString(CollectiveKind kind) { return kKindNames[static_cast<int>(kind)]; }
+std::string_view toString(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }
+std::string_view toString(DType dtype) { return kDTypeNames[static_cast<int>(dtype)]; }
+std::string_view toString(BufferKind buf) { return kBufferNames[static_cast<int>(buf)]; }
+
+std::optional<CollectiveKind> parseCollectiveKind(std::string_view name) {
+  // Accept the hyphenated spelling users type on command lines too.
+  if (name == "reduce-scatter" || name == "reducescatter") return CollectiveKind::ReduceScatter;
+  if (name == "all-to-all" || name == "all_to_all") return CollectiveKind::AllToAll;
+  return parseName<CollectiveKind>(kKindNames, name);
+}
+std::optional<ReduceOp> parseReduceOp(std::string_view name) {
+  return parseName<ReduceOp>(kOpNames, name);
+}
+std::optional<DType> parseDType(std::string_view name) {
+  return parseName<DType>(kDTypeNames, name);
+}
+std::optional<BufferKind> parseBufferKind(std::string_view name) {
+  return parseName<BufferKind>(kBufferNames, name);
+}
+
+std::string collectiveKindNames() { return joinNames(kKindNames); }
+std::string reduceOpNames() { return joinNames(kOpNames); }
+std::string dtypeNames() { return joinNames(kDTypeNames); }
+
+size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F32: case DType::I32: return 4;
+  case DType::F64: case DType::I64: return 8;
+  case DType::F16: case DType::BF16: return 2;
+  case DType::U8: return 1;
+  }
+  return 0;
+}
+
+bool needsReduceOp(CollectiveKind kind) {
+  return kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter ||
+         kind == CollectiveKind::Reduce;
+}
+
+bool needsRoot(CollectiveKind kind) {
+  return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ||
+         kind == CollectiveKind::Gather || kind == CollectiveKind::Scatter;
+}
+
+int messageBlocks(CollectiveKind kind, int ranks) {
+  switch (kind) {
+  case CollectiveKind::AllGather: case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllToAll: case CollectiveKind::Gather: case CollectiveKind::Scatter:
+    return ranks;
+  case CollectiveKind::Barrier:
+    return 0;
+  default:
+    return 1;
+  }
+}
+
+int inputBlocks(CollectiveKind kind, int ranks, int rank, int root) {
+  switch (kind) {
+  case CollectiveKind::AllReduce: case CollectiveKind::Reduce: return 1;
+  case CollectiveKind::AllGather: case CollectiveKind::Gather: return 1;
+  case CollectiveKind::ReduceScatter: case CollectiveKind::AllToAll: return ranks;
+  case CollectiveKind::Broadcast: return rank == root ? 1 : 0;
+  case CollectiveKind::Scatter: return rank == root ? ranks : 0;
+  case CollectiveKind::Barrier: return 0;
+  }
+  return 0;
+}
+
+int outputBlocks(CollectiveKind kind, int ranks, int rank, int root) {
+  switch (kind) {
+  case CollectiveKind::AllReduce: case CollectiveKind::Broadcast: return 1;
+  case CollectiveKind::AllGather: case CollectiveKind::AllToAll: return ranks;
+  case CollectiveKind::ReduceScatter: case CollectiveKind::Scatter: return 1;
+  case CollectiveKind::Reduce: return rank == root ? 1 : 0;
+  case CollectiveKind::Gather: return rank == root ? ranks : 0;
+  case CollectiveKind::Barrier: return 0;
+  }
+  return 0;
+}
+
+double busBandwidthFactor(CollectiveKind kind, int ranks) {
+  const double n = ranks;
+  switch (kind) {
+  case CollectiveKind::AllReduce: return ranks > 1 ? 2.0 * (n - 1) / n : 0.0;
+  case CollectiveKind::AllGather: case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllToAll: case CollectiveKind::Gather: case CollectiveKind::Scatter:
+    return ranks > 1 ? (n - 1) / n : 0.0;
+  case CollectiveKind::Broadcast: case CollectiveKind::Reduce: return 1.0;
+  case CollectiveKind::Barrier: return 0.0;
+  }
+  return 0.0;
+}
+
+}  // namespace collplan

@@ -1,0 +1,59 @@
+// Collective kinds, reduction ops, dtypes and buffer kinds shared by every collplan layer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace collplan {
+
+enum class CollectiveKind : uint8_t {
+  AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, Reduce, Gather, Scatter, Barrier
+};
+inline constexpr int kNumCollectiveKinds = 9;
+
+enum class ReduceOp : uint8_t { Sum, Prod, Min, Max };
+
+enum class DType : uint8_t { F32, F64, F16, BF16, I32, I64, U8 };
+inline constexpr int kNumDTypes = 7;
+
+/// The three buffers a plan addresses: the caller's input and output, and runtime scratch.
+enum class BufferKind : uint8_t { In, Out, Tmp };
+
+std::string_view toString(CollectiveKind kind);
+std::string_view toString(ReduceOp op);
+std::string_view toString(DType dtype);
+std::string_view toString(BufferKind buf);
+std::optional<CollectiveKind> parseCollectiveKind(std::string_view name);
+std::optional<ReduceOp> parseReduceOp(std::string_view name);
+std::optional<DType> parseDType(std::string_view name);
+std::optional<BufferKind> parseBufferKind(std::string_view name);
+
+/// Lists of valid names, for error messages ("expected one of: ...").
+std::string collectiveKindNames();
+std::string reduceOpNames();
+std::string dtypeNames();
+
+size_t dtypeSize(DType dtype);
+
+/// True for kinds that combine data (allreduce, reduce-scatter, reduce).
+bool needsReduceOp(CollectiveKind kind);
+/// True for rooted kinds (broadcast, reduce, gather, scatter).
+bool needsRoot(CollectiveKind kind);
+
+/// The message buffer "M" of a collective (the larger of a rank's in/out buffers) is made of
+/// `blocks` equal blocks of `count` elements: one per rank for allgather, reduce-scatter,
+/// all-to-all, gather and scatter; one otherwise. Plans cut each block into units.
+int messageBlocks(CollectiveKind kind, int ranks);
+
+/// Blocks of M held by a rank's input / output buffer (0 where the rank has none, e.g. a
+/// non-root's output of reduce or gather, or every buffer of a barrier).
+int inputBlocks(CollectiveKind kind, int ranks, int rank, int root);
+int outputBlocks(CollectiveKind kind, int ranks, int rank, int root);
+
+/// nccl-tests bus-bandwidth factor: busbw = algbw * factor.
+double busBandwidthFactor(CollectiveKind kind, int ranks);
+
+}  // namespace collplan

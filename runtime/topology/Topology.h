@@ -1,0 +1,101 @@
+// The topology model: ranks on devices, devices and switches joined by links, routing, features.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+inline constexpr int kTopologyFormatVersion = 1;
+
+/// A chip, GPU or socket: it holds ranks that share its memory bandwidth.
+struct Device {
+  std::string name;
+  std::string kind = "chip";    ///< chip | gpu | socket | cpu (informational)
+  std::vector<int> ranks;       ///< ranks placed on this device
+  int node = 0;                 ///< the node (machine) it belongs to
+  double memBandwidthGBps = 0;  ///< shared by all reads and writes of its ranks
+  double reduceGBps = 0;        ///< reduction throughput (0 = limited by memory only)
+  std::vector<int> coords;      ///< position along `Topology::dims` (torus, hypercube)
+};
+
+/// A switch (NVSwitch, PCIe switch, leaf/spine): a vertex that forwards and holds no ranks.
+struct Switch {
+  std::string name;
+};
+
+/// A vertex of the link graph: devices are 0..D-1, switches D..D+S-1.
+using VertexId = int;
+
+/// A link between two vertices. Duplex links carry `bandwidthGBps` in each direction at once;
+/// half-duplex links share it between both directions.
+struct Link {
+  VertexId a = 0;
+  VertexId b = 0;
+  double bandwidthGBps = 0;
+  double latencyUs = 0;
+  bool duplex = true;
+  int dim = -1;  ///< torus/hypercube dimension this link runs along, or -1
+};
+
+/// One hop of a route: link index and whether it is crossed from `b` to `a`.
+struct Hop {
+  int link = 0;
+  bool reverse = false;
+  bool operator==(const Hop &o) const { return link == o.link && reverse == o.reverse; }
+};
+
+enum class Routing : uint8_t { ShortestPath, DimensionOrder };
+
+struct Features {
+  bool duplication = false;  ///< one read may feed several writes (dup) at wire level
+  bool remoteReads = false;  ///< a rank may read peers' memory directly (same node)
+  bool multicast = false;    ///< switches can replicate a message
+};
+
+struct Topology {
+  std::string name;
+  std::vector<Device> devices;
+  std::vector<Switch> switches;
+  std::vector<Link> links;
+  std::vector<int> dims;  ///< torus / hypercube extents over devices, empty otherwise
+  bool wrap = true;       ///< torus dimensions wrap around (false: mesh)
+  Routing routing = Routing::ShortestPath;
+  Features features;
+  /// Bandwidth and latency of a transfer between two ranks of one device (through its memory).
+  double intraDeviceBandwidthGBps = 0;
+  double intraDeviceLatencyUs = 0;
+
+  int numRanks() const;
+  int numVertices() const { return int(devices.size() + switches.size()); }
+  /// The device that holds `rank`.
+  int deviceOf(int rank) const;
+  const std::vector<int> &ranksOf(int device) const { return devices.at(device).ranks; }
+  int nodeOf(int rank) const { return devices.at(deviceOf(rank)).node; }
+
+  /// The hops a message from rank `from` to rank `to` crosses (empty on one device), following
+  /// `routing`. Throws std::runtime_error when no route exists.
+  std::vector<Hop> route(int from, int to) const;
+
+  /// Devices adjacent to `device` along torus/hypercube dimension `dim` (-1 / +1 direction).
+  std::vector<int> neighbours(int device, int dim) const;
+
+  /// A stable hex fingerprint of everything that affects plans (not the name).
+  std::string fingerprint() const;
+
+  /// Rank indexing cache, rebuilt by `finalize()`; loaders and generators call it.
+  void finalize();
+  std::vector<int> rankToDevice;
+};
+
+/// Loads and validates a topology JSON file; errors name the file, field and reason.
+Topology loadTopologyFile(const std::string &path);
+/// Parses and validates a topology from JSON; `origin` names the source in errors.
+Topology topologyFromJson(const nlohmann::json &json, const std::string &origin);
+nlohmann::json topologyToJson(const Topology &topo);
+
+}  // namespace collplan

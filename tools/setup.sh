@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs missing Debian packages, configures and builds collplan, then runs `main` or `test`.
+#
+#   tools/setup.sh            set up and build only
+#   tools/setup.sh main       ... then tune plans for this machine and show the result
+#   tools/setup.sh test       ... then run the whole test suite
+#
+# Environment: COLLPLAN_BUILD_DIR (default build), COLLPLAN_JOBS (default: all cores).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${COLLPLAN_BUILD_DIR:-$repo/build}
+mode=${1:-build}
+
+packages=(
+  cmake ninja-build g++ pkg-config python3
+  libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
+  nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin libhwloc-dev
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing missing Debian packages: ${missing[*]}"
+  if [[ $(id -u) -eq 0 ]]; then
+    apt_get=(apt-get)
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    apt_get=(sudo apt-get)
+  else
+    echo "setup: error: these packages are missing and installing them needs root:" >&2
+    echo "  apt-get install ${missing[*]}" >&2
+    echo "Run this script as root (or with passwordless sudo), or install them yourself." >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${apt_get[@]}" update -qq
+  "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Open MPI refuses to start as root unless told it may (containers and CI run as root).
+if [[ $(id -u) -eq 0 ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+jobs=${COLLPLAN_JOBS:-$(nproc)}
+cmake --build "$build" -j "$jobs"
+
+case $mode in
+  build) ;;
+  main)
+    exec "$repo/tools/main-job.sh" "$build"
+    ;;
+  test)
+    cd "$build"
+    exec ctest --output-on-failure -j "$jobs"
+    ;;
+  *)
+    echo "setup: error: unknown mode '$mode' (expected: main, test, or nothing)" >&2
+    exit 2
+    ;;
+esac
