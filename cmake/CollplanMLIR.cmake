@@ -1,6 +1,10 @@
 # Finds Debian's MLIR 19 and links every MLIR user against the shared libMLIR/libLLVM, so the
 # build stays lean (no static MLIR archives, one shared build of MLIR code).
-find_package(MLIR 19 REQUIRED CONFIG)
+# MLIR's version file only accepts a matching major.minor request, so ask for none and check.
+find_package(MLIR REQUIRED CONFIG HINTS /usr/lib/llvm-19/lib/cmake/mlir /usr/lib/llvm-19)
+if(NOT LLVM_VERSION_MAJOR EQUAL 19)
+  message(FATAL_ERROR "collplan needs MLIR 19; found ${LLVM_PACKAGE_VERSION} at ${MLIR_DIR}")
+endif()
 message(STATUS "collplan: MLIR ${MLIR_PACKAGE_VERSION} from ${MLIR_DIR}")
 list(APPEND CMAKE_MODULE_PATH "${MLIR_CMAKE_DIR}" "${LLVM_CMAKE_DIR}")
 include(TableGen)

@@ -1,0 +1,61 @@
+// coll-cost's analysis: α-β cost under the port model, bytes, memory touches and scratch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Operation;
+namespace coll {
+class ScheduleOp;
+}
+}  // namespace mlir
+
+namespace collplan {
+
+/// The cost of one schedule. Sizes are in chunk units (one value = one chunk or slice) and
+/// as fractions of the message size M (`unitFraction` = size of one unit / M).
+struct ScheduleCost {
+  double unitFraction = 0;
+  /// Transfers on the critical path: transfers are list-scheduled into synchronous rounds in
+  /// which each rank sends at most one message and receives at most one (the port model).
+  int64_t alphaRounds = 0;
+  /// Σ over rounds of the largest message in the round, divided by M: the textbook β
+  /// coefficient (e.g. 2(N-1)/N for ring allreduce).
+  double beta = 0;
+  int64_t transfers = 0;
+  double bytesMoved = 0;  ///< Σ transfer sizes / M
+  /// Reads and writes of each rank's memory, in units (a dup is 1 read and one write per
+  /// destination; an n-ary reduce n reads and 1 write).
+  std::vector<int64_t> reads, writes;
+  /// Peak number of values a rank holds outside its in/out buffers, per rank, in units.
+  std::vector<int64_t> scratchUnits;
+
+  int64_t touches(int rank) const { return reads[rank] + writes[rank]; }
+  int64_t totalTouches() const;
+  int64_t peakScratchUnits() const;
+  /// The α-β time for per-message latency `alphaUs` and bandwidth `bytesPerUs` at size M.
+  double timeUs(double alphaUs, double bytesPerUs, double messageBytes) const {
+    return alphaRounds * alphaUs + beta * messageBytes / bytesPerUs;
+  }
+};
+
+/// Computes the cost of `schedule` (which need not verify: the cost of a broken schedule is
+/// still well defined).
+ScheduleCost analyzeCost(mlir::coll::ScheduleOp schedule);
+
+/// The cost as an MLIR analysis, so passes and the tuner can share one computation.
+class CostAnalysis {
+public:
+  explicit CostAnalysis(mlir::Operation *scheduleOp);
+  const ScheduleCost &cost() const { return cost_; }
+
+private:
+  ScheduleCost cost_;
+};
+
+/// A readable multi-line summary of `cost` (what coll-cost prints).
+std::string formatCost(const ScheduleCost &cost, bool perRank);
+
+}  // namespace collplan

@@ -1,0 +1,395 @@
+// Verifiers and custom assembly formats of the `coll` operations.
+#include "dialects/coll/CollOps.h"
+
+#include "dialects/coll/CollectiveSpec.h"
+#include "runtime/plan/OpShape.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace mlir::coll;
+using collplan::CollectiveSpec;
+
+#define GET_OP_CLASSES
+#include "dialects/coll/CollOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+/// Verifies the spec attributes of a collective, schedule or program op.
+static LogicalResult verifySpec(Operation *op) {
+  if (auto reason = CollectiveSpec::fromOp(op).check()) return op->emitOpError(*reason);
+  return success();
+}
+
+/// The spec of the schedule or program that encloses `op`.
+static CollectiveSpec enclosingSpec(Operation *op) {
+  if (auto schedule = op->getParentOfType<ScheduleOp>())
+    return CollectiveSpec::fromOp(schedule);
+  return CollectiveSpec::fromOp(op->getParentOfType<ProgramOp>());
+}
+
+static LogicalResult checkRank(Operation *op, StringRef what, int64_t rank,
+                               const CollectiveSpec &spec) {
+  if (rank >= spec.ranks)
+    return op->emitOpError() << what << " " << rank << " is out of range: the collective has "
+                             << spec.ranks << " ranks";
+  return success();
+}
+
+static LogicalResult checkSlice(Operation *op, std::optional<uint64_t> slice,
+                                const CollectiveSpec &spec) {
+  if (slice && static_cast<int64_t>(*slice) >= spec.slices)
+    return op->emitOpError() << "slice " << *slice << " is out of range: chunks have "
+                             << spec.slices << " slices";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Level 1 and 2
+//===----------------------------------------------------------------------===//
+
+LogicalResult CollectiveOp::verify() { return verifySpec(*this); }
+LogicalResult ScheduleOp::verify() { return verifySpec(*this); }
+
+LogicalResult InputOp::verify() {
+  CollectiveSpec spec = enclosingSpec(*this);
+  if (failed(checkRank(*this, "rank", getRank(), spec))) return failure();
+  int chunks = spec.inputChunks(static_cast<int>(getRank()));
+  if (chunks == 0)
+    return emitOpError() << "rank " << getRank() << " has no input in a "
+                         << collplan::toString(spec.kind) << " with root " << spec.root;
+  if (static_cast<int64_t>(getChunk()) >= chunks)
+    return emitOpError() << "input chunk " << getChunk() << " is out of range: rank "
+                         << getRank() << " contributes " << chunks << " chunk(s)";
+  return checkSlice(*this, getSlice(), spec);
+}
+
+LogicalResult CopyOp::verify() { return checkRank(*this, "rank", getRank(), enclosingSpec(*this)); }
+
+LogicalResult coll::ReduceOp::verify() {
+  if (getOperands().size() < 2)
+    return emitOpError() << "needs at least 2 operands (has " << getOperands().size() << ")";
+  return checkRank(*this, "rank", getRank(), enclosingSpec(*this));
+}
+
+LogicalResult ReduceSendOp::verify() {
+  if (getOperands().size() < 2)
+    return emitOpError() << "needs at least 2 operands (has " << getOperands().size() << ")";
+  CollectiveSpec spec = enclosingSpec(*this);
+  if (failed(checkRank(*this, "rank", getRank(), spec))) return failure();
+  return checkRank(*this, "destination rank", getDest(), spec);
+}
+
+LogicalResult DupOp::verify() {
+  ArrayRef<int64_t> ranks = getRanks();
+  if (ranks.size() < 2)
+    return emitOpError() << "duplicates to at least 2 ranks (has " << ranks.size()
+                         << "); use coll.copy for one";
+  if (ranks.size() != getResults().size())
+    return emitOpError() << "has " << getResults().size() << " results for " << ranks.size()
+                         << " ranks";
+  CollectiveSpec spec = enclosingSpec(*this);
+  for (int64_t rank : ranks) {
+    if (rank < 0) return emitOpError() << "rank " << rank << " is negative";
+    if (failed(checkRank(*this, "rank", rank, spec))) return failure();
+  }
+  return success();
+}
+
+/// `%r:2 = coll.dup %v to ranks [1, 2]`
+ParseResult DupOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand src;
+  Type chunk = ChunkType::get(parser.getContext());
+  if (parser.parseOperand(src) || parser.parseKeyword("to") || parser.parseKeyword("ranks") ||
+      parser.resolveOperand(src, chunk, result.operands))
+    return failure();
+  Attribute ranks = DenseI64ArrayAttr::parse(parser, Type());
+  if (!ranks || parser.parseOptionalAttrDict(result.attributes)) return failure();
+  result.addAttribute(getRanksAttrName(result.name), ranks);
+  result.addTypes(SmallVector<Type>(cast<DenseI64ArrayAttr>(ranks).size(), chunk));
+  return success();
+}
+
+void DupOp::print(OpAsmPrinter &printer) {
+  printer << " " << getSrc() << " to ranks [";
+  llvm::interleaveComma(getRanks(), printer);
+  printer << "]";
+  printer.printOptionalAttrDict((*this)->getAttrs(), {getRanksAttrName()});
+}
+
+LogicalResult OutputOp::verify() {
+  CollectiveSpec spec = enclosingSpec(*this);
+  if (failed(checkRank(*this, "rank", getRank(), spec))) return failure();
+  int chunks = spec.outputChunks(static_cast<int>(getRank()));
+  if (chunks == 0)
+    return emitOpError() << "rank " << getRank() << " has no output in a "
+                         << collplan::toString(spec.kind) << " with root " << spec.root;
+  if (static_cast<int64_t>(getChunk()) >= chunks)
+    return emitOpError() << "output chunk " << getChunk() << " is out of range: rank "
+                         << getRank() << " receives " << chunks << " chunk(s)";
+  return checkSlice(*this, getSlice(), spec);
+}
+
+//===----------------------------------------------------------------------===//
+// Level 3
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramOp::verify() {
+  if (failed(verifySpec(*this))) return failure();
+  CollectiveSpec spec = CollectiveSpec::fromOp(*this);
+  int blocks = collplan::messageBlocks(spec.kind, spec.ranks);
+  if (blocks > 0 && getUnits() % blocks != 0)
+    return emitOpError() << "units " << getUnits() << " must be a multiple of the "
+                         << blocks << " blocks of a " << collplan::toString(spec.kind);
+  std::vector<bool> seen(spec.ranks, false);
+  for (Operation &op : getBody().front()) {
+    auto rankOp = dyn_cast<RankOp>(op);
+    if (!rankOp) return op.emitOpError("is not allowed directly in a coll.program");
+    int64_t rank = rankOp.getRank();
+    if (rank >= spec.ranks) continue;  // reported by RankOp::verify
+    if (seen[rank]) return rankOp.emitOpError() << "rank " << rank << " has two programs";
+    seen[rank] = true;
+  }
+  for (int rank = 0; rank < spec.ranks; ++rank)
+    if (!seen[rank]) return emitOpError() << "rank " << rank << " has no coll.rank program";
+
+  // Every send must meet exactly one receive with the same id, peer pair and length.
+  struct Side {
+    Operation *op = nullptr;
+    int64_t from = 0, to = 0, length = 0;
+  };
+  llvm::DenseMap<int64_t, Side> sends, recvs;
+  for (auto rankOp : getBody().front().getOps<RankOp>()) {
+    for (Operation &instr : rankOp.getBody().front()) {
+      collplan::PlanOp planOp = toPlanOp(&instr);
+      int64_t self = rankOp.getRank(), length = planOp.length();
+      for (const collplan::Endpoint &send : planOp.sends)
+        if (!sends.try_emplace(send.id, Side{&instr, self, send.peer, length}).second)
+          return instr.emitOpError() << "reuses transfer id " << send.id;
+      if (planOp.recv &&
+          !recvs.try_emplace(planOp.recv->id, Side{&instr, planOp.recv->peer, self, length})
+               .second)
+        return instr.emitOpError() << "reuses transfer id " << planOp.recv->id;
+    }
+  }
+  for (auto &[id, send] : sends) {
+    auto it = recvs.find(id);
+    if (it == recvs.end())
+      return send.op->emitOpError() << "sends transfer " << id << " to rank " << send.to
+                                    << ", which never receives it";
+    const Side &recv = it->second;
+    if (recv.from != send.from || recv.to != send.to)
+      return recv.op->emitOpError()
+             << "receives transfer " << id << " from rank " << recv.from
+             << " but rank " << send.from << " sends it to rank " << send.to;
+    if (recv.length != send.length)
+      return recv.op->emitOpError() << "receives " << recv.length << " units of transfer " << id
+                                    << " but " << send.length << " are sent";
+  }
+  for (auto &[id, recv] : recvs)
+    if (!sends.count(id))
+      return recv.op->emitOpError() << "receives transfer " << id << " from rank " << recv.from
+                                    << ", which never sends it";
+  return success();
+}
+
+LogicalResult RankOp::verify() {
+  auto program = (*this)->getParentOfType<ProgramOp>();
+  if (static_cast<int64_t>(getRank()) >= static_cast<int64_t>(program.getRanks()))
+    return emitOpError() << "rank " << getRank() << " is out of range: the program has "
+                         << program.getRanks() << " ranks";
+  return success();
+}
+
+namespace {
+
+/// Parses `recv P id I` or `send P id I` after its keyword.
+ParseResult parseEndpoint(OpAsmParser &parser, int64_t &peer, int64_t &id) {
+  return failure(parser.parseInteger(peer) || parser.parseKeyword("id") ||
+                 parser.parseInteger(id));
+}
+
+Attribute parseRef(OpAsmParser &parser) { return BufRefAttr::parse(parser, Type()); }
+
+void printRef(OpAsmPrinter &printer, Attribute attr) {
+  auto ref = cast<BufRefAttr>(attr);
+  printer << stringifyBufferKind(ref.getBuffer()) << "[" << ref.getOffset() << ":"
+          << ref.getOffset() + ref.getLength() << "]";
+}
+
+collplan::BufRef toRuntimeRef(Attribute attr) {
+  auto ref = cast<BufRefAttr>(attr);
+  return {static_cast<collplan::BufferKind>(static_cast<int>(ref.getBuffer())),
+          static_cast<uint32_t>(ref.getOffset()), static_cast<uint32_t>(ref.getLength())};
+}
+
+}  // namespace
+
+ParseResult coll::parseInstruction(OpAsmParser &parser, OperationState &result) {
+  Builder &b = parser.getBuilder();
+  SmallVector<Attribute> srcs, dsts;
+  SmallVector<int64_t> sendPeers, sendIds;
+  std::optional<int64_t> recvPeer, recvId;
+  int64_t recvPos = 0;
+  if (failed(parser.parseOptionalArrow())) {
+    do {
+      if (succeeded(parser.parseOptionalKeyword("recv"))) {
+        int64_t peer, id;
+        if (recvPeer) return parser.emitError(parser.getCurrentLocation(), "second recv");
+        if (parseEndpoint(parser, peer, id)) return failure();
+        recvPeer = peer;
+        recvId = id;
+        recvPos = srcs.size();
+        continue;
+      }
+      Attribute ref = parseRef(parser);
+      if (!ref) return failure();
+      srcs.push_back(ref);
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseArrow()) return failure();
+  }
+  do {
+    if (succeeded(parser.parseOptionalKeyword("send"))) {
+      int64_t peer, id;
+      if (parseEndpoint(parser, peer, id)) return failure();
+      sendPeers.push_back(peer);
+      sendIds.push_back(id);
+      continue;
+    }
+    Attribute ref = parseRef(parser);
+    if (!ref) return failure();
+    dsts.push_back(ref);
+  } while (succeeded(parser.parseOptionalComma()));
+  if (parser.parseOptionalAttrDict(result.attributes)) return failure();
+
+  result.addAttribute("srcs", b.getArrayAttr(srcs));
+  result.addAttribute("dsts", b.getArrayAttr(dsts));
+  result.addAttribute("send_peers", b.getDenseI64ArrayAttr(sendPeers));
+  result.addAttribute("send_ids", b.getDenseI64ArrayAttr(sendIds));
+  if (recvPeer) {
+    result.addAttribute("recv_peer", b.getI64IntegerAttr(*recvPeer));
+    result.addAttribute("recv_id", b.getI64IntegerAttr(*recvId));
+    result.addAttribute("recv_pos", b.getI64IntegerAttr(recvPos));
+  }
+  return success();
+}
+
+void coll::printInstruction(OpAsmPrinter &printer, Operation *op) {
+  auto srcs = op->getAttrOfType<ArrayAttr>("srcs");
+  auto dsts = op->getAttrOfType<ArrayAttr>("dsts");
+  auto sendPeers = op->getAttrOfType<DenseI64ArrayAttr>("send_peers");
+  auto sendIds = op->getAttrOfType<DenseI64ArrayAttr>("send_ids");
+  auto recvPeer = op->getAttrOfType<IntegerAttr>("recv_peer");
+  auto recvId = op->getAttrOfType<IntegerAttr>("recv_id");
+  auto recvPosAttr = op->getAttrOfType<IntegerAttr>("recv_pos");
+  int64_t recvPos = recvPosAttr ? recvPosAttr.getInt() : 0;
+
+  bool first = true;
+  auto separate = [&] {
+    printer << (first ? " " : ", ");
+    first = false;
+  };
+  auto printRecv = [&] {
+    separate();
+    printer << "recv " << recvPeer.getInt() << " id " << recvId.getInt();
+  };
+  for (auto [index, src] : llvm::enumerate(srcs)) {
+    if (recvPeer && static_cast<int64_t>(index) == recvPos) printRecv();
+    separate();
+    printRef(printer, src);
+  }
+  if (recvPeer && recvPos >= static_cast<int64_t>(srcs.size())) printRecv();
+  printer << " ->";
+  first = true;
+  for (Attribute dst : dsts) {
+    separate();
+    printRef(printer, dst);
+  }
+  for (auto [peer, id] : llvm::zip(sendPeers.asArrayRef(), sendIds.asArrayRef())) {
+    separate();
+    printer << "send " << peer << " id " << id;
+  }
+  printer.printOptionalAttrDict(op->getAttrs(), {"srcs", "dsts", "send_peers", "send_ids",
+                                                 "recv_peer", "recv_id", "recv_pos"});
+}
+
+collplan::PlanOp coll::toPlanOp(Operation *op) {
+  collplan::PlanOp planOp;
+  for (Attribute src : op->getAttrOfType<ArrayAttr>("srcs"))
+    planOp.srcs.push_back(toRuntimeRef(src));
+  for (Attribute dst : op->getAttrOfType<ArrayAttr>("dsts"))
+    planOp.dsts.push_back(toRuntimeRef(dst));
+  if (auto peer = op->getAttrOfType<IntegerAttr>("recv_peer")) {
+    planOp.recv = collplan::Endpoint{static_cast<int32_t>(peer.getInt()),
+                                     static_cast<uint32_t>(
+                                         op->getAttrOfType<IntegerAttr>("recv_id").getInt())};
+    if (auto pos = op->getAttrOfType<IntegerAttr>("recv_pos"))
+      planOp.recvPos = static_cast<uint32_t>(pos.getInt());
+  }
+  auto peers = op->getAttrOfType<DenseI64ArrayAttr>("send_peers");
+  auto ids = op->getAttrOfType<DenseI64ArrayAttr>("send_ids");
+  for (auto [peer, id] : llvm::zip(peers.asArrayRef(), ids.asArrayRef()))
+    planOp.sends.push_back({static_cast<int32_t>(peer), static_cast<uint32_t>(id)});
+  if (auto step = op->getAttrOfType<IntegerAttr>("step"))
+    planOp.step = static_cast<int32_t>(step.getInt());
+  return planOp;
+}
+
+LogicalResult coll::verifyInstruction(Operation *op, collplan::OpKind kind) {
+  collplan::PlanOp planOp = toPlanOp(op);
+  if (op->getAttrOfType<DenseI64ArrayAttr>("send_peers").size() !=
+      op->getAttrOfType<DenseI64ArrayAttr>("send_ids").size())
+    return op->emitOpError("has different numbers of send peers and send ids");
+  planOp.kind = kind;
+  const char *field = nullptr;
+  std::string reason = collplan::opShapeError(planOp, field);
+  if (!reason.empty()) return op->emitOpError(reason);
+
+  auto rankOp = op->getParentOfType<RankOp>();
+  auto program = rankOp->getParentOfType<ProgramOp>();
+  CollectiveSpec spec = CollectiveSpec::fromOp(program);
+  int self = static_cast<int>(rankOp.getRank());
+  auto checkPeer = [&](int64_t peer, StringRef what) -> LogicalResult {
+    if (peer < 0 || peer >= spec.ranks)
+      return op->emitOpError() << what << " rank " << peer << " is out of range: the program has "
+                               << spec.ranks << " ranks";
+    if (peer == self) return op->emitOpError() << what << " rank " << peer << " is itself";
+    return success();
+  };
+  if (planOp.recv && failed(checkPeer(planOp.recv->peer, "recv"))) return failure();
+  for (const collplan::Endpoint &send : planOp.sends)
+    if (failed(checkPeer(send.peer, "send"))) return failure();
+
+  int blocks = collplan::messageBlocks(spec.kind, spec.ranks);
+  int64_t unitsPerBlock = blocks ? static_cast<int64_t>(program.getUnits()) / blocks : 0;
+  auto capacity = [&](collplan::BufferKind buf) -> int64_t {
+    switch (buf) {
+    case collplan::BufferKind::In:
+      return collplan::inputBlocks(spec.kind, spec.ranks, self, spec.root) * unitsPerBlock;
+    case collplan::BufferKind::Out:
+      return collplan::outputBlocks(spec.kind, spec.ranks, self, spec.root) * unitsPerBlock;
+    case collplan::BufferKind::Tmp:
+      return static_cast<int64_t>(program.getScratch());
+    }
+    return 0;
+  };
+  uint32_t length = planOp.length();
+  auto checkRefs = [&](const std::vector<collplan::BufRef> &refs) -> LogicalResult {
+    for (const collplan::BufRef &ref : refs) {
+      if (ref.length != length)
+        return op->emitOpError() << "mixes ranges of " << length << " and " << ref.length
+                                 << " units";
+      int64_t end = static_cast<int64_t>(ref.offset) + ref.length, cap = capacity(ref.buf);
+      if (end > cap)
+        return op->emitOpError() << collplan::toString(ref.buf) << "[" << ref.offset << ":"
+                                 << end << "] is out of range: rank " << self << "'s "
+                                 << collplan::toString(ref.buf) << " buffer has " << cap
+                                 << " units";
+    }
+    return success();
+  };
+  return failure(failed(checkRefs(planOp.srcs)) || failed(checkRefs(planOp.dsts)));
+}

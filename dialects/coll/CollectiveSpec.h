@@ -1,0 +1,68 @@
+// What a collective computes: its valid inputs and outputs and each output's expected content.
+#pragma once
+
+#include "runtime/core/Collective.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Operation;
+}
+
+namespace collplan {
+
+/// One (rank, chunk, slice) contribution: an input of the collective.
+struct Contribution {
+  int32_t rank = 0;
+  int32_t chunk = 0;
+  int32_t slice = 0;
+  bool operator==(const Contribution &o) const {
+    return rank == o.rank && chunk == o.chunk && slice == o.slice;
+  }
+  bool operator<(const Contribution &o) const {
+    if (rank != o.rank) return rank < o.rank;
+    if (chunk != o.chunk) return chunk < o.chunk;
+    return slice < o.slice;
+  }
+};
+
+/// The level-1 description shared by coll.collective, coll.schedule and coll.program.
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  int ranks = 1;
+  int chunks = 1;  ///< chunks of the message M (ranks for the per-rank kinds)
+  int slices = 1;  ///< every chunk is cut into this many slices
+  std::optional<ReduceOp> op;
+  int root = 0;
+  bool remoteReads = false;
+
+  /// Reads the spec attributes of a collective, schedule or program op.
+  static CollectiveSpec fromOp(mlir::Operation *op);
+
+  /// Why the spec is inconsistent (e.g. "allreduce needs a reduction op"), or nothing.
+  std::optional<std::string> check() const;
+
+  /// Number of chunk indices an input (resp. output) of `rank` may use; 0 when it has none.
+  int inputChunks(int rank) const;
+  int outputChunks(int rank) const;
+
+  /// The contributions output (rank, chunk, slice) must hold exactly once each. For barrier
+  /// every rank's token (chunk 0) must reach every rank (repeats allowed).
+  std::vector<Contribution> expectedOutput(int rank, int chunk, int slice) const;
+
+  /// Units of M in a plan: one per (chunk, slice); blocks of `ranks` for per-rank kinds.
+  int units() const { return kind == CollectiveKind::Barrier ? 0 : chunks * slices; }
+
+  /// True when repeats of one contribution in an output are allowed (barrier tokens).
+  bool idempotent() const { return kind == CollectiveKind::Barrier; }
+
+  std::string describe() const;
+};
+
+/// "rank 3 chunk 1" (with " slice 2" when the spec is sliced).
+std::string describeContribution(const Contribution &c, bool sliced);
+
+}  // namespace collplan
