@@ -10,6 +10,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <queue>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::coll;
@@ -51,9 +53,10 @@ private:
   std::vector<double> largest_;
 };
 
+/// Where a value resides and the round after which it is available there.
 struct ValueState {
   int rank = 0;
-  int64_t round = 0;  ///< the round after which the value is available at `rank`
+  int64_t round = 0;
 };
 
 class CostBuilder {
@@ -70,6 +73,10 @@ public:
   ScheduleCost run();
 
 private:
+  void countTouches(Operation &op);
+  void listSchedule();
+  /// Places the op's transfers given its operands' availability; defines its results.
+  void place(Operation *op);
   /// Moves a value from `from` to `to`; returns the round it arrives in.
   int64_t transfer(int from, int to, int64_t ready) {
     if (from == to) return ready;
@@ -77,16 +84,18 @@ private:
     cost_.bytesMoved += cost_.unitFraction;
     return ports_.place(from, to, ready, cost_.unitFraction);
   }
-  /// Reads the operands of a reduction at `rank` (remote operands are transfers).
-  int64_t readOperands(ValueRange operands, int rank) {
+  /// Brings the operands of a reduction to `rank` (remote operands are transfers).
+  int64_t gatherOperands(ValueRange operands, int rank) {
     int64_t ready = 0;
     for (Value v : operands) {
       ValueState s = values_[v];
-      ++cost_.reads[s.rank];
       ready = std::max(ready, transfer(s.rank, rank, s.round));
     }
     return ready;
   }
+  /// Ring distance of the op's first transfer: ties between equally ready transfers go to
+  /// the smaller shift, which makes pairwise exchanges conflict-free.
+  int shiftOf(Operation *op);
   void computeScratch();
 
   ScheduleOp schedule_;
@@ -96,39 +105,120 @@ private:
   llvm::DenseMap<Value, ValueState> values_;
 };
 
-ScheduleCost CostBuilder::run() {
-  for (Operation &op : schedule_.getBodyBlock()) {
-    llvm::TypeSwitch<Operation *>(&op)
-        .Case<InputOp>([&](InputOp in) { values_[in.getResult()] = {int(in.getRank()), 0}; })
-        .Case<CopyOp>([&](CopyOp copy) {
-          ValueState src = values_[copy.getSrc()];
-          int to = int(copy.getRank());
-          ++cost_.reads[src.rank];
-          ++cost_.writes[to];
-          values_[copy.getResult()] = {to, transfer(src.rank, to, src.round)};
-        })
-        .Case<DupOp>([&](DupOp dup) {
-          ValueState src = values_[dup.getSrc()];
-          ++cost_.reads[src.rank];
-          for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
-            ++cost_.writes[rank];
-            values_[result] = {int(rank), transfer(src.rank, int(rank), src.round)};
-          }
-        })
-        .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
-          int rank = int(reduce.getRank());
-          int64_t ready = readOperands(reduce.getOperands(), rank);
+void CostBuilder::countTouches(Operation &op) {
+  auto rankOf = [&](Value v) { return values_[v].rank; };
+  llvm::TypeSwitch<Operation *>(&op)
+      .Case<InputOp>([&](InputOp in) { values_[in.getResult()].rank = int(in.getRank()); })
+      .Case<CopyOp>([&](CopyOp copy) {
+        ++cost_.reads[rankOf(copy.getSrc())];
+        ++cost_.writes[copy.getRank()];
+        values_[copy.getResult()].rank = int(copy.getRank());
+      })
+      .Case<DupOp>([&](DupOp dup) {
+        ++cost_.reads[rankOf(dup.getSrc())];
+        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
           ++cost_.writes[rank];
-          values_[reduce.getResult()] = {rank, ready};
-        })
-        .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
-          int rank = int(reduce.getRank()), dest = int(reduce.getDest());
-          int64_t ready = readOperands(reduce.getOperands(), rank);
-          ++cost_.writes[dest];
-          values_[reduce.getResult()] = {dest, transfer(rank, dest, ready)};
-        })
-        .Default([](Operation *) {});
+          values_[result].rank = int(rank);
+        }
+      })
+      .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
+        for (Value v : reduce.getOperands()) ++cost_.reads[rankOf(v)];
+        ++cost_.writes[reduce.getRank()];
+        values_[reduce.getResult()].rank = int(reduce.getRank());
+      })
+      .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
+        for (Value v : reduce.getOperands()) ++cost_.reads[rankOf(v)];
+        ++cost_.writes[reduce.getDest()];
+        values_[reduce.getResult()].rank = int(reduce.getDest());
+      })
+      .Default([](Operation *) {});
+}
+
+int CostBuilder::shiftOf(Operation *op) {
+  auto shift = [&](int from, int to) { return (to - from + spec_.ranks) % spec_.ranks; };
+  if (auto copy = dyn_cast<CopyOp>(op))
+    return shift(values_[copy.getSrc()].rank, int(copy.getRank()));
+  if (auto dup = dyn_cast<DupOp>(op))
+    return shift(values_[dup.getSrc()].rank, int(dup.getRanks().front()));
+  if (auto reduce = dyn_cast<ReduceSendOp>(op))
+    return shift(int(reduce.getRank()), int(reduce.getDest()));
+  return 0;
+}
+
+void CostBuilder::place(Operation *op) {
+  llvm::TypeSwitch<Operation *>(op)
+      .Case<InputOp>([&](InputOp in) { values_[in.getResult()].round = 0; })
+      .Case<CopyOp>([&](CopyOp copy) {
+        ValueState src = values_[copy.getSrc()];
+        values_[copy.getResult()].round = transfer(src.rank, int(copy.getRank()), src.round);
+      })
+      .Case<DupOp>([&](DupOp dup) {
+        ValueState src = values_[dup.getSrc()];
+        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks()))
+          values_[result].round = transfer(src.rank, int(rank), src.round);
+      })
+      .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
+        values_[reduce.getResult()].round =
+            gatherOperands(reduce.getOperands(), int(reduce.getRank()));
+      })
+      .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
+        int64_t ready = gatherOperands(reduce.getOperands(), int(reduce.getRank()));
+        values_[reduce.getResult()].round =
+            transfer(int(reduce.getRank()), int(reduce.getDest()), ready);
+      })
+      .Default([](Operation *) {});
+}
+
+/// List scheduling: an op is placed once all its operands are; among placeable ops the one
+/// whose operands are ready earliest goes first (ties: smaller ring shift, then op order).
+/// Placing in order of readiness never delays an op placed earlier, so every op gets the
+/// earliest rounds its dependencies and the ports allow in that order.
+void CostBuilder::listSchedule() {
+  Block &body = schedule_.getBodyBlock();
+  llvm::DenseMap<Operation *, unsigned> pending, index;
+  using Entry = std::tuple<int64_t, int64_t, int, unsigned, Operation *>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+  auto readiness = [&](Operation *op) {
+    int64_t round = 0;
+    for (Value v : op->getOperands()) round = std::max(round, values_[v].round);
+    return round;
+  };
+  // Bottom level: transfers on the longest dataflow path from the op to the end. Ops that
+  // head longer chains go first, as in classic critical-path list scheduling.
+  llvm::DenseMap<Operation *, int64_t> bottomLevel;
+  for (Operation &op : llvm::reverse(body)) {
+    int64_t below = 0;
+    for (Operation *user : op.getUsers()) below = std::max(below, bottomLevel.lookup(user));
+    bool moves = isa<DupOp, ReduceSendOp>(op) ||
+                 (isa<CopyOp>(op) && shiftOf(&op) != 0);
+    bottomLevel[&op] = below + (moves ? 1 : 0);
   }
+  auto push = [&](Operation *op, int64_t round) {
+    ready.push({round, -bottomLevel[op], shiftOf(op), index[op], op});
+  };
+  unsigned position = 0;
+  for (Operation &op : body) {
+    index[&op] = position++;
+    unsigned count = op.getNumOperands();
+    pending[&op] = count;
+  }
+  for (Operation &op : body)
+    if (op.getNumOperands() == 0) push(&op, 0);
+  while (!ready.empty()) {
+    Operation *op = std::get<4>(ready.top());
+    ready.pop();
+    place(op);
+    for (Value result : op->getResults())
+      for (OpOperand &use : result.getUses()) {
+        Operation *user = use.getOwner();
+        if (--pending[user] == 0) push(user, readiness(user));
+      }
+  }
+}
+
+ScheduleCost CostBuilder::run() {
+  for (Operation &op : schedule_.getBodyBlock()) countTouches(op);
+  listSchedule();
   cost_.alphaRounds = ports_.rounds();
   cost_.beta = ports_.beta();
   computeScratch();

@@ -228,12 +228,22 @@ void ScheduleChecker::checkOutputContent(OutputOp op, int rank, int chunk, int s
   }
 }
 
+/// Reports unbound outputs in one diagnostic (a schedule may miss thousands). Skipped after
+/// other errors, which usually cause them.
 void ScheduleChecker::checkAllOutputsBound() {
-  for (int rank = 0; rank < spec_.ranks && budgetLeft(); ++rank)
-    for (int chunk = 0; chunk < spec_.outputChunks(rank) && budgetLeft(); ++chunk)
-      for (int slice = 0; slice < spec_.slices && budgetLeft(); ++slice)
-        if (!outputs_.count({rank, chunk, slice}))
-          error(schedule_) << outputName(rank, chunk, slice) << " is never bound";
+  if (errors_ > 0) return;
+  std::vector<Contribution> unbound;
+  for (int rank = 0; rank < spec_.ranks; ++rank)
+    for (int chunk = 0; chunk < spec_.outputChunks(rank); ++chunk)
+      for (int slice = 0; slice < spec_.slices; ++slice)
+        if (!outputs_.count({rank, chunk, slice})) unbound.push_back({rank, chunk, slice});
+  if (unbound.empty()) return;
+  auto diag = error(schedule_);
+  diag << outputName(unbound[0].rank, unbound[0].chunk, unbound[0].slice);
+  for (size_t i = 1; i < std::min<size_t>(unbound.size(), 4); ++i)
+    diag << ", " << outputName(unbound[i].rank, unbound[i].chunk, unbound[i].slice);
+  if (unbound.size() > 4) diag << " and " << unbound.size() - 4 << " more";
+  diag << (unbound.size() == 1 ? " is" : " are") << " never bound";
 }
 
 }  // namespace
