@@ -144,6 +144,12 @@ LogicalResult ProgramOp::verify() {
   if (blocks > 0 && getUnits() % blocks != 0)
     return emitOpError() << "units " << getUnits() << " must be a multiple of the "
                          << blocks << " blocks of a " << collplan::toString(spec.kind);
+  return success();
+}
+
+/// Runs after the instructions verified: every rank has one program and transfers match.
+LogicalResult ProgramOp::verifyRegions() {
+  CollectiveSpec spec = CollectiveSpec::fromOp(*this);
   std::vector<bool> seen(spec.ranks, false);
   for (Operation &op : getBody().front()) {
     auto rankOp = dyn_cast<RankOp>(op);

@@ -134,6 +134,7 @@ def Coll_ProgramOp : Coll_Op<"program", [Symbol, SingleBlock, NoTerminator]> {
       [{ (`algorithm` $algorithm^)? `units` $units `scratch` $scratch attr-dict-with-keyword
          $body }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def Coll_RankOp : Coll_Op<"rank", [HasParent<"ProgramOp">, SingleBlock, NoTerminator]> {
