@@ -49,6 +49,8 @@ enum class OpKind : uint8_t {
 
 std::string_view toString(OpKind kind);
 std::optional<OpKind> parseOpKind(std::string_view name);
+/// The op-kind names, comma separated, for error messages ("expected one of: ...").
+std::string opKindNames();
 
 /// One instruction of a rank's program, executed in program order:
 ///   value  = reduce(operands)  where operands = srcs with the received data (if `recv`) inserted
@@ -145,7 +147,8 @@ struct Bundle {
   nlohmann::json tunerSettings = nlohmann::json::object();
   std::vector<BucketTable> tables;
 
-  /// The table for (collective, dtype, op), or nullptr when the bundle has none.
+  /// The table for (collective, dtype, op), or nullptr when the bundle has none. `op` is ignored
+  /// for collectives that do not reduce (their tables carry no op), so callers may pass theirs.
   const BucketTable *find(CollectiveKind kind, DType dtype, std::optional<ReduceOp> op) const;
 };
 

@@ -1,0 +1,37 @@
+// The JSON member names of plan and bundle files: one list shared by the loaders, writers and the schema test.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace collplan::json_fields {
+
+inline constexpr std::string_view kPlanFormatName = "collplan-plan";
+inline constexpr std::string_view kBundleFormatName = "collplan-bundle";
+
+// A plan document. "op" is required for reducing collectives, "root" for rooted ones.
+inline constexpr std::array<std::string_view, 7> kPlanRequired = {
+    "format", "version", "collective", "ranks", "algorithm", "units", "programs"};
+inline constexpr std::array<std::string_view, 6> kPlanOptional = {
+    "op", "root", "params", "scratch_units", "inplace_safe", "predicted"};
+inline constexpr std::array<std::string_view, 2> kPredictedRequired = {"alpha_rounds", "beta"};
+inline constexpr std::array<std::string_view, 2> kProgramRequired = {"rank", "ops"};
+inline constexpr std::array<std::string_view, 1> kOpRequired = {"op"};
+inline constexpr std::array<std::string_view, 6> kOpOptional = {"src", "recv", "recv_pos",
+                                                                "dst", "send", "step"};
+inline constexpr std::array<std::string_view, 2> kEndpointRequired = {"peer", "id"};
+
+// A bundle document.
+inline constexpr std::array<std::string_view, 6> kBundleRequired = {
+    "format", "version", "topology_fingerprint", "backend", "ranks", "tables"};
+inline constexpr std::array<std::string_view, 2> kBundleOptional = {"tool_version", "tuner"};
+inline constexpr std::array<std::string_view, 3> kTableRequired = {"collective", "dtype",
+                                                                   "buckets"};
+inline constexpr std::array<std::string_view, 1> kTableOptional = {"op"};
+inline constexpr std::array<std::string_view, 4> kBucketRequired = {"min_bytes", "max_bytes",
+                                                                    "plan", "winner"};
+inline constexpr std::array<std::string_view, 1> kBucketOptional = {"runner_up"};
+inline constexpr std::array<std::string_view, 3> kCandidateRequired = {
+    "algorithm", "measured_us", "predicted_us"};
+
+}  // namespace collplan::json_fields

@@ -1,0 +1,188 @@
+// planFromJson: parses a plan document field by field (types, names, ref strings), then validates it.
+#include "runtime/plan/PlanJson.h"
+
+#include "runtime/plan/BufRefText.h"
+#include "runtime/plan/JsonFieldNames.h"
+#include "runtime/plan/JsonFields.h"
+#include "runtime/plan/PlanValidate.h"
+
+#include <cmath>
+#include <limits>
+
+namespace collplan {
+
+using nlohmann::json;
+using namespace json_access;
+namespace names = json_fields;
+
+namespace {
+
+constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+
+struct PlanReader {
+  const std::string &origin;
+
+  Where at(const FieldPath &path) const { return Where{origin, path}; }
+
+  std::vector<BufRef> refs(const json &value, const FieldPath &path) const {
+    expectArray(value, at(path));
+    std::vector<BufRef> out;
+    out.reserve(value.size());
+    for (size_t k = 0; k < value.size(); ++k) {
+      FieldPath refPath = path[k];
+      std::string text = expectString(value[k], at(refPath));
+      BufRef ref;
+      std::string why;
+      if (!parseBufRef(text, ref, why)) at(refPath).fail(why);
+      out.push_back(ref);
+    }
+    return out;
+  }
+
+  Endpoint endpoint(const json &value, const FieldPath &path) const {
+    checkObject(value, at(path), names::kEndpointRequired, std::array<std::string_view, 0>{});
+    Endpoint e;
+    e.peer = int32_t(expectInteger(value["peer"], at(path / "peer"), -kMaxI32 - 1, kMaxI32));
+    e.id = uint32_t(expectInteger(value["id"], at(path / "id"), 0, kMaxU32));
+    return e;
+  }
+
+  PlanOp op(const json &value, const FieldPath &path) const {
+    checkObject(value, at(path), names::kOpRequired, names::kOpOptional);
+    PlanOp op;
+    FieldPath kindPath = path / "op";
+    std::string kindName = expectString(value["op"], at(kindPath));
+    auto kind = parseOpKind(kindName);
+    if (!kind)
+      at(kindPath).fail("unknown op kind \"" + kindName + "\" (expected one of: " + opKindNames() +
+                        ")");
+    op.kind = *kind;
+    if (const json *v = member(value, "src")) op.srcs = refs(*v, path / "src");
+    if (const json *v = member(value, "recv")) op.recv = endpoint(*v, path / "recv");
+    if (const json *v = member(value, "recv_pos"))
+      op.recvPos = uint32_t(expectInteger(*v, at(path / "recv_pos"), 0, kMaxU32));
+    if (const json *v = member(value, "dst")) op.dsts = refs(*v, path / "dst");
+    if (const json *v = member(value, "send")) {
+      FieldPath sendsPath = path / "send";
+      expectArray(*v, at(sendsPath));
+      op.sends.reserve(v->size());
+      for (size_t k = 0; k < v->size(); ++k) op.sends.push_back(endpoint((*v)[k], sendsPath[k]));
+    }
+    if (const json *v = member(value, "step"))
+      op.step = int32_t(expectInteger(*v, at(path / "step"), -1, kMaxI32));
+    return op;
+  }
+
+  RankProgram program(const json &value, const FieldPath &path, size_t index) const {
+    checkObject(value, at(path), names::kProgramRequired, std::array<std::string_view, 0>{});
+    int64_t rank = expectInteger(value["rank"], at(path / "rank"), 0, kMaxI32);
+    if (size_t(rank) != index)
+      at(path / "rank")
+          .fail("is " + std::to_string(rank) + " but this is program " + std::to_string(index) +
+                " (programs must be listed in rank order, one per rank)");
+    FieldPath opsPath = path / "ops";
+    const json &ops = expectArray(value["ops"], at(opsPath));
+    RankProgram program;
+    program.ops.reserve(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) program.ops.push_back(op(ops[i], opsPath[i]));
+    return program;
+  }
+
+  double nonNegative(const json &value, const FieldPath &path) const {
+    double v = expectNumber(value, at(path));
+    if (!(v >= 0) || !std::isfinite(v)) at(path).fail("must be a finite number >= 0");
+    return v;
+  }
+
+  Plan plan(const json &doc, const FieldPath &root) const {
+    checkObject(doc, at(root), names::kPlanRequired, names::kPlanOptional);
+    Plan plan;
+    std::string format = expectString(doc["format"], at(root / "format"));
+    if (format != names::kPlanFormatName)
+      at(root / "format")
+          .fail("expected \"" + std::string(names::kPlanFormatName) + "\", got \"" + format + '"');
+    plan.formatVersion = int(expectInteger(doc["version"], at(root / "version"), -kMaxI32, kMaxI32));
+    if (plan.formatVersion != kPlanFormatVersion)
+      at(root / "version")
+          .fail("unsupported plan format version " + std::to_string(plan.formatVersion) +
+                " (this build reads version " + std::to_string(kPlanFormatVersion) + ")");
+
+    std::string kindName = expectString(doc["collective"], at(root / "collective"));
+    auto kind = parseCollectiveKind(kindName);
+    if (!kind)
+      at(root / "collective")
+          .fail("unknown collective \"" + kindName + "\" (expected one of: " +
+                collectiveKindNames() + ")");
+    plan.collective = *kind;
+    plan.ranks = int(expectInteger(doc["ranks"], at(root / "ranks"), -kMaxI32, kMaxI32));
+    if (plan.ranks < 1) at(root / "ranks").fail("must be at least 1, got " + std::to_string(plan.ranks));
+
+    if (const json *v = member(doc, "op")) {
+      if (!needsReduceOp(plan.collective))
+        at(root / "op").fail(std::string(toString(plan.collective)) +
+                             " does not reduce; remove the op");
+      std::string opName = expectString(*v, at(root / "op"));
+      plan.op = parseReduceOp(opName);
+      if (!plan.op)
+        at(root / "op").fail("unknown reduction op \"" + opName + "\" (expected one of: " +
+                             reduceOpNames() + ")");
+    } else if (needsReduceOp(plan.collective)) {
+      at(root / "op").fail("missing required field: " + std::string(toString(plan.collective)) +
+                           " needs a reduction op (" + reduceOpNames() + ")");
+    }
+    if (const json *v = member(doc, "root")) {
+      if (!needsRoot(plan.collective))
+        at(root / "root").fail(std::string(toString(plan.collective)) +
+                               " has no root; remove the field");
+      plan.root = int(expectInteger(*v, at(root / "root"), -kMaxI32, kMaxI32));
+    } else if (needsRoot(plan.collective)) {
+      at(root / "root").fail("missing required field: " + std::string(toString(plan.collective)) +
+                             " needs a root rank");
+    }
+
+    plan.algorithm = expectString(doc["algorithm"], at(root / "algorithm"));
+    if (plan.algorithm.empty()) at(root / "algorithm").fail("must not be empty");
+    if (const json *v = member(doc, "params")) {
+      if (!v->is_object())
+        at(root / "params").fail("expected an object, got " + describeType(*v));
+      plan.params = *v;
+    }
+    plan.units = uint32_t(expectInteger(doc["units"], at(root / "units"), 0, kMaxU32));
+    if (const json *v = member(doc, "scratch_units"))
+      plan.scratchUnits = uint32_t(expectInteger(*v, at(root / "scratch_units"), 0, kMaxU32));
+    if (const json *v = member(doc, "inplace_safe"))
+      plan.inplaceSafe = expectBool(*v, at(root / "inplace_safe"));
+    if (const json *v = member(doc, "predicted")) {
+      FieldPath p = root / "predicted";
+      checkObject(*v, at(p), names::kPredictedRequired, std::array<std::string_view, 0>{});
+      plan.predicted.alphaRounds = nonNegative((*v)["alpha_rounds"], p / "alpha_rounds");
+      plan.predicted.beta = nonNegative((*v)["beta"], p / "beta");
+    }
+
+    FieldPath programsPath = root / "programs";
+    const json &programs = expectArray(doc["programs"], at(programsPath));
+    if (programs.size() != size_t(plan.ranks))
+      at(programsPath)
+          .fail("has " + std::to_string(programs.size()) + " programs but ranks is " +
+                std::to_string(plan.ranks) + " (one program per rank)");
+    plan.programs.reserve(programs.size());
+    for (size_t r = 0; r < programs.size(); ++r)
+      plan.programs.push_back(program(programs[r], programsPath[r], r));
+    return plan;
+  }
+};
+
+}  // namespace
+
+Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath &path) {
+  Plan plan = PlanReader{origin}.plan(doc, path);
+  validatePlanAt(plan, origin, path);
+  return plan;
+}
+
+Plan planFromJson(const json &doc, const std::string &origin) {
+  return planFromJsonAt(doc, origin, FieldPath());
+}
+
+}  // namespace collplan

@@ -1,0 +1,141 @@
+// validatePlan: plan-level fields, per-op shapes, buffer ranges and peers; then matching and deadlock.
+#include "runtime/plan/PlanValidate.h"
+
+#include "runtime/plan/BufRefText.h"
+#include "runtime/plan/Deadlock.h"
+#include "runtime/plan/OpShape.h"
+
+namespace collplan {
+namespace {
+
+struct PlanChecker {
+  const Plan &plan;
+  const std::string &origin;
+  const FieldPath &root;
+  uint32_t unitsPerBlock = 0;
+
+  [[noreturn]] void fail(const FieldPath &path, const std::string &reason) const {
+    throwPlanError(origin, path, reason);
+  }
+
+  void checkHeader() const {
+    if (plan.formatVersion != kPlanFormatVersion)
+      fail(root / "version", "unsupported plan format version " +
+                                 std::to_string(plan.formatVersion) + " (this build reads version " +
+                                 std::to_string(kPlanFormatVersion) + ")");
+    if (plan.ranks < 1) fail(root / "ranks", "must be at least 1, got " + std::to_string(plan.ranks));
+    const std::string kind(toString(plan.collective));
+    if (needsReduceOp(plan.collective) && !plan.op)
+      fail(root / "op", "missing required field: " + kind + " needs a reduction op");
+    if (!needsReduceOp(plan.collective) && plan.op)
+      fail(root / "op", kind + " does not reduce; remove the op");
+    if (needsRoot(plan.collective) && (plan.root < 0 || plan.root >= plan.ranks))
+      fail(root / "root", "root " + std::to_string(plan.root) + " is out of range for " +
+                              std::to_string(plan.ranks) + " ranks");
+    if (plan.algorithm.empty()) fail(root / "algorithm", "must not be empty");
+    if (plan.programs.size() != size_t(plan.ranks))
+      fail(root / "programs", "has " + std::to_string(plan.programs.size()) +
+                                  " programs but ranks is " + std::to_string(plan.ranks) +
+                                  " (one program per rank)");
+  }
+
+  uint32_t checkUnits() const {
+    const int blocks = messageBlocks(plan.collective, plan.ranks);
+    if (blocks == 0) return 0;  // barrier: no data, any unit count (usually 0)
+    if (plan.units == 0 || plan.units % uint32_t(blocks) != 0)
+      fail(root / "units", std::to_string(plan.units) + " is not a positive multiple of the " +
+                               std::to_string(blocks) + " message block" +
+                               (blocks == 1 ? "" : "s") + " of " +
+                               std::string(toString(plan.collective)) + " on " +
+                               std::to_string(plan.ranks) + " ranks");
+    return plan.units / uint32_t(blocks);
+  }
+
+  /// Checks one reference: in range for this rank's buffer, of the op's length and phase.
+  void checkRef(const BufRef &ref, int rank, uint32_t length, uint32_t phase,
+                const FieldPath &path) const {
+    const uint32_t size = bufferUnits(plan, ref.buf, rank);
+    if (ref.length == 0) fail(path, "empty unit range " + formatBufRef(ref));
+    if (uint64_t(ref.offset) + ref.length > size) {
+      std::string why = formatBufRef(ref) + " is out of range: rank " + std::to_string(rank) +
+                        "'s " + std::string(toString(ref.buf)) + " buffer holds " +
+                        std::to_string(size) + " unit" + (size == 1 ? "" : "s");
+      if (ref.buf != BufferKind::Tmp && size == 0)
+        why += " (" + std::string(toString(plan.collective)) + " gives this rank no " +
+               std::string(toString(ref.buf)) + " buffer)";
+      fail(path, why);
+    }
+    if (ref.length != length)
+      fail(path, formatBufRef(ref) + " is " + std::to_string(ref.length) +
+                     " units long but the op's value is " + std::to_string(length) +
+                     " (all src/dst operands of an op have one length)");
+    if (unitsPerBlock > 1 && ref.offset % unitsPerBlock != phase)
+      fail(path, formatBufRef(ref) + " starts at unit phase " +
+                     std::to_string(ref.offset % unitsPerBlock) + " but the op's value has phase " +
+                     std::to_string(phase) + " (offset mod " + std::to_string(unitsPerBlock) +
+                     " units per block): units of different phases differ in size when the " +
+                     "count does not divide evenly, so one op must use a single phase");
+  }
+
+  void checkEndpoint(const Endpoint &e, int rank, const FieldPath &path) const {
+    if (e.peer < 0 || e.peer >= plan.ranks)
+      fail(path / "peer", "peer " + std::to_string(e.peer) + " is out of range for " +
+                              std::to_string(plan.ranks) + " ranks");
+    if (e.peer == rank) fail(path / "peer", "peer " + std::to_string(e.peer) + " is this rank itself");
+  }
+
+  void checkOp(const PlanOp &op, int rank, const FieldPath &path) const {
+    const char *field = "op";
+    if (std::string why = opShapeError(op, field); !why.empty()) fail(path / field, why);
+    const uint32_t length = op.length();
+    const BufRef *first = !op.srcs.empty() ? &op.srcs.front()
+                          : !op.dsts.empty() ? &op.dsts.front() : nullptr;
+    const uint32_t phase = first && unitsPerBlock > 1 ? first->offset % unitsPerBlock : 0;
+    FieldPath srcPath = path / "src", dstPath = path / "dst", sendPath = path / "send";
+    for (size_t k = 0; k < op.srcs.size(); ++k) checkRef(op.srcs[k], rank, length, phase, srcPath[k]);
+    for (size_t k = 0; k < op.dsts.size(); ++k) checkRef(op.dsts[k], rank, length, phase, dstPath[k]);
+    if (op.recv) checkEndpoint(*op.recv, rank, path / "recv");
+    for (size_t k = 0; k < op.sends.size(); ++k) checkEndpoint(op.sends[k], rank, sendPath[k]);
+    if (op.step < -1) fail(path / "step", "must be -1 (unscheduled) or >= 0");
+  }
+};
+
+}  // namespace
+
+uint32_t bufferUnits(const Plan &plan, BufferKind buffer, int rank) {
+  if (buffer == BufferKind::Tmp) return plan.scratchUnits;
+  const int blocks = messageBlocks(plan.collective, plan.ranks);
+  if (blocks <= 0) return 0;
+  const uint64_t unitsPerBlock = plan.units / uint32_t(blocks);
+  const int held = buffer == BufferKind::In
+                       ? inputBlocks(plan.collective, plan.ranks, rank, plan.root)
+                       : outputBlocks(plan.collective, plan.ranks, rank, plan.root);
+  return uint32_t(uint64_t(held) * unitsPerBlock);
+}
+
+void validatePlanAt(const Plan &plan, const std::string &origin, const FieldPath &path) {
+  PlanChecker checker{plan, origin, path};
+  checker.checkHeader();
+  checker.unitsPerBlock = checker.checkUnits();
+  FieldPath programsPath = path / "programs";
+  for (size_t r = 0; r < plan.programs.size(); ++r) {
+    FieldPath programPath = programsPath[r];
+    FieldPath opsPath = programPath / "ops";
+    const std::vector<PlanOp> &ops = plan.programs[r].ops;
+    for (size_t i = 0; i < ops.size(); ++i) checker.checkOp(ops[i], int(r), opsPath[i]);
+  }
+  checkTransfersMatched(plan, origin, path);
+  DeadlockReport report = checkDeadlockFree(plan);
+  if (!report.deadlockFree()) {
+    const StuckRank &first = report.firstInCycle();
+    FieldPath programPath = programsPath[size_t(first.rank)];
+    FieldPath opsPath = programPath / "ops";
+    throwPlanError(origin, opsPath[first.opIndex], report.describe());
+  }
+}
+
+void validatePlan(const Plan &plan, const std::string &origin) {
+  validatePlanAt(plan, origin, FieldPath());
+}
+
+}  // namespace collplan

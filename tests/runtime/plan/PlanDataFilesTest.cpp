@@ -1,0 +1,41 @@
+// The example files in tests/runtime/plan/data: good ones load, each bad one fails with its field and reason.
+#include "PlanTestUtil.h"
+
+using namespace collplan;
+using namespace collplan::testing;
+
+TEST(PlanDataFiles, GoodExamplesLoad) {
+  Plan plan = loadPlanFile(dataPath("allreduce_2rank.plan.json"));
+  EXPECT_EQ(plan.ranks, 2);
+  EXPECT_EQ(plan.algorithm, "ring");
+  Bundle bundle = loadBundleFile(dataPath("allreduce_2rank.bundle.json"),
+                                 {2, std::string("example-fingerprint"), std::string("cpu-threads")});
+  ASSERT_NE(bundle.find(CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum), nullptr);
+  EXPECT_EQ(bundle.tables[0].lookup(100).plan.algorithm, "ring");
+}
+
+struct BadFile {
+  const char *name;
+  const char *field;
+  const char *reason;
+};
+
+TEST(PlanDataFiles, BadExamplesFailWithFieldAndReason) {
+  const BadFile cases[] = {
+      {"bad_not_json.plan.json", "", "not valid JSON"},
+      {"bad_version.plan.json", "version", "unsupported plan format version 2"},
+      {"bad_missing_units.plan.json", "units", "missing required field"},
+      {"bad_out_of_range.plan.json", "programs[1].ops[0].src[0]", "out of range"},
+      {"bad_unmatched.plan.json", "programs[0].ops[0].send[0]", "unmatched send"},
+      {"bad_deadlock.plan.json", "programs[0].ops[0]", "deadlock"},
+  };
+  for (const BadFile &c : cases) {
+    SCOPED_TRACE(c.name);
+    expectPlanError([&] { loadPlanFile(dataPath(c.name)); }, c.field, c.reason);
+  }
+  expectPlanError([] { loadBundleFile(dataPath("bad_bucket_gap.bundle.json")); },
+                  "tables[0].buckets[1].min_bytes", "gap");
+  expectPlanError(
+      [] { loadBundleFile(dataPath("allreduce_2rank.bundle.json"), {8, {}, {}}); }, "ranks",
+      "rank count mismatch");
+}

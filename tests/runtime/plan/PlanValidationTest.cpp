@@ -1,0 +1,265 @@
+// Every plan validation error: the message names the file, the field path and the reason.
+#include "PlanTestUtil.h"
+
+#include "runtime/plan/PlanValidate.h"
+
+#include <fstream>
+
+using namespace collplan;
+using namespace collplan::testing;
+using nlohmann::json;
+
+namespace {
+
+json &op(json &doc, int rank, int index) { return doc["programs"][rank]["ops"][index]; }
+
+}  // namespace
+
+TEST(PlanValidation, NotJsonAndMissingFile) {
+  const std::string path = scratchPath("not-json.plan.json");
+  std::ofstream(path) << "{\"format\": \"collplan-plan\", ";
+  expectPlanError([&] { loadPlanFile(path); }, "", "not valid JSON");
+  expectPlanError([&] { loadPlanFile(scratchPath("does-not-exist.json")); }, "",
+                  "cannot open file");
+  expectPlanError([] { planFromJson(json::array(), "x"); }, "", "expected an object");
+}
+
+TEST(PlanValidation, FormatAndVersion) {
+  Plan p = ringAllReducePlan(2);
+  expectPlanJsonError(p, [](json &d) { d["format"] = "collplan-bundle"; }, "format",
+                      "expected \"collplan-plan\"");
+  expectPlanJsonError(p, [](json &d) { d["version"] = 2; }, "version",
+                      "unsupported plan format version 2");
+  expectPlanJsonError(p, [](json &d) { d["version"] = "1"; }, "version", "expected an integer");
+}
+
+TEST(PlanValidation, MissingMistypedAndUnknownFields) {
+  Plan p = ringAllReducePlan(2);
+  for (const char *field : {"format", "version", "collective", "ranks", "algorithm", "units",
+                            "programs"})
+    expectPlanJsonError(p, [&](json &d) { d.erase(field); }, field, "missing required field");
+  expectPlanJsonError(p, [](json &d) { d["ranks"] = "two"; }, "ranks",
+                      "expected an integer, got a string");
+  expectPlanJsonError(p, [](json &d) { d["units"] = 2.5; }, "units",
+                      "expected an integer, got a floating-point number");
+  expectPlanJsonError(p, [](json &d) { d["units"] = -1; }, "units", "must be between 0 and");
+  expectPlanJsonError(p, [](json &d) { d["inplace_safe"] = 1; }, "inplace_safe",
+                      "expected true or false");
+  expectPlanJsonError(p, [](json &d) { d["params"] = json::array(); }, "params",
+                      "expected an object");
+  expectPlanJsonError(p, [](json &d) { d["predicted"].erase("beta"); }, "predicted.beta",
+                      "missing required field");
+  expectPlanJsonError(p, [](json &d) { d["predicted"]["beta"] = -1; }, "predicted.beta",
+                      "must be a finite number >= 0");
+  expectPlanJsonError(p, [](json &d) { d["scratch_unit"] = 1; }, "scratch_unit", "unknown field");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["srcs"] = json::array(); },
+                      "programs[0].ops[0].srcs", "unknown field");
+  expectPlanJsonError(p, [](json &d) { op(d, 1, 0).erase("op"); }, "programs[1].ops[0].op",
+                      "missing required field");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["send"][0].erase("id"); },
+                      "programs[0].ops[0].send[0].id", "missing required field");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["src"] = "in[0:1]"; },
+                      "programs[0].ops[0].src", "expected an array");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["src"][0] = 3; },
+                      "programs[0].ops[0].src[0]", "expected a string");
+  expectPlanJsonError(p, [](json &d) { d["programs"][1]["rank"] = 0; }, "programs[1].rank",
+                      "programs must be listed in rank order");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 1)["step"] = -2; }, "programs[0].ops[1].step",
+                      "must be between -1 and");
+}
+
+TEST(PlanValidation, UnknownNames) {
+  Plan p = ringAllReducePlan(2);
+  expectPlanJsonError(p, [](json &d) { d["collective"] = "allsum"; }, "collective",
+                      "unknown collective \"allsum\"");
+  expectPlanJsonError(p, [](json &d) { d["op"] = "avg"; }, "op", "unknown reduction op \"avg\"");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 1)["op"] = "recv_add"; },
+                      "programs[0].ops[1].op", "unknown op kind \"recv_add\"");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["src"][0] = "scratch[0:1]"; },
+                      "programs[0].ops[0].src[0]", "unknown buffer \"scratch\"");
+}
+
+TEST(PlanValidation, MalformedBufferReferences) {
+  Plan p = ringAllReducePlan(2);
+  for (const char *text : {"in[0-1]", "in[0:1", "in[x:1]", "in", "in[-1:1]"})
+    expectPlanJsonError(p, [&](json &d) { op(d, 0, 0)["src"][0] = text; },
+                        "programs[0].ops[0].src[0]", "malformed buffer reference");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["src"][0] = "in[1:1]"; },
+                      "programs[0].ops[0].src[0]", "empty or reversed unit range");
+}
+
+TEST(PlanValidation, RanksProgramsOpAndRoot) {
+  Plan p = ringAllReducePlan(2);
+  expectPlanJsonError(p, [](json &d) { d["ranks"] = 0; }, "ranks", "must be at least 1, got 0");
+  expectPlanJsonError(p, [](json &d) { d["ranks"] = 3; }, "programs",
+                      "has 2 programs but ranks is 3");
+  expectPlanJsonError(p, [](json &d) { d.erase("op"); }, "op",
+                      "allreduce needs a reduction op");
+  expectPlanJsonError(p, [](json &d) { d["root"] = 0; }, "root", "allreduce has no root");
+  Plan g = allGatherPlan2();
+  expectPlanJsonError(g, [](json &d) { d["op"] = "sum"; }, "op", "allgather does not reduce");
+  Plan b = broadcastPlan2(0);
+  expectPlanJsonError(b, [](json &d) { d["root"] = 2; }, "root", "root 2 is out of range for 2 ranks");
+  expectPlanJsonError(b, [](json &d) { d["root"] = -1; }, "root", "out of range");
+  expectPlanJsonError(b, [](json &d) { d.erase("root"); }, "root", "broadcast needs a root");
+}
+
+TEST(PlanValidation, UnitsMustBeAMultipleOfMessageBlocks) {
+  Plan g = allGatherPlan2();
+  expectPlanJsonError(g, [](json &d) { d["units"] = 3; }, "units",
+                      "3 is not a positive multiple of the 2 message blocks of allgather");
+  Plan p = ringAllReducePlan(2);
+  expectPlanJsonError(p, [](json &d) { d["units"] = 0; }, "units", "not a positive multiple");
+}
+
+TEST(PlanValidation, BarrierMayHaveZeroUnits) {
+  Plan barrier;
+  barrier.collective = CollectiveKind::Barrier;
+  barrier.ranks = 2;
+  barrier.algorithm = "pairwise";
+  barrier.units = 0;
+  barrier.programs.resize(2);
+  for (int r = 0; r < 2; ++r) {
+    PlanOp send;
+    send.kind = OpKind::Send;
+    send.sends = {{1 - r, uint32_t(r)}};
+    PlanOp recv;
+    recv.kind = OpKind::Recv;
+    recv.recv = Endpoint{1 - r, uint32_t(1 - r)};
+    barrier.programs[size_t(r)].ops = {send, recv};
+  }
+  Plan loaded = planFromJson(planToJson(barrier), "barrier");
+  EXPECT_EQ(loaded.units, 0u);
+  EXPECT_EQ(loaded.programs[1].ops[1].length(), 0u);
+}
+
+TEST(PlanValidation, BufferRangesArePerRank) {
+  Plan p = ringAllReducePlan(2);
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["src"][0] = "in[1:3]"; },
+                      "programs[0].ops[0].src[0]",
+                      "in[1:3] is out of range: rank 0's in buffer holds 2 units");
+  expectPlanJsonError(p, [](json &d) { op(d, 1, 2)["dst"][0] = "tmp[0:1]"; },
+                      "programs[1].ops[2].dst[0]", "rank 1's tmp buffer holds 0 units");
+  // Broadcast: only the root has an input buffer.
+  Plan b = broadcastPlan2(0);
+  expectPlanJsonError(b, [](json &d) { op(d, 1, 0)["dst"][0] = "in[0:1]"; },
+                      "programs[1].ops[0].dst[0]",
+                      "rank 1's in buffer holds 0 units (broadcast gives this rank no in buffer)");
+}
+
+TEST(PlanValidation, OperandLengthsAndPhases) {
+  Plan p = ringAllReducePlan(4);  // units 4, one block: phase = offset mod 4
+  p.scratchUnits = 8;
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 3)["dst"] = {"out[0:2]"}; },
+                      "programs[0].ops[3].dst[0]", "is 2 units long but the op's value is 1");
+  json doc = planToJson(p);
+  // A tmp unit of another phase may hold a different number of elements: rejected.
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 3)["dst"] = {"tmp[0:1]"}; },
+                      "programs[0].ops[3].dst[0]", "unit phase 0 but the op's value has phase 1");
+  // The same phase in the next block of tmp is fine.
+  op(doc, 0, 3)["dst"] = {"tmp[5:6]"};
+  EXPECT_NO_THROW(planFromJson(doc, "phase-ok"));
+}
+
+TEST(PlanValidation, OpShapes) {
+  Plan p = ringAllReducePlan(2);
+  // ops: rank 0: [send in[0:1]], [recv_reduce_send in[1:2] -> out], [recv -> out[0:1]]
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 1)["recv_pos"] = 2; },
+                      "programs[0].ops[1].recv_pos", "recv_pos 2 is past the 1 src operands");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["recv_pos"] = 1; },
+                      "programs[0].ops[0].recv_pos", "send receives nothing");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["dst"] = {"out[0:1]"}; },
+                      "programs[0].ops[0].dst", "send takes exactly 0 dst references, got 1");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 2).erase("recv"); }, "programs[0].ops[2].recv",
+                      "recv needs a recv endpoint");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["op"] = "copy"; }, "programs[0].ops[0].dst",
+                      "copy takes exactly 1 dst reference, got 0");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 1)["op"] = "reduce"; },
+                      "programs[0].ops[1].recv", "reduce does not receive");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 1)["op"] = "recv_copy_send"; },
+                      "programs[0].ops[1].src", "recv_copy_send takes exactly 0 src references");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 1)["op"] = "dup"; }, "programs[0].ops[1].src",
+                      "dup reads exactly one value: one src or one recv, not both");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["op"] = "dup"; }, "programs[0].ops[0].dst",
+                      "dup writes its value at least twice");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["send"].push_back({{"peer", 1}, {"id", 99}}); },
+                      "programs[0].ops[0].send", "send takes exactly 1 send reference, got 2");
+}
+
+TEST(PlanValidation, Peers) {
+  Plan p = ringAllReducePlan(2);
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["send"][0]["peer"] = 2; },
+                      "programs[0].ops[0].send[0].peer", "peer 2 is out of range for 2 ranks");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["send"][0]["peer"] = -1; },
+                      "programs[0].ops[0].send[0].peer", "out of range");
+  expectPlanJsonError(p, [](json &d) { op(d, 1, 1)["recv"]["peer"] = 1; },
+                      "programs[1].ops[1].recv.peer", "peer 1 is this rank itself");
+}
+
+TEST(PlanValidation, UnmatchedTransfers) {
+  Plan p = ringAllReducePlan(2);
+  // rank 0 op 0 sends id 0 to rank 1, whose op 1 receives it.
+  expectPlanJsonError(p, [](json &d) { op(d, 1, 1)["recv"]["id"] = 77; },
+                      "programs[0].ops[0].send[0]", "unmatched send: no recv of transfer id 0");
+  expectPlanJsonError(p, [](json &d) { op(d, 0, 0)["send"][0]["id"] = 5; },
+                      "programs[0].ops[0].send[0]", "unmatched send: no recv of transfer id 5");
+  expectPlanJsonError(
+      p, [](json &d) { d["programs"][0]["ops"].erase(0); }, "programs[1].ops[1].recv",
+      "unmatched recv: no send of transfer id 0 (expected from rank 0)");
+  expectPlanJsonError(p, [](json &d) { op(d, 1, 0)["send"][0]["id"] = 0; },
+                      "programs[1].ops[0].send[0].id",
+                      "transfer id 0 is already used by the send at programs[0].ops[0].send[0]");
+  Plan three = ringAllReducePlan(3);
+  // Rank 0 sends id 0 to rank 1; claim rank 2 is the receiver instead.
+  expectPlanJsonError(three, [](json &d) { op(d, 0, 0)["send"][0]["peer"] = 2; },
+                      "programs[0].ops[0].send[0]",
+                      "transfer id 0 is sent from rank 0 to rank 2 but received at "
+                      "programs[1].ops[1].recv on rank 1");
+}
+
+TEST(PlanValidation, TransferLengthsMustAgree) {
+  Plan p = ringAllReducePlan(2);
+  p.units = 4;  // every reference keeps its 1-unit length; widen one send
+  json doc = planToJson(p);
+  for (auto &program : doc["programs"])
+    for (auto &o : program["ops"]) {
+      for (auto *key : {"src", "dst"})
+        if (o.contains(key))
+          for (auto &r : o[key]) {
+            std::string s = r.get<std::string>();
+            int a = s[s.find('[') + 1] - '0';
+            r = s.substr(0, s.find('[')) + "[" + std::to_string(2 * a) + ":" +
+                std::to_string(2 * a + 1) + "]";
+          }
+    }
+  ASSERT_NO_THROW(planFromJson(doc, "widened"));
+  op(doc, 0, 0)["src"][0] = "in[0:2]";
+  expectPlanError([&] { planFromJson(doc, "widened"); }, "programs[0].ops[0].send[0]",
+                  "transfer id 0 sends 2 units but programs[1].ops[1].recv receives 1");
+}
+
+TEST(PlanValidation, TransferPhasesMustAgree) {
+  Plan p = ringAllReducePlan(2);
+  p.scratchUnits = 2;
+  // Rank 1 receives id 0 (rank 0's in[0:1], phase 0); store it as a plain recv at phase 1.
+  expectPlanJsonError(p, [](json &d) {
+    op(d, 1, 2)["recv"]["id"] = 0;
+    op(d, 1, 1)["recv"]["id"] = 2;
+  }, "programs[0].ops[0].send[0]", "sends units of phase 0 but programs[1].ops[2].recv stores them at phase 1");
+}
+
+TEST(PlanValidation, InMemoryValidationUsesTheSamePaths) {
+  Plan p = ringAllReducePlan(3);
+  p.programs[2].ops[1].srcs[0].offset = 2;
+  p.programs[2].ops[1].srcs[0].length = 2;
+  expectPlanError([&] { validatePlan(p, "compiler"); }, "programs[2].ops[1].src[0]",
+                  "out of range");
+  Plan q = ringAllReducePlan(3);
+  q.formatVersion = 9;
+  expectPlanError([&] { validatePlan(q, "compiler"); }, "version", "unsupported");
+  Plan e;
+  e.algorithm = "";
+  e.programs.resize(1);
+  e.op = ReduceOp::Sum;
+  expectPlanError([&] { validatePlan(e, "compiler"); }, "algorithm", "must not be empty");
+}
