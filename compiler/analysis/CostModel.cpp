@@ -81,7 +81,6 @@ private:
   int64_t transfer(int from, int to, int64_t ready) {
     if (from == to) return ready;
     ++cost_.transfers;
-    cost_.bytesMoved += cost_.unitFraction;
     return ports_.place(from, to, ready, cost_.unitFraction);
   }
   /// Brings the operands of a reduction to `rank` (remote operands are transfers).
@@ -221,6 +220,7 @@ ScheduleCost CostBuilder::run() {
   listSchedule();
   cost_.alphaRounds = ports_.rounds();
   cost_.beta = ports_.beta();
+  cost_.bytesMoved = double(cost_.transfers) * cost_.unitFraction;  // every value is one unit
   computeScratch();
   return cost_;
 }

@@ -58,10 +58,10 @@ private:
   llvm::DenseMap<Value, ValueInfo> values_;
   /// Output (rank, chunk, slice) -> the op that binds it.
   std::map<Contribution, OutputOp> outputs_;
-  /// Terms already proven equal to the specification of some output, keyed by spec hash.
-  llvm::DenseMap<TermId, uint64_t> provenTerms_;
-  /// Spec hash -> the first output with that specification (for the determinism check).
-  llvm::DenseMap<uint64_t, std::pair<OutputOp, TermId>> firstOutputOfSpec_;
+  /// Term -> the output class whose expected content it was proven to hold.
+  llvm::DenseMap<TermId, int64_t> provenTerms_;
+  /// Output class -> its first output (for the determinism check).
+  llvm::DenseMap<int64_t, std::pair<OutputOp, TermId>> firstOutputOfClass_;
   /// Terms whose double counting was already reported at the reduce that caused it.
   llvm::DenseSet<TermId> reportedTerms_;
 };
@@ -158,15 +158,12 @@ void ScheduleChecker::checkOutput(OutputOp op) {
 
 void ScheduleChecker::checkOutputContent(OutputOp op, int rank, int chunk, int slice,
                                          TermId termId) {
-  std::vector<Contribution> expected = spec_.expectedOutput(rank, chunk, slice);
-  uint64_t specHash = 0;
-  for (const Contribution &c : expected) specHash += TermTable::hashOf(c);
-  specHash ^= expected.size() * 0x9e3779b97f4a7c15ULL;
-
-  // Fast path: this tree was already proven equal to an identical specification.
+  int64_t outputClass = spec_.outputClass(rank, chunk, slice);
+  // Fast path: this tree was already proven equal to the content of this class of outputs.
   auto proven = provenTerms_.find(termId);
-  bool exact = proven != provenTerms_.end() && proven->second == specHash;
+  bool exact = proven != provenTerms_.end() && proven->second == outputClass;
   if (!exact) {
+    std::vector<Contribution> expected = spec_.expectedOutput(rank, chunk, slice);
     // Multiplicities saturate, so the walk stays linear in the DAG even for a tree that
     // doubles a contribution at every level.
     std::vector<std::pair<Contribution, uint64_t>> leaves = terms_.leavesOf(termId);
@@ -214,11 +211,11 @@ void ScheduleChecker::checkOutputContent(OutputOp op, int rank, int chunk, int s
       }
       return;
     }
-    provenTerms_[termId] = specHash;
+    provenTerms_[termId] = outputClass;
   }
 
   if (!options_.checkDeterminism || spec_.idempotent()) return;
-  auto [first, inserted] = firstOutputOfSpec_.try_emplace(specHash, op, termId);
+  auto [first, inserted] = firstOutputOfClass_.try_emplace(outputClass, op, termId);
   if (!inserted && first->second.second != termId) {
     OutputOp other = first->second.first;
     error(op) << outputName(rank, chunk, slice) << " is not bitwise identical to "

@@ -95,6 +95,19 @@ std::vector<Contribution> CollectiveSpec::expectedOutput(int rank, int chunk, in
   return out;
 }
 
+int64_t CollectiveSpec::outputClass(int rank, int chunk, int slice) const {
+  switch (kind) {
+  case CollectiveKind::AllReduce: case CollectiveKind::Reduce: case CollectiveKind::Broadcast:
+  case CollectiveKind::AllGather: case CollectiveKind::Gather:
+    return int64_t(chunk) * slices + slice;
+  case CollectiveKind::ReduceScatter: case CollectiveKind::Scatter:
+    return int64_t(rank) * slices + slice;
+  case CollectiveKind::AllToAll: return (int64_t(chunk) * ranks + rank) * slices + slice;
+  case CollectiveKind::Barrier: return 0;
+  }
+  return 0;
+}
+
 std::string describeContribution(const Contribution &c, bool sliced) {
   std::string s = "rank " + std::to_string(c.rank) + " chunk " + std::to_string(c.chunk);
   if (sliced) s += " slice " + std::to_string(c.slice);

@@ -53,6 +53,10 @@ struct CollectiveSpec {
   /// every rank's token (chunk 0) must reach every rank (repeats allowed).
   std::vector<Contribution> expectedOutput(int rank, int chunk, int slice) const;
 
+  /// Two outputs have the same expected content iff they have the same class (e.g. for
+  /// allreduce, every rank's copy of one chunk-slice). Lets the verifier prove each class once.
+  int64_t outputClass(int rank, int chunk, int slice) const;
+
   /// Units of M in a plan: one per (chunk, slice); blocks of `ranks` for per-rank kinds.
   int units() const { return kind == CollectiveKind::Barrier ? 0 : chunks * slices; }
 

@@ -1,7 +1,7 @@
 // coll-cost reports the textbook α-β figures of the hand-written schedules.
-// RUN: coll-opt %S/Inputs/schedules.mlir --coll-cost -o /dev/null | FileCheck %s
-// RUN: coll-opt %S/Inputs/schedules.mlir --coll-cost=annotate -o - | FileCheck %s --check-prefix=ANNOTATE
-// RUN: coll-opt %S/Inputs/schedules.mlir --coll-cost=per-rank -o /dev/null | FileCheck %s --check-prefix=RANKS
+// RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-cost -o /dev/null | FileCheck %s
+// RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-cost=annotate -o - | FileCheck %s --check-prefix=ANNOTATE
+// RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-cost=per-rank -o /dev/null | FileCheck %s --check-prefix=RANKS
 
 // Ring allreduce, N = 4: 2(N-1) = 6 rounds, β = 2(N-1)/N = 1.5.
 // CHECK-LABEL: coll-cost @ring_allreduce_4: allreduce on 4 ranks, 4 chunks, op sum

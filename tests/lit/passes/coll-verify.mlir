@@ -1,5 +1,5 @@
 // coll-verify accepts correct hand-written schedules of every collective kind.
-// RUN: coll-opt %S/Inputs/schedules.mlir --coll-verify | FileCheck %s
+// RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-verify | FileCheck %s
 
 // CHECK-LABEL: coll.schedule @ring_allreduce_4 
 // CHECK-LABEL: coll.schedule @ring_allreduce_fused_3 

@@ -1,4 +1,4 @@
-// Hand-written schedules of every collective kind, shared by the coll-verify and coll-cost tests.
+// Hand-written schedules of every collective kind: examples for researchers, verified by the lit tests.
 
 // Ring allreduce on 4 ranks: chunk c is reduced along c+1, c+2, ..., c and then circulated.
 coll.schedule @ring_allreduce_4 allreduce ranks 4 chunks 4 op sum algorithm "ring" {

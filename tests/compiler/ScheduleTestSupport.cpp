@@ -1,0 +1,80 @@
+// Parsing and diagnostic capture for the compiler tests.
+#include "ScheduleTestSupport.h"
+
+#include "compiler/Registration.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+namespace collplan::testing {
+
+struct IRFixture::Handler {
+  explicit Handler(IRFixture &f)
+      : scoped(&f.context_, [&f](mlir::Diagnostic &diag) {
+          f.diagnostics_.push_back(diag.str());
+          return mlir::success();
+        }) {}
+  mlir::ScopedDiagnosticHandler scoped;
+};
+
+IRFixture::IRFixture() {
+  mlir::DialectRegistry registry;
+  registerAll(registry);
+  context_.appendDialectRegistry(registry);
+  context_.loadAllAvailableDialects();
+  handler_ = std::make_unique<Handler>(*this);
+}
+
+IRFixture::~IRFixture() = default;
+
+mlir::OwningOpRef<mlir::ModuleOp> IRFixture::parse(const std::string &text) {
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context_);
+  EXPECT_TRUE(module) << "IR did not parse: "
+                      << (diagnostics_.empty() ? "" : diagnostics_.back());
+  return module;
+}
+
+mlir::coll::ScheduleOp IRFixture::firstSchedule(mlir::ModuleOp module) {
+  mlir::coll::ScheduleOp found;
+  module.walk([&](mlir::coll::ScheduleOp s) {
+    if (!found) found = s;
+  });
+  return found;
+}
+
+std::string ringAllreduceText(int n) {
+  std::string s = "coll.schedule @ring allreduce ranks " + std::to_string(n) + " chunks " +
+                  std::to_string(n) + " op sum {\n";
+  auto in = [](int r, int c) { return "%in_" + std::to_string(r) + "_" + std::to_string(c); };
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c)
+      s += "  " + in(r, c) + " = coll.input rank " + std::to_string(r) + " chunk " +
+           std::to_string(c) + "\n";
+  for (int c = 0; c < n; ++c) {
+    int start = (c + 1) % n;
+    std::string acc = in(start, c);
+    for (int k = 1; k < n; ++k) {
+      int r = (start + k) % n;
+      std::string x = "%x_" + std::to_string(c) + "_" + std::to_string(k);
+      std::string sum = "%s_" + std::to_string(c) + "_" + std::to_string(k);
+      s += "  " + x + " = coll.copy " + acc + " to rank " + std::to_string(r) + "\n";
+      s += "  " + sum + " = coll.reduce " + x + ", " + in(r, c) + " at rank " +
+           std::to_string(r) + "\n";
+      acc = sum;
+    }
+    s += "  coll.output " + acc + " rank " + std::to_string(c) + " chunk " + std::to_string(c) +
+         "\n";
+    for (int k = 1; k < n; ++k) {
+      std::string y = "%y_" + std::to_string(c) + "_" + std::to_string(k);
+      s += "  " + y + " = coll.copy " + acc + " to rank " + std::to_string((c + k) % n) + "\n";
+      s += "  coll.output " + y + " rank " + std::to_string((c + k) % n) + " chunk " +
+           std::to_string(c) + "\n";
+      acc = y;
+    }
+  }
+  return s + "}\n";
+}
+
+}  // namespace collplan::testing
