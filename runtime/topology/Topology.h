@@ -26,6 +26,7 @@ struct Device {
 /// A switch (NVSwitch, PCIe switch, leaf/spine): a vertex that forwards and holds no ranks.
 struct Switch {
   std::string name;
+  std::string kind = "switch";  ///< switch | nvswitch | pcie | nic | leaf | spine (informational)
 };
 
 /// A vertex of the link graph: devices are 0..D-1, switches D..D+S-1.

@@ -1,0 +1,215 @@
+// Semantic checks of a topology (rank partition, names, bandwidths, coordinates, connectivity).
+#include "runtime/topology/Validate.h"
+
+#include "runtime/topology/Queries.h"
+#include "runtime/topology/TopologyError.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace collplan {
+namespace {
+
+std::string at(const std::string &array, size_t index) {
+  return array + "[" + std::to_string(index) + "]";
+}
+
+std::string vertexLabel(const Topology &topo, int vertex) {
+  int numDevices = int(topo.devices.size());
+  if (vertex < numDevices)
+    return "device '" + topo.devices[vertex].name + "' (" + at("devices", vertex) + ")";
+  return "switch '" + topo.switches[vertex - numDevices].name + "' (" +
+         at("switches", vertex - numDevices) + ")";
+}
+
+void checkPositive(double value, const std::string &origin, const std::string &field) {
+  if (!std::isfinite(value) || value <= 0)
+    throw TopologyError(origin, field, "must be a positive number, got " + std::to_string(value));
+}
+
+void checkNonNegative(double value, const std::string &origin, const std::string &field) {
+  if (!std::isfinite(value) || value < 0)
+    throw TopologyError(origin, field,
+                        "must be a non-negative number, got " + std::to_string(value));
+}
+
+void checkNames(const Topology &topo, const std::string &origin) {
+  std::map<std::string, std::string> seen; // name → field that defined it
+  auto check = [&](const std::string &name, const std::string &field) {
+    if (name.empty()) throw TopologyError(origin, field + ".name", "must not be empty");
+    auto [it, inserted] = seen.emplace(name, field);
+    if (!inserted)
+      throw TopologyError(origin, field + ".name",
+                          "duplicate vertex name '" + name + "' (also " + it->second + ")");
+  };
+  for (size_t d = 0; d < topo.devices.size(); ++d)
+    check(topo.devices[d].name, at("devices", d));
+  for (size_t s = 0; s < topo.switches.size(); ++s)
+    check(topo.switches[s].name, at("switches", s));
+}
+
+void checkDevices(const Topology &topo, const std::string &origin) {
+  for (size_t d = 0; d < topo.devices.size(); ++d) {
+    const Device &device = topo.devices[d];
+    std::string field = at("devices", d);
+    if (device.kind.empty()) throw TopologyError(origin, field + ".kind", "must not be empty");
+    if (device.node < 0)
+      throw TopologyError(origin, field + ".node",
+                          "must be a non-negative integer, got " + std::to_string(device.node));
+    checkPositive(device.memBandwidthGBps, origin, field + ".mem_bandwidth_gbps");
+    checkNonNegative(device.reduceGBps, origin, field + ".reduce_gbps");
+  }
+}
+
+void checkCoords(const Topology &topo, const std::string &origin) {
+  long long product = 1;
+  for (size_t k = 0; k < topo.dims.size(); ++k) {
+    if (topo.dims[k] < 1)
+      throw TopologyError(origin, at("dims", k),
+                          "must be a positive extent, got " + std::to_string(topo.dims[k]));
+    product *= topo.dims[k];
+    if (product > (1 << 24)) throw TopologyError(origin, "dims", "has too many positions");
+  }
+  if (!topo.dims.empty() && product != (long long)topo.devices.size())
+    throw TopologyError(origin, "dims",
+                        "the product of the extents is " + std::to_string(product) +
+                            " but there are " + std::to_string(topo.devices.size()) +
+                            " devices; every position must hold one device");
+  std::map<std::vector<int>, size_t> seen;
+  for (size_t d = 0; d < topo.devices.size(); ++d) {
+    const std::vector<int> &coords = topo.devices[d].coords;
+    std::string field = at("devices", d) + ".coords";
+    if (topo.dims.empty()) {
+      if (!coords.empty())
+        throw TopologyError(origin, field, "given, but the topology has no `dims`");
+      continue;
+    }
+    if (coords.size() != topo.dims.size())
+      throw TopologyError(origin, field,
+                          "has " + std::to_string(coords.size()) + " entries but `dims` has " +
+                              std::to_string(topo.dims.size()));
+    for (size_t k = 0; k < coords.size(); ++k)
+      if (coords[k] < 0 || coords[k] >= topo.dims[k])
+        throw TopologyError(origin, at(field, k),
+                            std::to_string(coords[k]) + " is out of range 0.." +
+                                std::to_string(topo.dims[k] - 1));
+    auto [it, inserted] = seen.emplace(coords, d);
+    if (!inserted)
+      throw TopologyError(origin, field, "same position as " + at("devices", it->second));
+  }
+}
+
+void checkLinks(const Topology &topo, const std::string &origin) {
+  int numVertices = topo.numVertices();
+  for (size_t l = 0; l < topo.links.size(); ++l) {
+    const Link &link = topo.links[l];
+    std::string field = at("links", l);
+    if (link.a < 0 || link.a >= numVertices)
+      throw TopologyError(origin, field + ".a",
+                          "vertex " + std::to_string(link.a) + " does not exist");
+    if (link.b < 0 || link.b >= numVertices)
+      throw TopologyError(origin, field + ".b",
+                          "vertex " + std::to_string(link.b) + " does not exist");
+    if (link.a == link.b)
+      throw TopologyError(origin, field + ".b",
+                          "a link must join two different vertices, both ends are " +
+                              vertexLabel(topo, link.a));
+    checkPositive(link.bandwidthGBps, origin, field + ".bandwidth_gbps");
+    checkNonNegative(link.latencyUs, origin, field + ".latency_us");
+    if (link.dim < -1 || link.dim >= int(topo.dims.size()))
+      throw TopologyError(origin, field + ".dim",
+                          std::to_string(link.dim) + " is not -1 or a dimension of `dims` (0.." +
+                              std::to_string(int(topo.dims.size()) - 1) + ")");
+  }
+}
+
+void checkDimensionOrderLinks(const Topology &topo, const std::string &origin) {
+  if (topo.routing != Routing::DimensionOrder) return;
+  if (topo.dims.empty())
+    throw TopologyError(origin, "routing",
+                        "dimension_order routing needs `dims` and device coordinates");
+  if (!topo.switches.empty())
+    throw TopologyError(origin, "routing",
+                        "dimension_order routing runs over devices only, but there are switches");
+  for (int d = 0; d < int(topo.devices.size()); ++d)
+    for (int dim = 0; dim < int(topo.dims.size()); ++dim) {
+      std::optional<int> next = neighbourAlong(topo, d, dim, +1);
+      if (!next || *next == d) continue;
+      if (directLink(topo, d, *next, dim) < 0)
+        throw TopologyError(origin, "links",
+                            "dimension_order routing needs a link between " + vertexLabel(topo, d) +
+                                " and " + vertexLabel(topo, *next) + " along dimension " +
+                                std::to_string(dim));
+    }
+}
+
+void checkConnected(const Topology &topo, const std::string &origin) {
+  int first = -1;
+  for (int d = 0; d < int(topo.devices.size()); ++d)
+    if (!topo.devices[d].ranks.empty()) {
+      first = d;
+      break;
+    }
+  if (first < 0) return;
+  std::vector<std::vector<int>> adjacent(topo.numVertices());
+  for (const Link &link : topo.links) {
+    adjacent[link.a].push_back(link.b);
+    adjacent[link.b].push_back(link.a);
+  }
+  std::vector<bool> reached(topo.numVertices(), false);
+  std::vector<int> stack{first};
+  reached[first] = true;
+  while (!stack.empty()) {
+    int v = stack.back();
+    stack.pop_back();
+    for (int w : adjacent[v])
+      if (!reached[w]) reached[w] = true, stack.push_back(w);
+  }
+  for (int d = 0; d < int(topo.devices.size()); ++d)
+    if (!topo.devices[d].ranks.empty() && !reached[d])
+      throw TopologyError(origin, "links",
+                          "no path joins " + vertexLabel(topo, d) + " to " +
+                              vertexLabel(topo, first) +
+                              "; every device that holds ranks must be reachable");
+}
+
+} // namespace
+
+void checkRankPartition(const Topology &topo, const std::string &origin) {
+  if (topo.devices.empty()) throw TopologyError(origin, "devices", "needs at least one device");
+  int numRanks = topo.numRanks();
+  if (numRanks == 0) throw TopologyError(origin, "devices", "no device holds a rank");
+  std::vector<int> owner(numRanks, -1);
+  for (size_t d = 0; d < topo.devices.size(); ++d)
+    for (size_t j = 0; j < topo.devices[d].ranks.size(); ++j) {
+      int rank = topo.devices[d].ranks[j];
+      std::string field = at(at("devices", d) + ".ranks", j);
+      if (rank < 0 || rank >= numRanks)
+        throw TopologyError(origin, field,
+                            "rank " + std::to_string(rank) + " is out of range: ranks must be 0.." +
+                                std::to_string(numRanks - 1) + " (the devices hold " +
+                                std::to_string(numRanks) + " ranks in all)");
+      if (owner[rank] >= 0)
+        throw TopologyError(origin, field,
+                            "rank " + std::to_string(rank) + " is already on device '" +
+                                topo.devices[owner[rank]].name + "' (" +
+                                at("devices", owner[rank]) + ")");
+      owner[rank] = int(d);
+    }
+  // N placements, none repeated and all below N: every rank 0..N-1 is placed exactly once.
+}
+
+void validateTopology(const Topology &topo, const std::string &origin) {
+  checkRankPartition(topo, origin);
+  checkNames(topo, origin);
+  checkDevices(topo, origin);
+  checkCoords(topo, origin);
+  checkLinks(topo, origin);
+  checkPositive(topo.intraDeviceBandwidthGBps, origin, "intra_device.bandwidth_gbps");
+  checkNonNegative(topo.intraDeviceLatencyUs, origin, "intra_device.latency_us");
+  checkDimensionOrderLinks(topo, origin);
+  checkConnected(topo, origin);
+}
+
+} // namespace collplan
