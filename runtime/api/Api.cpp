@@ -1,0 +1,320 @@
+// The C API (collplan.h): handles, error reporting and argument plumbing over Communicator.
+#include "collplan.h"
+
+#include "runtime/api/Communicator.h"
+#include "runtime/exec/RuntimeError.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct collplan_world {
+  std::unique_ptr<collplan::WorldImpl> impl;
+};
+struct collplan_comm {
+  std::unique_ptr<collplan::Communicator> impl;
+};
+
+namespace {
+
+using collplan::ErrorCode;
+using collplan::RuntimeError;
+
+thread_local std::string lastError;
+
+collplan_status_t setError(collplan_status_t status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// Runs `body`, turning every exception into a status and this thread's last-error message.
+template <typename Body>
+collplan_status_t guarded(const char *function, Body &&body) {
+  try {
+    body();
+    return COLLPLAN_SUCCESS;  // the last failure's message stays readable
+  } catch (const RuntimeError &e) {
+    return setError(collplan_status_t(int(e.code())), std::string(function) + ": " + e.what());
+  } catch (const std::bad_alloc &) {
+    return setError(COLLPLAN_ERROR_SYSTEM, std::string(function) + ": out of memory");
+  } catch (const std::exception &e) {
+    return setError(COLLPLAN_ERROR_INTERNAL, std::string(function) + ": " + e.what());
+  } catch (...) {
+    return setError(COLLPLAN_ERROR_INTERNAL, std::string(function) + ": unknown exception");
+  }
+}
+
+[[noreturn]] void nullArgument(const char *name) {
+  throw RuntimeError(ErrorCode::NullPointer, std::string(name) + " is NULL");
+}
+
+collplan_status_t collective(const char *function, collplan_comm_t comm,
+                             const collplan::CallRequest &request) {
+  return guarded(function, [&] {
+    if (!comm) nullArgument("comm");
+    comm->impl->run(request);
+  });
+}
+
+collplan::CallRequest request(collplan_collective_t kind, const void *send, void *recv,
+                              size_t count, int dtype, int op, int root) {
+  collplan::CallRequest r;
+  r.collective = int(kind);
+  r.send = send;
+  r.recv = recv;
+  r.count = count;
+  r.dtype = dtype;
+  r.op = op;
+  r.root = root;
+  return r;
+}
+
+/// Parses an integer environment variable; throws naming it when missing or malformed.
+int envInt(const char *name) {
+  const char *text = std::getenv(name);
+  if (!text) throw RuntimeError(ErrorCode::InvalidArgument, std::string(name) + " is not set");
+  char *end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < -1 || value > 1 << 20)
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       std::string(name) + " must be an integer, got \"" + text + "\"");
+  return int(value);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char *collplan_error_string(collplan_status_t status) {
+  switch (status) {
+  case COLLPLAN_SUCCESS: return "COLLPLAN_SUCCESS: no error";
+  case COLLPLAN_ERROR_INVALID_ARGUMENT: return "COLLPLAN_ERROR_INVALID_ARGUMENT: invalid argument";
+  case COLLPLAN_ERROR_NULL_POINTER: return "COLLPLAN_ERROR_NULL_POINTER: a required pointer is NULL";
+  case COLLPLAN_ERROR_BUFFER_TOO_SMALL: return "COLLPLAN_ERROR_BUFFER_TOO_SMALL: buffer too small";
+  case COLLPLAN_ERROR_MISALIGNED_BUFFER:
+    return "COLLPLAN_ERROR_MISALIGNED_BUFFER: buffer not aligned to its dtype";
+  case COLLPLAN_ERROR_UNSUPPORTED: return "COLLPLAN_ERROR_UNSUPPORTED: not supported";
+  case COLLPLAN_ERROR_FILE: return "COLLPLAN_ERROR_FILE: a topology or bundle file is invalid";
+  case COLLPLAN_ERROR_PLAN: return "COLLPLAN_ERROR_PLAN: the plan cannot run here";
+  case COLLPLAN_ERROR_SYSTEM: return "COLLPLAN_ERROR_SYSTEM: an operating-system call failed";
+  case COLLPLAN_ERROR_TIMEOUT: return "COLLPLAN_ERROR_TIMEOUT: a peer did not answer in time";
+  case COLLPLAN_ERROR_INTERNAL: return "COLLPLAN_ERROR_INTERNAL: internal error";
+  }
+  return "unknown collplan status";
+}
+
+const char *collplan_last_error(void) { return lastError.c_str(); }
+
+size_t collplan_dtype_size(collplan_dtype_t dtype) {
+  if (int(dtype) < 0 || int(dtype) >= collplan::kNumDTypes) return 0;
+  return collplan::dtypeSize(collplan::DType(dtype));
+}
+
+void collplan_config_init(collplan_config_t *config) {
+  if (!config) return;
+  config->backend = nullptr;
+  config->ranks = 0;
+  config->rank = -1;
+  config->shm_job = nullptr;
+  config->topology_file = nullptr;
+  config->bundle_file = nullptr;
+}
+
+collplan_status_t collplan_config_from_env(collplan_config_t *config) {
+  return guarded("collplan_config_from_env", [&] {
+    if (!config) nullArgument("config");
+    collplan_config_init(config);
+    config->backend = std::getenv("COLLPLAN_BACKEND");
+    if (!config->backend) throw RuntimeError(ErrorCode::InvalidArgument, "COLLPLAN_BACKEND is not set");
+    config->ranks = envInt("COLLPLAN_RANKS");
+    if (std::string(config->backend) == "cpu-shm") {
+      config->rank = envInt("COLLPLAN_RANK");
+      config->shm_job = std::getenv("COLLPLAN_SHM_JOB");
+      if (!config->shm_job)
+        throw RuntimeError(ErrorCode::InvalidArgument, "COLLPLAN_SHM_JOB is not set");
+    }
+    config->topology_file = std::getenv("COLLPLAN_TOPOLOGY");
+    config->bundle_file = std::getenv("COLLPLAN_BUNDLE");
+  });
+}
+
+collplan_status_t collplan_world_create(const collplan_config_t *config, collplan_world_t *world) {
+  return guarded("collplan_world_create", [&] {
+    if (!world) nullArgument("world");
+    *world = nullptr;
+    if (!config) nullArgument("config");
+    if (!config->backend) nullArgument("config->backend");
+    collplan::WorldConfig c;
+    c.backend = config->backend;
+    c.ranks = config->ranks;
+    c.rank = config->rank;
+    if (config->shm_job) c.shmJob = config->shm_job;
+    if (config->topology_file) c.topologyFile = config->topology_file;
+    if (config->bundle_file) c.bundleFile = config->bundle_file;
+    auto handle = std::make_unique<collplan_world>();
+    handle->impl = std::make_unique<collplan::WorldImpl>(c);
+    *world = handle.release();
+  });
+}
+
+collplan_status_t collplan_world_destroy(collplan_world_t world) {
+  return guarded("collplan_world_destroy", [&] {
+    if (!world) return;
+    if (int live = world->impl->liveCommunicators())
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         "the world still has " + std::to_string(live) +
+                             " communicator(s): destroy them first");
+    delete world;
+  });
+}
+
+collplan_status_t collplan_world_ranks(collplan_world_t world, int *ranks) {
+  return guarded("collplan_world_ranks", [&] {
+    if (!world) nullArgument("world");
+    if (!ranks) nullArgument("ranks");
+    *ranks = world->impl->ranks();
+  });
+}
+
+collplan_status_t collplan_world_local_rank(collplan_world_t world, int *rank) {
+  return guarded("collplan_world_local_rank", [&] {
+    if (!world) nullArgument("world");
+    if (!rank) nullArgument("rank");
+    *rank = world->impl->localRank();
+  });
+}
+
+collplan_status_t collplan_comm_create(collplan_world_t world, int rank, collplan_comm_t *comm) {
+  return guarded("collplan_comm_create", [&] {
+    if (!comm) nullArgument("comm");
+    *comm = nullptr;
+    if (!world) nullArgument("world");
+    auto handle = std::make_unique<collplan_comm>();
+    handle->impl = std::make_unique<collplan::Communicator>(*world->impl, rank);
+    *comm = handle.release();
+  });
+}
+
+collplan_status_t collplan_comm_destroy(collplan_comm_t comm) {
+  return guarded("collplan_comm_destroy", [&] { delete comm; });
+}
+
+collplan_status_t collplan_comm_rank(collplan_comm_t comm, int *rank) {
+  return guarded("collplan_comm_rank", [&] {
+    if (!comm) nullArgument("comm");
+    if (!rank) nullArgument("rank");
+    *rank = comm->impl->rank();
+  });
+}
+
+collplan_status_t collplan_comm_size(collplan_comm_t comm, int *ranks) {
+  return guarded("collplan_comm_size", [&] {
+    if (!comm) nullArgument("comm");
+    if (!ranks) nullArgument("ranks");
+    *ranks = comm->impl->ranks();
+  });
+}
+
+const char *collplan_comm_last_algorithm(collplan_comm_t comm) {
+  return comm ? comm->impl->lastAlgorithm().c_str() : "";
+}
+
+collplan_status_t collplan_run_threads(collplan_world_t world, collplan_thread_fn fn, void *user) {
+  struct Outcome {
+    collplan_status_t status = COLLPLAN_SUCCESS;
+    std::string message;
+  };
+  std::vector<Outcome> outcomes;
+  collplan_status_t status = guarded("collplan_run_threads", [&] {
+    if (!world) nullArgument("world");
+    if (!fn) nullArgument("fn");
+    if (!world->impl->isThreads())
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         "collplan_run_threads needs a cpu-threads world, this one is " +
+                             world->impl->backend());
+    const int ranks = world->impl->ranks();
+    outcomes.resize(size_t(ranks));
+    std::vector<std::thread> threads;
+    threads.reserve(size_t(ranks));
+    for (int r = 0; r < ranks; ++r)
+      threads.emplace_back([&, r] {
+        Outcome &o = outcomes[size_t(r)];
+        collplan_comm_t comm = nullptr;
+        o.status = collplan_comm_create(world, r, &comm);
+        if (o.status == COLLPLAN_SUCCESS) {
+          o.status = fn(comm, user);
+          if (o.status != COLLPLAN_SUCCESS) o.message = collplan_last_error();
+          collplan_comm_destroy(comm);
+        } else {
+          o.message = collplan_last_error();
+        }
+      });
+    for (std::thread &t : threads) t.join();
+  });
+  if (status != COLLPLAN_SUCCESS) return status;
+  for (size_t r = 0; r < outcomes.size(); ++r)
+    if (outcomes[r].status != COLLPLAN_SUCCESS)
+      return setError(outcomes[r].status, "collplan_run_threads: rank " + std::to_string(r) +
+                                              ": " + outcomes[r].message);
+  return COLLPLAN_SUCCESS;
+}
+
+collplan_status_t collplan_allreduce(collplan_comm_t comm, const void *send, void *recv,
+                                     size_t count, collplan_dtype_t dtype, collplan_op_t op) {
+  return collective("collplan_allreduce", comm,
+                    request(COLLPLAN_ALLREDUCE, send, recv, count, dtype, op, 0));
+}
+collplan_status_t collplan_allgather(collplan_comm_t comm, const void *send, void *recv,
+                                     size_t count, collplan_dtype_t dtype) {
+  return collective("collplan_allgather", comm,
+                    request(COLLPLAN_ALLGATHER, send, recv, count, dtype, 0, 0));
+}
+collplan_status_t collplan_reduce_scatter(collplan_comm_t comm, const void *send, void *recv,
+                                          size_t count, collplan_dtype_t dtype, collplan_op_t op) {
+  return collective("collplan_reduce_scatter", comm,
+                    request(COLLPLAN_REDUCE_SCATTER, send, recv, count, dtype, op, 0));
+}
+collplan_status_t collplan_alltoall(collplan_comm_t comm, const void *send, void *recv,
+                                    size_t count, collplan_dtype_t dtype) {
+  return collective("collplan_alltoall", comm,
+                    request(COLLPLAN_ALLTOALL, send, recv, count, dtype, 0, 0));
+}
+collplan_status_t collplan_broadcast(collplan_comm_t comm, const void *send, void *recv,
+                                     size_t count, collplan_dtype_t dtype, int root) {
+  return collective("collplan_broadcast", comm,
+                    request(COLLPLAN_BROADCAST, send, recv, count, dtype, 0, root));
+}
+collplan_status_t collplan_reduce(collplan_comm_t comm, const void *send, void *recv,
+                                  size_t count, collplan_dtype_t dtype, collplan_op_t op,
+                                  int root) {
+  return collective("collplan_reduce", comm,
+                    request(COLLPLAN_REDUCE, send, recv, count, dtype, op, root));
+}
+collplan_status_t collplan_gather(collplan_comm_t comm, const void *send, void *recv,
+                                  size_t count, collplan_dtype_t dtype, int root) {
+  return collective("collplan_gather", comm,
+                    request(COLLPLAN_GATHER, send, recv, count, dtype, 0, root));
+}
+collplan_status_t collplan_scatter(collplan_comm_t comm, const void *send, void *recv,
+                                   size_t count, collplan_dtype_t dtype, int root) {
+  return collective("collplan_scatter", comm,
+                    request(COLLPLAN_SCATTER, send, recv, count, dtype, 0, root));
+}
+collplan_status_t collplan_barrier(collplan_comm_t comm) {
+  return collective("collplan_barrier", comm,
+                    request(COLLPLAN_BARRIER, nullptr, nullptr, 0, COLLPLAN_U8, 0, 0));
+}
+
+collplan_status_t collplan_call(collplan_comm_t comm, const collplan_call_t *call) {
+  if (!call) return setError(COLLPLAN_ERROR_NULL_POINTER, "collplan_call: call is NULL");
+  collplan::CallRequest r = request(call->collective, call->send, call->recv, call->count,
+                                    call->dtype, call->op, call->root);
+  r.sendBytes = call->send_bytes;
+  r.recvBytes = call->recv_bytes;
+  return collective("collplan_call", comm, r);
+}
+
+}  // extern "C"

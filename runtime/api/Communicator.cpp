@@ -1,0 +1,228 @@
+// WorldImpl set-up (backend, topology, bundle) and Communicator::run (validation, plan, execution).
+#include "runtime/api/Communicator.h"
+
+#include "runtime/backends/cpu/ShmBackend.h"
+#include "runtime/exec/RuntimeError.h"
+#include "runtime/plan/BundleJson.h"
+#include "runtime/plan/DefaultPlans.h"
+#include "runtime/topology/Topology.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace collplan {
+namespace {
+
+/// Slots per rank per call: plans with more sends per rank are rejected with a clear error.
+constexpr uint32_t kSlotCapacity = 4096;
+
+[[noreturn]] void fail(ErrorCode code, const std::string &message) {
+  throw RuntimeError(code, message);
+}
+
+}  // namespace
+
+WorldImpl::WorldImpl(const WorldConfig &config) : config_(config), policy_(defaultWaitPolicy()) {
+  const WorldConfig &c = config_;
+  if (c.backend != "cpu-threads" && c.backend != "cpu-shm")
+    fail(ErrorCode::InvalidArgument,
+         "unknown backend \"" + c.backend + "\" (expected one of: cpu-threads, cpu-shm)");
+  if (c.ranks < 1 || c.ranks > 4096)
+    fail(ErrorCode::InvalidArgument,
+         "ranks must be between 1 and 4096, got " + std::to_string(c.ranks));
+  if (c.backend == "cpu-threads") {
+    if (c.rank != -1)
+      fail(ErrorCode::InvalidArgument,
+           "cpu-threads worlds hold every rank: rank must be -1, got " + std::to_string(c.rank));
+    if (!c.shmJob.empty())
+      fail(ErrorCode::InvalidArgument, "shm_job is only meaningful for cpu-shm; set it to NULL");
+  } else {
+    if (c.rank < 0 || c.rank >= c.ranks)
+      fail(ErrorCode::InvalidArgument, "cpu-shm needs this process's rank in [0, " +
+                                           std::to_string(c.ranks) + "), got " +
+                                           std::to_string(c.rank));
+    if (c.shmJob.empty())
+      fail(ErrorCode::NullPointer,
+           "cpu-shm needs shm_job, the job name every process of the job passes");
+    ShmTransport::checkJobName(c.shmJob);
+  }
+
+  std::optional<Topology> topology;
+  if (!c.topologyFile.empty()) {
+    try {
+      topology = loadTopologyFile(c.topologyFile);
+    } catch (const std::exception &e) {
+      fail(ErrorCode::File, e.what());
+    }
+    if (topology->numRanks() != c.ranks)
+      fail(ErrorCode::InvalidArgument, c.topologyFile + ": the topology has " +
+                                           std::to_string(topology->numRanks()) +
+                                           " ranks but the world has " + std::to_string(c.ranks));
+  }
+  if (!c.bundleFile.empty()) {
+    BundleExpectations expect;
+    expect.ranks = c.ranks;
+    expect.backend = c.backend;
+    if (topology) expect.fingerprint = topology->fingerprint();
+    try {
+      bundle_ = loadBundleFile(c.bundleFile, expect);
+    } catch (const std::exception &e) {
+      fail(ErrorCode::File, e.what());
+    }
+    for (const BucketTable &t : bundle_->tables) {
+      for (int op = 0; op < 4; ++op) {
+        if (t.op && int(*t.op) != op) continue;
+        tables_[int(t.collective)][int(t.dtype)][op] = &t;
+      }
+    }
+  }
+
+  taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
+  for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
+  if (c.backend == "cpu-threads")
+    threads_ = std::make_shared<ThreadsShared>(c.ranks, kSlotCapacity);
+  else
+    shm_ = std::make_unique<ShmTransport>(c.shmJob, c.rank, c.ranks, kSlotCapacity, policy_);
+}
+
+WorldImpl::~WorldImpl() = default;
+
+std::unique_ptr<Transport> WorldImpl::takeTransport(int rank) {
+  if (rank < 0 || rank >= config_.ranks)
+    fail(ErrorCode::InvalidArgument, "rank " + std::to_string(rank) + " is out of range for " +
+                                         std::to_string(config_.ranks) + " ranks");
+  if (shm_ && rank != config_.rank)
+    fail(ErrorCode::InvalidArgument, "this cpu-shm world is rank " + std::to_string(config_.rank) +
+                                         " of its job; it has no communicator for rank " +
+                                         std::to_string(rank));
+  if (taken_[size_t(rank)].exchange(true))
+    fail(ErrorCode::InvalidArgument,
+         "rank " + std::to_string(rank) + " already has a communicator in this world");
+  ++live_;
+  if (shm_) return std::move(shm_);
+  return std::make_unique<ThreadsTransport>(threads_, rank, policy_);
+}
+
+void WorldImpl::returnRank(int rank) {
+  // A cpu-shm transport is not handed out twice: its rank stays taken.
+  if (threads_) taken_[size_t(rank)] = false;
+  --live_;
+}
+
+Communicator::Communicator(WorldImpl &world, int rank)
+    : world_(world), rank_(rank), transport_(world.takeTransport(rank)), executor_(*transport_) {
+  defaults_.resize(size_t(kNumCollectiveKinds) * 4 * size_t(world.ranks()));
+}
+
+Communicator::~Communicator() {
+  transport_.reset();
+  world_.returnRank(rank_);
+}
+
+const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype, ReduceOp op,
+                                                int root, uint64_t messageBytes) {
+  if (const BucketTable *table = world_.table(kind, dtype, op)) {
+    const Plan &plan = table->lookup(messageBytes).plan;
+    auto it = bundlePrograms_.find(&plan);
+    if (it == bundlePrograms_.end())
+      it = bundlePrograms_
+               .emplace(&plan, std::make_unique<PreparedProgram>(plan, rank_, *transport_))
+               .first;
+    return *it->second;
+  }
+  const int opIndex = needsReduceOp(kind) ? int(op) : 0;
+  const int rootIndex = needsRoot(kind) ? root : 0;
+  DefaultEntry &entry =
+      defaults_[(size_t(kind) * 4 + size_t(opIndex)) * size_t(world_.ranks()) + size_t(rootIndex)];
+  if (!entry.program) {
+    std::optional<ReduceOp> planOp;
+    if (needsReduceOp(kind)) planOp = op;
+    entry.plan = std::make_unique<Plan>(defaultPlan(kind, world_.ranks(), planOp, root));
+    entry.program = std::make_unique<PreparedProgram>(*entry.plan, rank_, *transport_);
+  }
+  return *entry.program;
+}
+
+void Communicator::run(const CallRequest &req) {
+  if (req.collective < 0 || req.collective >= kNumCollectiveKinds)
+    fail(ErrorCode::InvalidArgument,
+         "unknown collective " + std::to_string(req.collective) + " (expected 0 to 8)");
+  const CollectiveKind kind = CollectiveKind(req.collective);
+  const std::string where = std::string(toString(kind)) + " on rank " + std::to_string(rank_) +
+                            " of " + std::to_string(ranks()) + ": ";
+  if (!brokenBy_.empty())
+    fail(ErrorCode::InvalidArgument,
+         where + "the communicator is unusable after an earlier failure: " + brokenBy_);
+  if (req.dtype < 0 || req.dtype >= kNumDTypes)
+    fail(ErrorCode::InvalidArgument, where + "unknown dtype " + std::to_string(req.dtype) +
+                                         " (expected 0 to 6: " + dtypeNames() + ")");
+  const DType dtype = DType(req.dtype);
+  ReduceOp op = ReduceOp::Sum;
+  if (needsReduceOp(kind)) {
+    if (req.op < 0 || req.op >= 4)
+      fail(ErrorCode::InvalidArgument, where + "unknown reduction op " + std::to_string(req.op) +
+                                           " (expected 0 to 3: " + reduceOpNames() + ")");
+    op = ReduceOp(req.op);
+  }
+  const int root = needsRoot(kind) ? req.root : 0;
+  if (needsRoot(kind) && (root < 0 || root >= ranks()))
+    fail(ErrorCode::InvalidArgument, where + "root " + std::to_string(root) +
+                                         " is out of range for " + std::to_string(ranks()) +
+                                         " ranks");
+
+  const size_t elementSize = dtypeSize(dtype);
+  const int blocks = messageBlocks(kind, ranks());
+  if (blocks > 0 && req.count > std::numeric_limits<size_t>::max() / 2 / elementSize / size_t(blocks))
+    fail(ErrorCode::InvalidArgument, where + "count " + std::to_string(req.count) +
+                                         " is too large: the message size overflows");
+  const size_t blockBytes = req.count * elementSize;
+  const size_t inBytes = size_t(inputBlocks(kind, ranks(), rank_, root)) * blockBytes;
+  const size_t outBytes = size_t(outputBlocks(kind, ranks(), rank_, root)) * blockBytes;
+  auto checkBuffer = [&](const void *p, size_t need, size_t have, const char *name) {
+    if (need == 0) return;
+    const std::string shape = std::to_string(need) + " bytes (" +
+                              std::to_string(need / elementSize) + " x " +
+                              std::string(toString(dtype)) + ")";
+    if (!p) fail(ErrorCode::NullPointer, where + name + " buffer is NULL but the call uses " + shape);
+    if (reinterpret_cast<uintptr_t>(p) % elementSize != 0)
+      fail(ErrorCode::MisalignedBuffer, where + name + " buffer " + std::to_string(uintptr_t(p)) +
+                                            " is not aligned to the " +
+                                            std::to_string(elementSize) + "-byte size of " +
+                                            std::string(toString(dtype)));
+    if (have != SIZE_MAX && have < need)
+      fail(ErrorCode::BufferTooSmall, where + name + " buffer holds " + std::to_string(have) +
+                                          " bytes but the call uses " + shape);
+  };
+  checkBuffer(req.send, inBytes, req.sendBytes, "send");
+  checkBuffer(req.recv, outBytes, req.recvBytes, "recv");
+  if (kind != CollectiveKind::Barrier && req.count == 0) return;  // nothing moves on any rank
+
+  const PreparedProgram *program = nullptr;
+  try {
+    program = &programFor(kind, dtype, op, root, uint64_t(blocks) * blockBytes);
+  } catch (const RuntimeError &) {
+    throw;
+  } catch (const std::exception &e) {
+    fail(ErrorCode::Plan, where + e.what());
+  }
+  lastAlgorithm_ = program->plan().algorithm;
+  CallBuffers call;
+  call.in = req.send;
+  call.out = req.recv;
+  call.inBytes = inBytes;
+  call.outBytes = outBytes;
+  call.count = req.count;
+  call.dtype = dtype;
+  call.op = op;
+  try {
+    executor_.run(*program, call);
+  } catch (const RuntimeError &e) {
+    brokenBy_ = e.what();
+    throw RuntimeError(e.code(), where + e.what());
+  } catch (const std::exception &e) {
+    brokenBy_ = e.what();
+    fail(ErrorCode::Internal, where + e.what());
+  }
+}
+
+}  // namespace collplan

@@ -1,0 +1,108 @@
+// WorldImpl and Communicator: the C++ core behind collplan.h (validation, plan choice, execution).
+#pragma once
+
+#include "runtime/backends/cpu/ThreadsBackend.h"
+#include "runtime/exec/Executor.h"
+#include "runtime/plan/Plan.h"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace collplan {
+
+/// What collplan_world_create was asked for (strings copied).
+struct WorldConfig {
+  std::string backend;
+  int ranks = 0;
+  int rank = -1;
+  std::string shmJob;
+  std::string topologyFile;  ///< empty: none
+  std::string bundleFile;    ///< empty: none
+};
+
+/// The ranks of one job as seen by this process, and what they share: backend state and the
+/// loaded bundle (read-only after creation).
+class WorldImpl {
+public:
+  /// Validates `config`, loads the topology and bundle, sets up the backend. Throws RuntimeError.
+  explicit WorldImpl(const WorldConfig &config);
+  ~WorldImpl();
+
+  const std::string &backend() const { return config_.backend; }
+  int ranks() const { return config_.ranks; }
+  /// This process's rank (cpu-shm) or -1 (cpu-threads holds every rank).
+  int localRank() const { return config_.rank; }
+  bool isThreads() const { return threads_ != nullptr; }
+  /// The bundle table for a call, or nullptr (then the built-in plans serve it).
+  const BucketTable *table(CollectiveKind kind, DType dtype, ReduceOp op) const {
+    return tables_[int(kind)][int(dtype)][int(op)];
+  }
+  /// Hands out rank `rank`'s transport (once per rank). Throws RuntimeError.
+  std::unique_ptr<Transport> takeTransport(int rank);
+  void returnRank(int rank);
+  int liveCommunicators() const { return live_.load(); }
+
+private:
+  WorldConfig config_;
+  std::optional<Bundle> bundle_;
+  const BucketTable *tables_[kNumCollectiveKinds][kNumDTypes][4] = {};
+  std::shared_ptr<ThreadsShared> threads_;
+  std::unique_ptr<Transport> shm_;
+  std::unique_ptr<std::atomic<bool>[]> taken_;
+  std::atomic<int> live_{0};
+  WaitPolicy policy_;
+};
+
+/// One collective call as the C API received it (enums not yet validated).
+struct CallRequest {
+  int collective = 0;
+  const void *send = nullptr;
+  size_t sendBytes = SIZE_MAX;  ///< SIZE_MAX: unknown
+  void *recv = nullptr;
+  size_t recvBytes = SIZE_MAX;
+  size_t count = 0;
+  int dtype = 0;
+  int op = 0;
+  int root = 0;
+};
+
+/// One rank's communicator: validates calls, picks the plan (bundle bucket or built-in), runs
+/// it with the executor. Prepared programs are cached per plan, so a repeated call costs a
+/// table lookup, a binary search over buckets and the op loop.
+class Communicator {
+public:
+  Communicator(WorldImpl &world, int rank);
+  ~Communicator();
+
+  int rank() const { return rank_; }
+  int ranks() const { return world_.ranks(); }
+  WorldImpl &world() { return world_; }
+  const std::string &lastAlgorithm() const { return lastAlgorithm_; }
+
+  /// Throws RuntimeError with the code and message the C API reports.
+  void run(const CallRequest &request);
+
+private:
+  const PreparedProgram &programFor(CollectiveKind kind, DType dtype, ReduceOp op, int root,
+                                    uint64_t messageBytes);
+
+  WorldImpl &world_;
+  int rank_;
+  std::unique_ptr<Transport> transport_;
+  Executor executor_;
+  /// Built-in plans, indexed by (kind, op, root).
+  struct DefaultEntry {
+    std::unique_ptr<Plan> plan;
+    std::unique_ptr<PreparedProgram> program;
+  };
+  std::vector<DefaultEntry> defaults_;
+  std::unordered_map<const Plan *, std::unique_ptr<PreparedProgram>> bundlePrograms_;
+  std::string lastAlgorithm_;
+  std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
+};
+
+}  // namespace collplan

@@ -1,0 +1,96 @@
+// Executor::run: operand gathering, fused folds, writes and sends of a rank's program.
+#include "runtime/exec/Executor.h"
+
+#include "runtime/core/Reduce.h"
+#include "runtime/exec/RuntimeError.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace collplan {
+
+void Executor::AlignedFree::operator()(std::byte *p) const { std::free(p); }
+
+std::byte *Executor::reserve(Memory &memory, size_t &capacity, size_t bytes) {
+  if (bytes <= capacity) return memory.get();
+  const size_t rounded = (bytes + 4095) & ~size_t(4095);
+  void *p = std::aligned_alloc(4096, rounded);
+  if (!p)
+    throw RuntimeError(ErrorCode::System,
+                       "out of memory allocating " + std::to_string(rounded) + " bytes of scratch");
+  memory.reset(static_cast<std::byte *>(p));
+  capacity = rounded;
+  return memory.get();
+}
+
+void Executor::run(const PreparedProgram &program, const CallBuffers &call) {
+  const Plan &plan = program.plan();
+  const size_t elementSize = dtypeSize(call.dtype);
+
+  // Decide how the input relates to the output.
+  const std::byte *in = static_cast<const std::byte *>(call.in);
+  std::byte *out = static_cast<std::byte *>(call.out);
+  AliasMode mode = AliasMode::Separate;
+  if (call.inBytes && call.outBytes && in < out + call.outBytes && out < in + call.inBytes) {
+    const int64_t canonical = program.inPlaceBlockShift() * int64_t(call.count * elementSize);
+    if (plan.inplaceSafe && in - out == canonical) {
+      mode = AliasMode::InPlace;
+    } else {
+      std::byte *copy = reserve(stagedInput_, stagedInputCapacity_, call.inBytes);
+      std::memcpy(copy, in, call.inBytes);
+      in = copy;
+    }
+  }
+
+  const PreparedProgram::Resolved &res = program.resolve(call.count, call.dtype, mode);
+  std::byte *bases[3] = {const_cast<std::byte *>(in), out,
+                         reserve(tmp_, tmpCapacity_, res.tmpBytes)};
+  const std::vector<PreparedProgram::Op> &ops = program.ops();
+  const std::vector<BufRef> &refs = program.refs();
+  const std::vector<PreparedProgram::Send> &sends = program.sends();
+  auto at = [&](size_t ref) { return bases[int(refs[ref].buf)] + res.refOffset[ref]; };
+
+  std::byte *staging = transport_.beginCall(res.stagingBytes);
+  for (size_t i = 0; i < ops.size();) {
+    const PreparedProgram::Op &op = ops[i];
+    const size_t last = i + op.fusedOps - 1;
+    const PreparedProgram::Op &tail = ops[last];
+    const size_t bytes = res.opBytes[i];
+
+    // Operands: srcs with the received value at recvPos, then the receives of a fused chain.
+    operands_.clear();
+    const std::byte *received =
+        op.recvPeer >= 0 ? transport_.acquire(op.recvPeer, op.recvSlot, bytes) : nullptr;
+    for (uint32_t k = 0; k <= op.numSrcs; ++k) {
+      if (op.recvPeer >= 0 && k == op.recvPos) operands_.push_back(received);
+      if (k < op.numSrcs) operands_.push_back(at(op.srcBegin + k));
+    }
+    for (size_t j = i + 1; j <= last; ++j)
+      operands_.push_back(transport_.acquire(ops[j].recvPeer, ops[j].recvSlot, bytes));
+
+    // Targets: the dsts, plus this call's staging slot when the value must be copied to be sent.
+    targets_.clear();
+    for (uint32_t k = 0; k < tail.numDsts; ++k) targets_.push_back(at(tail.dstBegin + k));
+    const bool stage = tail.numSends && !tail.publishInPlace[int(mode)];
+    std::byte *staged = stage ? staging + res.stagingOffset[last] : nullptr;
+    if (stage && bytes) targets_.push_back(staged);
+    if (!targets_.empty() && !operands_.empty() && bytes)
+      reduceInto(call.dtype, call.op, targets_.data(), targets_.size(), operands_.data(),
+                 operands_.size(), bytes / elementSize);
+
+    if (tail.numSends) {
+      const std::byte *data = stage ? staged : at(size_t(tail.publishRef));
+      for (uint32_t k = 0; k < tail.numSends; ++k) {
+        const PreparedProgram::Send &s = sends[tail.sendBegin + k];
+        transport_.publish(s.peer, s.slot, data, bytes);
+      }
+    }
+    if (op.recvPeer >= 0) transport_.release(op.recvPeer, op.recvSlot);
+    for (size_t j = i + 1; j <= last; ++j) transport_.release(ops[j].recvPeer, ops[j].recvSlot);
+    i = last + 1;
+  }
+  transport_.endCall();
+}
+
+}  // namespace collplan

@@ -1,0 +1,59 @@
+// The spin-yield-sleep wait on an acquire flag.
+#include "runtime/exec/Wait.h"
+
+#include "runtime/exec/RuntimeError.h"
+
+#include <cstdlib>
+#include <sched.h>
+#include <string>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define COLLPLAN_CPU_PAUSE() _mm_pause()
+#elif defined(__aarch64__)
+#define COLLPLAN_CPU_PAUSE() asm volatile("yield")
+#else
+#define COLLPLAN_CPU_PAUSE() ((void)0)
+#endif
+
+namespace collplan {
+
+bool waitAtLeast(const std::atomic<uint64_t> &flag, uint64_t target, const WaitPolicy &policy) {
+  for (int i = 0; i < policy.spins; ++i) {
+    if (flag.load(std::memory_order_acquire) >= target) return true;
+    COLLPLAN_CPU_PAUSE();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
+      if (flag.load(std::memory_order_acquire) >= target) return true;
+      sched_yield();
+    }
+    if (std::chrono::steady_clock::now() - start > policy.yieldFor) break;
+  }
+  std::chrono::microseconds sleep{1};
+  while (flag.load(std::memory_order_acquire) < target) {
+    std::this_thread::sleep_for(sleep);
+    if (sleep < policy.maxSleep) sleep *= 2;
+    if (policy.timeout.count() > 0 && std::chrono::steady_clock::now() - start > policy.timeout)
+      return flag.load(std::memory_order_acquire) >= target;
+  }
+  return true;
+}
+
+WaitPolicy defaultWaitPolicy() {
+  WaitPolicy policy;
+  if (const char *text = std::getenv("COLLPLAN_TIMEOUT_S")) {
+    char *end = nullptr;
+    const double seconds = std::strtod(text, &end);
+    if (end == text || *end != '\0' || seconds < 0)
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         std::string("COLLPLAN_TIMEOUT_S must be a number of seconds >= 0, got \"") +
+                             text + "\"");
+    policy.timeout = std::chrono::milliseconds(int64_t(seconds * 1000));
+  }
+  return policy;
+}
+
+}  // namespace collplan

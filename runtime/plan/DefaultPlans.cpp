@@ -1,0 +1,321 @@
+// Built-in plan generators (ring, direct, binomial, flat, pairwise, dissemination) for any rank count.
+#include "runtime/plan/DefaultPlans.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace collplan {
+namespace {
+
+BufRef in(uint32_t unit) { return {BufferKind::In, unit, 1}; }
+BufRef out(uint32_t unit) { return {BufferKind::Out, unit, 1}; }
+BufRef tmp(uint32_t unit) { return {BufferKind::Tmp, unit, 1}; }
+
+uint32_t mod(int a, int n) { return uint32_t(((a % n) + n) % n); }
+
+int ceilLog2(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
+/// Accumulates the per-rank programs of one plan.
+struct Builder {
+  Plan plan;
+
+  Builder(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root,
+          const char *algorithm, uint32_t units) {
+    if (ranks < 1)
+      throw std::invalid_argument(std::string(algorithm) + ": ranks must be at least 1, got " +
+                                  std::to_string(ranks));
+    if (needsRoot(kind) && (root < 0 || root >= ranks))
+      throw std::invalid_argument(std::string(algorithm) + ": root " + std::to_string(root) +
+                                  " is out of range for " + std::to_string(ranks) + " ranks");
+    plan.collective = kind;
+    plan.ranks = ranks;
+    plan.op = op;
+    plan.root = needsRoot(kind) ? root : 0;
+    plan.algorithm = algorithm;
+    plan.units = units;
+    plan.inplaceSafe = true;
+    plan.programs.resize(size_t(ranks));
+  }
+
+  /// Appends `op` to `rank`'s program with the kind its shape implies.
+  void add(int rank, PlanOp op, int step) {
+    op.kind = inferOpKind(op);
+    op.step = step;
+    plan.programs[size_t(rank)].ops.push_back(std::move(op));
+  }
+
+  Plan finish(double alphaRounds, double beta) {
+    plan.predicted.alphaRounds = alphaRounds;
+    plan.predicted.beta = beta;
+    return std::move(plan);
+  }
+};
+
+PlanOp makeOp(std::vector<BufRef> srcs, std::optional<Endpoint> recv, uint32_t recvPos,
+              std::vector<BufRef> dsts, std::vector<Endpoint> sends) {
+  PlanOp op;
+  op.srcs = std::move(srcs);
+  op.recv = recv;
+  op.recvPos = recvPos;
+  op.dsts = std::move(dsts);
+  op.sends = std::move(sends);
+  return op;
+}
+
+/// A one-rank plan of the given kind: copy the input to the output (nothing for a barrier).
+Plan localPlan(CollectiveKind kind, std::optional<ReduceOp> op, int root, const char *algorithm) {
+  Builder b(kind, 1, op, root, algorithm, kind == CollectiveKind::Barrier ? 0 : 1);
+  if (kind != CollectiveKind::Barrier) b.add(0, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
+  return b.finish(0, 0);
+}
+
+}  // namespace
+
+OpKind inferOpKind(const PlanOp &op) {
+  const size_t writes = op.dsts.size() + op.sends.size();
+  if (!op.recv) {
+    if (op.srcs.size() >= 2) return OpKind::Reduce;
+    if (writes >= 2) return OpKind::Dup;
+    return op.sends.empty() ? OpKind::Copy : OpKind::Send;
+  }
+  if (!op.srcs.empty()) return op.sends.empty() ? OpKind::RecvReduce : OpKind::RecvReduceSend;
+  if (op.sends.empty() && op.dsts.size() <= 1) return OpKind::Recv;
+  if (op.dsts.size() <= 1 && op.sends.size() == 1) return OpKind::RecvCopySend;
+  return OpKind::Dup;
+}
+
+Plan ringAllReducePlan(int ranks, ReduceOp op) {
+  const int n = ranks;
+  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "ring");
+  Builder b(CollectiveKind::AllReduce, n, op, 0, "ring", uint32_t(n));
+  // Transfer id of the message rank `sender` sends at pipeline step `step` (0 .. 2N-3).
+  auto id = [n](int sender, int step) { return uint32_t(step * n + sender); };
+  for (int r = 0; r < n; ++r) {
+    const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
+    // Reduce-scatter: at step s rank r forwards the partial sum of chunk r - s.
+    b.add(r, makeOp({in(mod(r, n))}, {}, 0, {}, {{right, id(r, 0)}}), 0);
+    for (int s = 1; s < n - 1; ++s)
+      b.add(r, makeOp({in(mod(r - s, n))}, Endpoint{left, id(left, s - 1)}, 0, {},
+                      {{right, id(r, s)}}), s);
+    // Last reduce-scatter step completes chunk r + 1: keep it and start the allgather.
+    b.add(r, makeOp({in(mod(r + 1, n))}, Endpoint{left, id(left, n - 2)}, 0, {out(mod(r + 1, n))},
+                    {{right, id(r, n - 1)}}), n - 1);
+    for (int t = 1; t < n - 1; ++t)
+      b.add(r, makeOp({}, Endpoint{left, id(left, n - 2 + t)}, 0, {out(mod(r + 1 - t, n))},
+                      {{right, id(r, n - 1 + t)}}), n - 1 + t);
+    b.add(r, makeOp({}, Endpoint{left, id(left, 2 * n - 3)}, 0, {out(mod(r + 2, n))}, {}),
+          2 * n - 2);
+  }
+  return b.finish(2.0 * (n - 1), 2.0 * (n - 1) / n);
+}
+
+Plan ringAllGatherPlan(int ranks) {
+  const int n = ranks;
+  if (n == 1) return localPlan(CollectiveKind::AllGather, {}, 0, "ring");
+  Builder b(CollectiveKind::AllGather, n, {}, 0, "ring", uint32_t(n));
+  auto id = [n](int sender, int step) { return uint32_t(step * n + sender); };
+  for (int r = 0; r < n; ++r) {
+    const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
+    b.add(r, makeOp({in(0)}, {}, 0, {out(uint32_t(r))}, {{right, id(r, 0)}}), 0);
+    for (int t = 1; t < n - 1; ++t)
+      b.add(r, makeOp({}, Endpoint{left, id(left, t - 1)}, 0, {out(mod(r - t, n))},
+                      {{right, id(r, t)}}), t);
+    b.add(r, makeOp({}, Endpoint{left, id(left, n - 2)}, 0, {out(mod(r + 1, n))}, {}), n - 1);
+  }
+  return b.finish(n - 1, double(n - 1) / n);
+}
+
+Plan ringReduceScatterPlan(int ranks, ReduceOp op) {
+  const int n = ranks;
+  if (n == 1) return localPlan(CollectiveKind::ReduceScatter, op, 0, "ring");
+  Builder b(CollectiveKind::ReduceScatter, n, op, 0, "ring", uint32_t(n));
+  auto id = [n](int sender, int step) { return uint32_t(step * n + sender); };
+  for (int r = 0; r < n; ++r) {
+    const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
+    // At step s rank r forwards the partial result of block r - 1 - s; block r ends on rank r.
+    b.add(r, makeOp({in(mod(r - 1, n))}, {}, 0, {}, {{right, id(r, 0)}}), 0);
+    for (int s = 1; s < n - 1; ++s)
+      b.add(r, makeOp({in(mod(r - 1 - s, n))}, Endpoint{left, id(left, s - 1)}, 0, {},
+                      {{right, id(r, s)}}), s);
+    b.add(r, makeOp({in(uint32_t(r))}, Endpoint{left, id(left, n - 2)}, 0, {out(0)}, {}), n - 1);
+  }
+  return b.finish(n - 1, double(n - 1) / n);
+}
+
+Plan directAllReducePlan(int ranks, ReduceOp op) {
+  const int n = ranks;
+  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "direct");
+  Builder b(CollectiveKind::AllReduce, n, op, 0, "direct", uint32_t(n));
+  auto scatterId = [n](int sender, int receiver) { return uint32_t(sender * n + receiver); };
+  auto gatherId = [n](int sender, int receiver) { return uint32_t(n * n + sender * n + receiver); };
+  for (int r = 0; r < n; ++r) {
+    const uint32_t mine = uint32_t(r);
+    for (int k = 1; k < n; ++k) {
+      const int p = int(mod(r + k, n));
+      b.add(r, makeOp({in(uint32_t(p))}, {}, 0, {}, {{p, scatterId(r, p)}}), 0);
+    }
+    // Chunk r folded in ring order starting at r: in_r, in_{r+1}, ..., in_{r-1}. The chain of
+    // recv_reduce ops into out[r] runs as one n-ary pass in the executor.
+    for (int k = 1; k < n; ++k) {
+      const int p = int(mod(r + k, n));
+      const BufRef acc = k == 1 ? in(mine) : out(mine);
+      b.add(r, makeOp({acc}, Endpoint{p, scatterId(p, r)}, 1, {out(mine)}, {}), 1);
+    }
+    std::vector<Endpoint> sends;
+    for (int k = 1; k < n; ++k) {
+      const int p = int(mod(r + k, n));
+      sends.push_back({p, gatherId(r, p)});
+    }
+    b.add(r, makeOp({out(mine)}, {}, 0, {}, sends), 2);
+    for (int k = 1; k < n; ++k) {
+      const int p = int(mod(r - k, n));
+      b.add(r, makeOp({}, Endpoint{p, gatherId(p, r)}, 0, {out(uint32_t(p))}, {}), 3);
+    }
+  }
+  return b.finish(2, 2.0 * (n - 1) / n);
+}
+
+Plan flatBroadcastPlan(int ranks, int root) {
+  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "flat");
+  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "flat", 1);
+  std::vector<Endpoint> sends;
+  for (int r = 0; r < ranks; ++r)
+    if (r != root) sends.push_back({r, uint32_t(r)});
+  b.add(root, makeOp({in(0)}, {}, 0, {out(0)}, sends), 0);
+  for (int r = 0; r < ranks; ++r)
+    if (r != root) b.add(r, makeOp({}, Endpoint{root, uint32_t(r)}, 0, {out(0)}, {}), 1);
+  return b.finish(ranks - 1, ranks - 1);
+}
+
+Plan binomialBroadcastPlan(int ranks, int root) {
+  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "binomial");
+  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "binomial", 1);
+  const int n = ranks;
+  auto real = [&](int vr) { return int(mod(vr + root, n)); };
+  for (int vr = 0; vr < n; ++vr) {
+    // The lowest set bit of vr names the parent (vr - bit); the root acts as "bit = 2^ceil(log2 N)".
+    int bit = 1;
+    while (vr != 0 && !(vr & bit)) bit <<= 1;
+    if (vr == 0) bit = 1 << ceilLog2(n);
+    std::vector<Endpoint> sends;
+    for (int m = bit >> 1; m > 0; m >>= 1)
+      if (vr + m < n) sends.push_back({real(vr + m), uint32_t(real(vr + m))});
+    const int r = real(vr);
+    if (vr == 0)
+      b.add(r, makeOp({in(0)}, {}, 0, {out(0)}, sends), 0);
+    else
+      b.add(r, makeOp({}, Endpoint{real(vr - bit), uint32_t(r)}, 0, {out(0)}, sends), 0);
+  }
+  return b.finish(ceilLog2(n), ceilLog2(n));
+}
+
+Plan binomialReducePlan(int ranks, int root, ReduceOp op) {
+  if (ranks == 1) return localPlan(CollectiveKind::Reduce, op, root, "binomial");
+  Builder b(CollectiveKind::Reduce, ranks, op, root, "binomial", 1);
+  b.plan.scratchUnits = 1;
+  const int n = ranks;
+  auto real = [&](int vr) { return int(mod(vr + root, n)); };
+  for (int vr = 0; vr < n; ++vr) {
+    const int r = real(vr);
+    std::vector<int> children;
+    int parent = -1;
+    for (int mask = 1; mask < n; mask <<= 1) {
+      if (vr & mask) {
+        parent = real(vr & ~mask);
+        break;
+      }
+      if ((vr | mask) < n) children.push_back(real(vr | mask));
+    }
+    // Fold: own input first, then the children's subtrees by increasing distance.
+    const BufRef acc = vr == 0 ? out(0) : tmp(0);
+    for (size_t k = 0; k < children.size(); ++k) {
+      const bool last = k + 1 == children.size();
+      std::vector<Endpoint> sends;
+      if (last && parent >= 0) sends.push_back({parent, uint32_t(r)});
+      b.add(r, makeOp({k == 0 ? in(0) : acc}, Endpoint{children[k], uint32_t(children[k])}, 1,
+                      {acc}, sends), int(k));
+    }
+    if (children.empty()) b.add(r, makeOp({in(0)}, {}, 0, {}, {{parent, uint32_t(r)}}), 0);
+  }
+  return b.finish(ceilLog2(n), ceilLog2(n));
+}
+
+Plan flatGatherPlan(int ranks, int root) {
+  if (ranks == 1) return localPlan(CollectiveKind::Gather, {}, root, "flat");
+  Builder b(CollectiveKind::Gather, ranks, {}, root, "flat", uint32_t(ranks));
+  b.add(root, makeOp({in(0)}, {}, 0, {out(uint32_t(root))}, {}), 0);
+  for (int k = 1; k < ranks; ++k) {
+    const int p = int(mod(root + k, ranks));
+    b.add(root, makeOp({}, Endpoint{p, uint32_t(p)}, 0, {out(uint32_t(p))}, {}), 1);
+    b.add(p, makeOp({in(0)}, {}, 0, {}, {{root, uint32_t(p)}}), 0);
+  }
+  return b.finish(ranks - 1, double(ranks - 1) / ranks);
+}
+
+Plan flatScatterPlan(int ranks, int root) {
+  if (ranks == 1) return localPlan(CollectiveKind::Scatter, {}, root, "flat");
+  Builder b(CollectiveKind::Scatter, ranks, {}, root, "flat", uint32_t(ranks));
+  for (int k = 1; k < ranks; ++k) {
+    const int p = int(mod(root + k, ranks));
+    b.add(root, makeOp({in(uint32_t(p))}, {}, 0, {}, {{p, uint32_t(p)}}), 0);
+    b.add(p, makeOp({}, Endpoint{root, uint32_t(p)}, 0, {out(0)}, {}), 1);
+  }
+  b.add(root, makeOp({in(uint32_t(root))}, {}, 0, {out(0)}, {}), 0);
+  return b.finish(ranks - 1, double(ranks - 1) / ranks);
+}
+
+Plan pairwiseAllToAllPlan(int ranks) {
+  const int n = ranks;
+  if (n == 1) return localPlan(CollectiveKind::AllToAll, {}, 0, "pairwise");
+  Builder b(CollectiveKind::AllToAll, n, {}, 0, "pairwise", uint32_t(n));
+  auto id = [n](int sender, int receiver) { return uint32_t(sender * n + receiver); };
+  for (int r = 0; r < n; ++r) {
+    b.add(r, makeOp({in(uint32_t(r))}, {}, 0, {out(uint32_t(r))}, {}), 0);
+    for (int k = 1; k < n; ++k) {
+      const int p = int(mod(r + k, n));
+      b.add(r, makeOp({in(uint32_t(p))}, {}, 0, {}, {{p, id(r, p)}}), k - 1);
+    }
+    for (int k = 1; k < n; ++k) {
+      const int q = int(mod(r - k, n));
+      b.add(r, makeOp({}, Endpoint{q, id(q, r)}, 0, {out(uint32_t(q))}, {}), k - 1);
+    }
+  }
+  return b.finish(n - 1, double(n - 1) / n);
+}
+
+Plan disseminationBarrierPlan(int ranks) {
+  if (ranks == 1) return localPlan(CollectiveKind::Barrier, {}, 0, "dissemination");
+  Builder b(CollectiveKind::Barrier, ranks, {}, 0, "dissemination", 0);
+  const int n = ranks;
+  for (int k = 0, dist = 1; dist < n; ++k, dist <<= 1)
+    for (int r = 0; r < n; ++r) {
+      const int to = int(mod(r + dist, n)), from = int(mod(r - dist, n));
+      b.add(r, makeOp({}, {}, 0, {}, {{to, uint32_t(k * n + r)}}), k);
+      b.add(r, makeOp({}, Endpoint{from, uint32_t(k * n + from)}, 0, {}, {}), k);
+    }
+  return b.finish(ceilLog2(n), 0);
+}
+
+Plan defaultPlan(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root) {
+  if (needsReduceOp(kind) && !op)
+    throw std::invalid_argument("defaultPlan: " + std::string(toString(kind)) +
+                                " needs a reduction op");
+  switch (kind) {
+  case CollectiveKind::AllReduce: return ringAllReducePlan(ranks, *op);
+  case CollectiveKind::AllGather: return ringAllGatherPlan(ranks);
+  case CollectiveKind::ReduceScatter: return ringReduceScatterPlan(ranks, *op);
+  case CollectiveKind::AllToAll: return pairwiseAllToAllPlan(ranks);
+  case CollectiveKind::Broadcast: return binomialBroadcastPlan(ranks, root);
+  case CollectiveKind::Reduce: return binomialReducePlan(ranks, root, *op);
+  case CollectiveKind::Gather: return flatGatherPlan(ranks, root);
+  case CollectiveKind::Scatter: return flatScatterPlan(ranks, root);
+  case CollectiveKind::Barrier: return disseminationBarrierPlan(ranks);
+  }
+  throw std::invalid_argument("defaultPlan: unknown collective kind");
+}
+
+}  // namespace collplan

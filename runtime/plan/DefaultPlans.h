@@ -1,0 +1,51 @@
+// Built-in plan generators: the plans the runtime uses when no tuned bundle covers a call.
+#pragma once
+
+#include "runtime/plan/Plan.h"
+
+#include <optional>
+
+namespace collplan {
+
+/// Every generator returns a valid plan (validatePlan passes) for any `ranks` >= 1; with one
+/// rank the plan is a local copy. Units are the natural chunks of the algorithm (one per rank
+/// for ring and pairwise plans), so the executor's unit layout handles any count.
+///
+/// Ring allreduce: reduce-scatter then allgather around the ring 0 -> 1 -> ... -> N-1 -> 0, with
+/// fused recv_reduce_send and recv_copy_send; 2(N-1) steps, units = N. Chunk c is reduced once,
+/// in the order of the ring starting at rank c, and copied everywhere else, so all ranks hold
+/// bitwise-identical results.
+Plan ringAllReducePlan(int ranks, ReduceOp op);
+/// Ring allgather: N-1 steps of recv_copy_send, units = N (one block per rank).
+Plan ringAllGatherPlan(int ranks);
+/// Ring reduce-scatter: rank r ends with block r reduced; N-1 steps, units = N.
+Plan ringReduceScatterPlan(int ranks, ReduceOp op);
+/// Direct ("one-shot reduce-scatter + allgather") allreduce for shared memory: rank r pulls
+/// chunk r of every input, folds it in rank order in one pass, then every rank pulls every
+/// reduced chunk. Two rounds; the fewest memory touches when peers' buffers are readable.
+Plan directAllReducePlan(int ranks, ReduceOp op);
+/// Flat broadcast: the root sends the whole message to every rank in one dup.
+Plan flatBroadcastPlan(int ranks, int root);
+/// Binomial-tree broadcast (MPICH order): ceil(log2 N) rounds.
+Plan binomialBroadcastPlan(int ranks, int root);
+/// Binomial-tree reduce to `root`; non-roots accumulate their subtree in tmp.
+Plan binomialReducePlan(int ranks, int root, ReduceOp op);
+/// Flat gather / scatter: every rank exchanges its block with the root directly.
+Plan flatGatherPlan(int ranks, int root);
+Plan flatScatterPlan(int ranks, int root);
+/// Pairwise all-to-all: all sends first (rank r sends to r+1, r+2, ...), then the receives in
+/// the matching order; in-place safe because every input block is read before any output write.
+Plan pairwiseAllToAllPlan(int ranks);
+/// Dissemination barrier: ceil(log2 N) rounds of token messages to rank + 2^k.
+Plan disseminationBarrierPlan(int ranks);
+
+/// The plan a communicator uses for a call no bundle covers: ring allreduce / allgather /
+/// reduce-scatter, binomial broadcast and reduce, flat gather and scatter, pairwise all-to-all
+/// and the dissemination barrier. `op` is required for reducing kinds and `root` for rooted ones
+/// (std::invalid_argument otherwise).
+Plan defaultPlan(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root);
+
+/// The op kind that matches an op's shape (srcs, recv, dsts, sends), as listed on OpKind.
+OpKind inferOpKind(const PlanOp &op);
+
+}  // namespace collplan

@@ -1,0 +1,88 @@
+// SimModel: a plan and topology checked and flattened into the tables the event loop runs on.
+#pragma once
+
+#include "runtime/plan/Plan.h"
+#include "runtime/sim/Simulator.h"
+#include "runtime/topology/Topology.h"
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace collplan {
+
+inline constexpr uint32_t kNoOp = std::numeric_limits<uint32_t>::max();
+
+/// The path of a transfer between two ranks: the shared resources it crosses (one per hop), the
+/// hops themselves (for per-link statistics), its latency, and its private rate cap (an
+/// intra-device transfer is capped at the device's intra-device bandwidth; others are not).
+struct SimRoute {
+  std::vector<Hop> hops;
+  std::vector<int> resources;
+  double latencyUs = 0;
+  double capBytesPerUs = std::numeric_limits<double>::infinity();
+  int intraDevice = -1;  ///< the device, when both ranks share one
+};
+
+/// One endpoint of one send: where the data goes and by which route.
+struct SimSend {
+  uint32_t receiverOp = kNoOp;  ///< slot of the matching recv
+  int receiverRank = -1;
+  int route = -1;
+};
+
+/// What the event loop needs of one op, packed: a PlanOp is large and its buffer lists live in
+/// separate allocations, so reading plans directly in the loop is dominated by cache misses.
+struct SimOp {
+  uint32_t units = 0;         ///< length of the op's value
+  uint32_t localTouches = 0;  ///< accesses to its own device's memory: srcs + recv + dsts
+  uint32_t operands = 0;      ///< reduction operands: srcs + recv
+  bool hasRecv = false;
+};
+
+/// Ops are numbered globally ("slots"). When the ranks' programs have similar lengths, op i of
+/// rank r is slot i·ranks + r (interleaved): ops that run at about the same time are neighbours in
+/// memory, so the event loop streams through its tables instead of hopping between thousands of
+/// per-rank streams (cache and TLB misses dominated the loop at 1024 ranks). Otherwise op i of
+/// rank r is slot opBase[r] + i. Interleaved layouts may hold empty slots (no op).
+/// Resources are numbered: link l direction 0/1 at 2l/2l+1 (a half-duplex link uses 2l for both),
+/// then device memories, then device reduction units. Capacities are in bytes/µs (GB/s × 1e3).
+struct SimModel {
+  int ranks = 0;
+  double unitBytes = 0;
+  bool interleaved = false;
+  uint32_t slots = 0;
+  std::vector<uint32_t> opCount;   ///< per rank
+  std::vector<uint32_t> opBase;    ///< per rank (rank-major layout only)
+  std::vector<SimOp> ops;          ///< per slot
+  std::vector<uint32_t> sendBase;  ///< per slot, plus the total at the end
+  std::vector<SimSend> sends;
+  std::vector<uint32_t> senderOp;  ///< per slot: the slot of the op that sends its recv, or kNoOp
+  std::vector<SimRoute> routes;
+  std::vector<int> deviceOfRank;
+  std::vector<double> capacities;
+  int memoryBase = 0;  ///< resource index of device 0's memory
+  int reduceBase = 0;  ///< resource index of device 0's reduction unit
+  bool multicast = false;
+
+  int linkResource(const Topology &topo, const Hop &hop) const {
+    return 2 * hop.link + (topo.links[hop.link].duplex && hop.reverse ? 1 : 0);
+  }
+  uint32_t slot(int rank, uint32_t index) const {
+    return interleaved ? index * uint32_t(ranks) + uint32_t(rank) : opBase[rank] + index;
+  }
+  /// The index in its rank's program of the op in `slot`, which belongs to `rank`.
+  uint32_t indexOf(uint32_t slot, int rank) const {
+    return interleaved ? slot / uint32_t(ranks) : slot - opBase[rank];
+  }
+  /// (rank, op index) of the op in a slot.
+  std::pair<int, int> locate(uint32_t slot) const;
+};
+
+/// Checks that `plan` can be simulated on `topo` (rank counts, features, matched transfers,
+/// routes, finite positive bandwidths) and builds its tables. Throws SimError.
+SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageBytes,
+                       const SimOptions &options);
+
+}  // namespace collplan

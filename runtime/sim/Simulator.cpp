@@ -1,0 +1,268 @@
+// The simulator's event loop: every rank runs its ops in order; each op is an activity whose
+// rate the FairShare solver sets from the links, memories and reduction units it shares.
+#include "runtime/sim/Simulator.h"
+
+#include "runtime/sim/EventQueue.h"
+#include "runtime/sim/FairShare.h"
+#include "runtime/sim/SimModel.h"
+#include "runtime/sim/SimReport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace collplan {
+namespace {
+
+class Engine {
+public:
+  Engine(const Plan &plan, const SimModel &model, const SimOptions &options, SimResult &result)
+      : plan_(plan), model_(model), options_(options), result_(result),
+        solver_(model.capacities, options.contention), next_(plan.ranks, 0),
+        busy_(plan.ranks, 0),
+        timing_(model.slots, OpTiming{0, 0, std::numeric_limits<double>::quiet_NaN()}) {}
+
+  void run();
+
+private:
+  void schedule(double time, EventKind kind, uint32_t a, uint32_t b);
+  void dispatch(const Event &event);
+  void drainNow();
+  void tryStart(int rank);
+  void bandwidthDone(int rank, uint32_t globalOp, double time);
+  void deliver(uint32_t receiverOp, int receiver);
+  void rankFree(int rank);
+  void collectUses(int rank, uint32_t globalOp, const SimOp &op, double bytes, double &cap);
+  [[noreturn]] void throwDeadlock() const;
+
+  const Plan &plan_;
+  const SimModel &model_;
+  SimOptions options_;
+  SimResult &result_;
+  FairShare solver_;
+  EventQueue queue_;
+  std::vector<Event> batch_;  ///< the events of the current time, taken from the queue
+  std::vector<Event> now_;    ///< events scheduled for the current time while handling it
+  double time_ = 0;
+  std::vector<uint32_t> next_;  ///< per rank: index of its current (or next) op
+  std::vector<uint8_t> busy_;   ///< per rank: its current op has started and not ended
+  std::vector<OpTiming> timing_;  ///< per slot; copied into result_.timelines at the end
+  std::vector<ResourceUse> uses_;
+  std::vector<Hop> seenHops_;
+};
+
+void Engine::schedule(double time, EventKind kind, uint32_t a, uint32_t b) {
+  if (time == time_)
+    now_.push_back({kind, a, b});
+  else
+    queue_.push(time, {kind, a, b});
+}
+
+void Engine::run() {
+  for (int r = 0; r < plan_.ranks; ++r) tryStart(r);
+  for (;;) {
+    drainNow();
+    for (int flow : solver_.update(time_))
+      queue_.push(solver_.finishTime(flow),
+                  {EventKind::FlowDone, uint32_t(flow), solver_.version(flow)});
+    if (queue_.empty()) break;
+    time_ = queue_.nextTime();
+    queue_.popEarliest(batch_);
+    for (const Event &event : batch_) dispatch(event);
+  }
+  for (int r = 0; r < plan_.ranks; ++r)
+    if (next_[r] < model_.opCount[r]) throwDeadlock();
+  result_.rateUpdates = solver_.recomputations();
+  for (int r = 0; r < plan_.ranks; ++r) {
+    auto &timeline = result_.timelines[r];
+    timeline.resize(model_.opCount[r]);
+    for (uint32_t i = 0; i < model_.opCount[r]; ++i) timeline[i] = timing_[model_.slot(r, i)];
+  }
+}
+
+void Engine::drainNow() {
+  for (size_t k = 0; k < now_.size(); ++k) {
+    Event event = now_[k];  // copy: dispatch may grow now_
+    dispatch(event);
+  }
+  now_.clear();
+}
+
+void Engine::dispatch(const Event &event) {
+  switch (event.kind) {
+  case EventKind::FlowDone: {
+    int flow = int(event.a);
+    if (solver_.version(flow) != event.b) return;  // its rate changed since: a later event holds
+    uint64_t tag = solver_.tag(flow);
+    solver_.remove(flow);
+    bandwidthDone(int(tag >> 32), uint32_t(tag), time_);
+    return;
+  }
+  case EventKind::OpEnd:
+    for (uint32_t s = model_.sendBase[event.a]; s < model_.sendBase[event.a + 1]; ++s)
+      deliver(model_.sends[s].receiverOp, model_.sends[s].receiverRank);
+    rankFree(int(event.b));
+    return;
+  case EventKind::Arrival:
+    deliver(event.a, int(event.b));
+    return;
+  case EventKind::RankFree:
+    rankFree(int(event.a));
+    return;
+  }
+}
+
+void Engine::deliver(uint32_t receiverOp, int receiver) {
+  timing_[receiverOp].dataReadyUs = time_;
+  if (!busy_[receiver] && model_.slot(receiver, next_[receiver]) == receiverOp) tryStart(receiver);
+}
+
+void Engine::rankFree(int rank) {
+  timing_[model_.slot(rank, next_[rank])].endUs = time_;
+  next_[rank]++;
+  busy_[rank] = 0;
+  tryStart(rank);
+}
+
+void Engine::tryStart(int rank) {
+  if (busy_[rank] || next_[rank] >= model_.opCount[rank]) return;
+  uint32_t globalOp = model_.slot(rank, next_[rank]);
+  const SimOp &op = model_.ops[globalOp];
+  OpTiming &timing = timing_[globalOp];
+  if (op.hasRecv && std::isnan(timing.dataReadyUs)) return;  // waits for its data
+  busy_[rank] = 1;
+  timing.startUs = time_;
+  double bytes = double(op.units) * model_.unitBytes;
+  double cap = std::numeric_limits<double>::infinity();
+  collectUses(rank, globalOp, op, bytes, cap);
+  if (bytes <= 0 || (uses_.empty() && std::isinf(cap))) {
+    bandwidthDone(rank, globalOp, time_);  // nothing limits it: no time beyond latency
+    return;
+  }
+  if (!options_.contention) {  // alone on its resources: its rate never changes
+    bandwidthDone(rank, globalOp, time_ + bytes / solver_.aloneRate(uses_, cap));
+    return;
+  }
+  solver_.add(time_, bytes, uses_, cap, (uint64_t(rank) << 32) | globalOp);
+}
+
+/// The op moves its last byte at `time`: each send's data arrives after its route's latency,
+/// and the rank is free once the last of them has arrived (α is paid by the sender, as in α-β).
+/// When every send has the same latency (the usual case) one OpEnd event does it all.
+void Engine::bandwidthDone(int rank, uint32_t globalOp, double time) {
+  uint32_t first = model_.sendBase[globalOp], end = model_.sendBase[globalOp + 1];
+  auto latency = [&](uint32_t s) { return model_.routes[model_.sends[s].route].latencyUs; };
+  double common = first < end ? latency(first) : 0;
+  bool uniform = true;
+  for (uint32_t s = first + 1; s < end && uniform; ++s) uniform = latency(s) == common;
+  if (uniform) {
+    schedule(time + common, EventKind::OpEnd, globalOp, uint32_t(rank));
+    return;
+  }
+  double maxLatency = 0;
+  for (uint32_t s = first; s < end; ++s) {
+    const SimSend &send = model_.sends[s];
+    maxLatency = std::max(maxLatency, latency(s));
+    schedule(time + latency(s), EventKind::Arrival, send.receiverOp, uint32_t(send.receiverRank));
+  }
+  schedule(time + maxLatency, EventKind::RankFree, uint32_t(rank), 0);
+}
+
+/// The resources an op consumes per byte of its value, and its statistics (see README: memory
+/// model). Weights of one resource are summed; under multicast a hop shared by several sends of
+/// one op is crossed once.
+void Engine::collectUses(int rank, uint32_t globalOp, const SimOp &op, double bytes,
+                         double &cap) {
+  uses_.clear();
+  auto addUse = [&](int resource, double weight) {
+    for (ResourceUse &use : uses_)
+      if (use.resource == resource) {
+        use.weight += weight;
+        return;
+      }
+    uses_.push_back({resource, weight});
+  };
+  int device = model_.deviceOfRank[rank];
+  uint32_t firstSend = model_.sendBase[globalOp], endSend = model_.sendBase[globalOp + 1];
+  if (options_.memory) {
+    double local = double(op.localTouches);
+    if (local > 0) addUse(model_.memoryBase + device, local);
+    result_.devices[device].memoryBytes += local * bytes;
+    for (uint32_t s = firstSend; s < endSend; ++s) {
+      int target = model_.deviceOfRank[model_.sends[s].receiverRank];
+      addUse(model_.memoryBase + target, 1);  // the data lands in the receiver's memory
+      result_.devices[target].memoryBytes += bytes;
+    }
+    if (op.operands >= 2) {
+      result_.devices[device].reduceBytes += double(op.operands - 1) * bytes;
+      if (model_.capacities[model_.reduceBase + device] > 0)
+        addUse(model_.reduceBase + device, double(op.operands - 1));
+    }
+  }
+  seenHops_.clear();
+  for (uint32_t s = firstSend; s < endSend; ++s) {
+    const SimRoute &route = model_.routes[model_.sends[s].route];
+    result_.transfers++;
+    result_.bytesMoved += bytes;
+    if (route.intraDevice >= 0) {
+      cap = std::min(cap, route.capBytesPerUs);
+      result_.devices[route.intraDevice].intraDeviceBytes += bytes;
+      continue;
+    }
+    for (size_t h = 0; h < route.hops.size(); ++h) {
+      const Hop &hop = route.hops[h];
+      if (model_.multicast) {
+        if (std::find(seenHops_.begin(), seenHops_.end(), hop) != seenHops_.end()) continue;
+        seenHops_.push_back(hop);
+      }
+      addUse(route.resources[h], 1);
+      LinkUsage &usage = result_.links[hop.link];
+      (hop.reverse ? usage.bytesReverse : usage.bytesForward) += bytes;
+    }
+  }
+}
+
+void Engine::throwDeadlock() const {
+  std::vector<int> stuck;
+  for (int r = 0; r < plan_.ranks; ++r)
+    if (next_[r] < model_.opCount[r]) stuck.push_back(r);
+  std::string message = "deadlock: " + std::to_string(stuck.size()) + " of " +
+                        std::to_string(plan_.ranks) + " ranks never finish: ";
+  const size_t shown = 8;
+  for (size_t k = 0; k < stuck.size() && k < shown; ++k) {
+    int r = stuck[k];
+    const PlanOp &op = plan_.programs[r].ops[next_[r]];
+    if (k) message += "; ";
+    message += "rank " + std::to_string(r) + " is stuck at op " + std::to_string(next_[r]) +
+               " (" + std::string(toString(op.kind)) + ")";
+    if (op.recv)
+      message += " waiting for transfer id " + std::to_string(op.recv->id) + " from rank " +
+                 std::to_string(op.recv->peer);
+  }
+  if (stuck.size() > shown) message += "; and " + std::to_string(stuck.size() - shown) + " more";
+  throw SimError(message);
+}
+
+}  // namespace
+
+SimResult simulate(const Plan &plan, const Topology &topo, uint64_t messageBytes,
+                   const SimOptions &options) {
+  SimModel model = buildSimModel(plan, topo, messageBytes, options);
+  SimResult result;
+  result.timelines.resize(plan.ranks);
+  result.links.assign(topo.links.size(), LinkUsage{});
+  result.devices.assign(topo.devices.size(), DeviceUsage{});
+  Engine(plan, model, options, result).run();
+  for (const auto &timeline : result.timelines)
+    for (const OpTiming &timing : timeline) result.totalUs = std::max(result.totalUs, timing.endUs);
+  finishUsage(topo, result);
+  result.criticalPath = findCriticalPath(plan, model, result);
+  return result;
+}
+
+double simulateTimeUs(const Plan &plan, const Topology &topo, uint64_t messageBytes,
+                      const SimOptions &options) {
+  return simulate(plan, topo, messageBytes, options).totalUs;
+}
+
+}  // namespace collplan

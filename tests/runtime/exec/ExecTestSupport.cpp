@@ -1,0 +1,246 @@
+// Test support: inputs, scalar reference and byte-exact checks of collective results.
+#include "ExecTestSupport.h"
+
+#include "runtime/core/Reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace collplan::test {
+namespace {
+
+constexpr uint8_t kPoison = 0xA5;
+constexpr size_t kGuard = 64;
+
+double combine(ReduceOp op, DType dtype, double a, double b) {
+  switch (op) {
+  case ReduceOp::Sum: return a + b;
+  case ReduceOp::Prod: {
+    const double p = a * b;
+    return dtype == DType::U8 ? std::fmod(p, 256.0) : p;  // u8 wraps
+  }
+  case ReduceOp::Min: return std::min(a, b);
+  case ReduceOp::Max: return std::max(a, b);
+  }
+  return 0;
+}
+
+/// The expected value of element `index` of rank `rank`'s output.
+double expectedValue(const CollCase &c, int ranks, int rank, size_t index) {
+  const size_t n = c.count;
+  auto fold = [&](size_t inputIndex) {
+    double acc = inputValue(c, 0, inputIndex);
+    for (int s = 1; s < ranks; ++s) acc = combine(c.op, c.dtype, acc, inputValue(c, s, inputIndex));
+    return acc;
+  };
+  switch (c.kind) {
+  case CollectiveKind::AllReduce: case CollectiveKind::Reduce: return fold(index);
+  case CollectiveKind::ReduceScatter: return fold(size_t(rank) * n + index);
+  case CollectiveKind::AllGather: case CollectiveKind::Gather:
+    return inputValue(c, int(index / n), index % n);
+  case CollectiveKind::AllToAll: return inputValue(c, int(index / n), size_t(rank) * n + index % n);
+  case CollectiveKind::Broadcast: return inputValue(c, c.root, index);
+  case CollectiveKind::Scatter: return inputValue(c, c.root, size_t(rank) * n + index);
+  case CollectiveKind::Barrier: return 0;
+  }
+  return 0;
+}
+
+const char *placementName(Placement p) {
+  switch (p) {
+  case Placement::OutOfPlace: return "out-of-place";
+  case Placement::InPlace: return "in-place";
+  case Placement::SameStart: return "send==recv";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string CollCase::describe(int ranks) const {
+  return std::string(toString(kind)) + " N=" + std::to_string(ranks) + " " +
+         std::string(toString(dtype)) + (needsReduceOp(kind) ? " " + std::string(toString(op)) : "") +
+         " count=" + std::to_string(count) + " " + placementName(placement) +
+         (needsRoot(kind) ? " root=" + std::to_string(root) : "");
+}
+
+double inputValue(const CollCase &c, int rank, size_t index) {
+  const bool unsignedType = c.dtype == DType::U8;
+  const size_t h = size_t(rank) * 7 + index * 3 + size_t(c.root);
+  if (needsReduceOp(c.kind)) {
+    switch (c.op) {
+    case ReduceOp::Sum: return unsignedType ? double(h % 9) : double(h % 9) - 4;
+    case ReduceOp::Prod: {
+      static const double kSigned[4] = {1, 2, -1, 1}, kFloat[4] = {1, 2, -1, 0.5},
+                          kUnsigned[4] = {1, 2, 3, 1};
+      const bool isFloat = c.dtype == DType::F32 || c.dtype == DType::F64 ||
+                           c.dtype == DType::F16 || c.dtype == DType::BF16;
+      return unsignedType ? kUnsigned[h % 4] : isFloat ? kFloat[h % 4] : kSigned[h % 4];
+    }
+    case ReduceOp::Min: case ReduceOp::Max:
+      return unsignedType ? double((h * 5) % 17) : double((h * 5) % 17) - 8;
+    }
+  }
+  return double(h % 97) + (unsignedType ? 0 : -40);
+}
+
+void encode(DType dtype, double v, void *dst) {
+  switch (dtype) {
+  case DType::F32: { const float f = float(v); std::memcpy(dst, &f, 4); return; }
+  case DType::F64: std::memcpy(dst, &v, 8); return;
+  case DType::F16: { const uint16_t h = floatToHalf(float(v)); std::memcpy(dst, &h, 2); return; }
+  case DType::BF16: { const uint16_t h = floatToBf16(float(v)); std::memcpy(dst, &h, 2); return; }
+  case DType::I32: { const int32_t i = int32_t(v); std::memcpy(dst, &i, 4); return; }
+  case DType::I64: { const int64_t i = int64_t(v); std::memcpy(dst, &i, 8); return; }
+  case DType::U8: { const uint8_t u = uint8_t(int64_t(v) & 0xff); std::memcpy(dst, &u, 1); return; }
+  }
+}
+
+double decode(DType dtype, const void *src) {
+  switch (dtype) {
+  case DType::F32: { float f; std::memcpy(&f, src, 4); return f; }
+  case DType::F64: { double d; std::memcpy(&d, src, 8); return d; }
+  case DType::F16: { uint16_t h; std::memcpy(&h, src, 2); return halfToFloat(h); }
+  case DType::BF16: { uint16_t h; std::memcpy(&h, src, 2); return bf16ToFloat(h); }
+  case DType::I32: { int32_t i; std::memcpy(&i, src, 4); return i; }
+  case DType::I64: { int64_t i; std::memcpy(&i, src, 8); return double(i); }
+  case DType::U8: { uint8_t u; std::memcpy(&u, src, 1); return u; }
+  }
+  return 0;
+}
+
+std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *output) {
+  const int ranks = comm.size(), rank = comm.rank();
+  const size_t es = dtypeSize(c.dtype), n = c.count, blockBytes = n * es;
+  const size_t inBytes = size_t(inputBlocks(c.kind, ranks, rank, c.root)) * blockBytes;
+  const size_t outBytes = size_t(outputBlocks(c.kind, ranks, rank, c.root)) * blockBytes;
+
+  std::vector<uint8_t> input(inBytes);
+  for (size_t i = 0; i < inBytes / es; ++i) encode(c.dtype, inputValue(c, rank, i), &input[i * es]);
+
+  // One buffer holds everything the call touches, followed by a guard that must stay poisoned.
+  std::vector<uint8_t> buffer;
+  const void *send = nullptr;
+  void *recv = nullptr;
+  size_t outOffset = 0;
+  auto layout = [&](size_t size) { buffer.assign(size + kGuard, kPoison); };
+  auto put = [&](size_t offset) {
+    if (inBytes) std::memcpy(buffer.data() + offset, input.data(), inBytes);
+  };
+  std::vector<uint8_t> separateInput = input;
+  const bool hasBoth = inBytes && outBytes;
+  Placement placement = c.placement;
+  if (!hasBoth && placement == Placement::SameStart) placement = Placement::OutOfPlace;
+  if (placement == Placement::OutOfPlace) {
+    layout(outBytes);
+    send = inBytes ? separateInput.data() : nullptr;
+    recv = outBytes ? buffer.data() : nullptr;
+  } else if (placement == Placement::SameStart) {
+    layout(std::max(inBytes, outBytes));
+    put(0);
+    send = recv = buffer.data();
+  } else {
+    switch (c.kind) {
+    case CollectiveKind::AllGather:
+      layout(outBytes);
+      put(size_t(rank) * blockBytes);
+      send = buffer.data() + size_t(rank) * blockBytes;
+      recv = buffer.data();
+      break;
+    case CollectiveKind::ReduceScatter:
+      layout(inBytes);
+      put(0);
+      send = buffer.data();
+      recv = buffer.data() + size_t(rank) * blockBytes;
+      outOffset = size_t(rank) * blockBytes;
+      break;
+    case CollectiveKind::Gather:
+      layout(std::max(inBytes, outBytes));
+      if (rank == c.root) {
+        put(size_t(c.root) * blockBytes);
+        send = buffer.data() + size_t(c.root) * blockBytes;
+        recv = buffer.data();
+      } else {
+        put(0);
+        send = buffer.data();
+      }
+      break;
+    case CollectiveKind::Scatter:
+      layout(std::max(inBytes, outBytes));
+      if (rank == c.root) {
+        put(0);
+        send = buffer.data();
+        recv = buffer.data() + size_t(c.root) * blockBytes;
+        outOffset = size_t(c.root) * blockBytes;
+      } else {
+        recv = buffer.data();
+      }
+      break;
+    default:  // allreduce, alltoall, broadcast, reduce: the same pointer
+      layout(std::max(inBytes, outBytes));
+      put(0);
+      send = recv = buffer.data();
+      break;
+    }
+  }
+
+  collplan_call_t call;
+  call.collective = collplan_collective_t(int(c.kind));
+  call.send = send;
+  call.send_bytes = COLLPLAN_SIZE_UNKNOWN;
+  call.recv = recv;
+  call.recv_bytes = COLLPLAN_SIZE_UNKNOWN;
+  call.count = n;
+  call.dtype = collplan_dtype_t(int(c.dtype));
+  call.op = collplan_op_t(int(c.op));
+  call.root = c.root;
+  try {
+    comm.call(call);
+  } catch (const Error &e) {
+    return c.describe(ranks) + ": rank " + std::to_string(rank) + " failed: " + e.what();
+  }
+
+  const std::string where = c.describe(ranks) + " rank " + std::to_string(rank) + ": ";
+  for (size_t g = buffer.size() - kGuard; g < buffer.size(); ++g)
+    if (buffer[g] != kPoison) return where + "wrote past the end of its buffer";
+  if (outBytes == 0) return "";
+  std::vector<uint8_t> expected(outBytes);
+  for (size_t i = 0; i < outBytes / es; ++i)
+    encode(c.dtype, expectedValue(c, ranks, rank, i), &expected[i * es]);
+  const uint8_t *got = buffer.data() + outOffset;
+  if (output) output->assign(got, got + outBytes);
+  for (size_t i = 0; i < outBytes / es; ++i)
+    if (std::memcmp(got + i * es, &expected[i * es], es) != 0)
+      return where + "element " + std::to_string(i) + " is " +
+             std::to_string(decode(c.dtype, got + i * es)) + ", expected " +
+             std::to_string(decode(c.dtype, &expected[i * es]));
+  return "";
+}
+
+std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps) {
+  std::vector<CollCase> cases;
+  std::set<size_t> counts = {0, 1, size_t(std::max(ranks - 1, 0)), size_t(ranks + 1), 37, 263};
+  std::vector<ReduceOp> ops = {ReduceOp::Sum};
+  if (needsReduceOp(kind) && allOps) ops = {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max};
+  std::set<int> roots = {0};
+  if (needsRoot(kind)) roots.insert(ranks - 1);
+  for (int d = 0; d < kNumDTypes; ++d)
+    for (ReduceOp op : ops)
+      for (size_t count : counts)
+        for (Placement p : {Placement::OutOfPlace, Placement::InPlace, Placement::SameStart})
+          for (int root : roots) {
+            CollCase c;
+            c.kind = kind;
+            c.dtype = DType(d);
+            c.op = op;
+            c.count = count;
+            c.placement = p;
+            c.root = root;
+            cases.push_back(c);
+          }
+  return cases;
+}
+
+}  // namespace collplan::test
