@@ -1,0 +1,87 @@
+// The algorithm registry: every lowering by name, with the collectives it applies to.
+#pragma once
+
+#include "compiler/lowering/ScheduleBuilder.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+struct Topology;
+
+/// Parameters an algorithm may read; each algorithm documents which ones it honours.
+struct AlgorithmParams {
+  int channels = 1;            ///< ring: rings over disjoint link sets
+  bool bidirectional = false;  ///< ring: half of every block goes each way
+  std::vector<int> order;      ///< ring/line order (a permutation of the ranks); empty: default
+  std::vector<std::vector<int>> channelOrders;  ///< ring: one order per channel (overrides order)
+  int fanout = 2;              ///< trees: children per node
+  int ranksPerDevice = 1;      ///< KangaRing, Mesh, RDH intra-device stage, hierarchical: group size
+  std::vector<int> dims;       ///< RDH: extents of the hypercube/torus over devices
+  int pipeline = 4;            ///< pipelined tree: chunks the message is streamed in
+  int ranksPerNode = 0;        ///< hierarchical: ranks per node (0: from the topology)
+  std::string inter = "ring";  ///< hierarchical: inter-node algorithm
+  const Topology *topology = nullptr;  ///< where topology-aware defaults come from (optional)
+};
+
+/// One algorithm: its name, the kinds it lowers and how.
+struct AlgorithmInfo {
+  std::string name;     ///< e.g. "ring", "binomial-tree"
+  std::string family;   ///< the lowering pass that owns it, e.g. "ring" (coll-lower-ring)
+  std::string summary;  ///< one line for --help and reports
+  std::vector<CollectiveKind> kinds;
+  /// Why `params` cannot lower `spec`, or nothing (kinds and common params are checked first).
+  std::function<std::optional<std::string>(const CollectiveSpec &, const AlgorithmParams &)>
+      check;
+  /// The chunks of M the algorithm cuts the message into (kinds with a free chunk count).
+  std::function<int(const CollectiveSpec &, const AlgorithmParams &)> chunks;
+  /// The slices of every chunk the algorithm needs (e.g. one per ring direction); default 1.
+  std::function<int(const CollectiveSpec &, const AlgorithmParams &)> slices;
+  /// Emits the schedule's body.
+  std::function<void(ScheduleBuilder &, const AlgorithmParams &)> build;
+
+  bool supports(CollectiveKind kind) const;
+};
+
+/// All registered algorithms, in a stable order.
+const std::vector<AlgorithmInfo> &algorithms();
+const AlgorithmInfo *findAlgorithm(llvm::StringRef name);
+/// "ring, line, ..." for error messages.
+std::string algorithmNames();
+
+/// Registration hooks of each family (called once by `algorithms()`), one file each.
+void registerRingAlgorithms(std::vector<AlgorithmInfo> &registry);          // RingLowering.cpp
+void registerFlatAlgorithms(std::vector<AlgorithmInfo> &registry);          // FlatLowering.cpp
+void registerTreeAlgorithms(std::vector<AlgorithmInfo> &registry);          // TreeLowering.cpp
+void registerRdhAlgorithms(std::vector<AlgorithmInfo> &registry);           // RdhLowering.cpp
+void registerPairwiseAlgorithms(std::vector<AlgorithmInfo> &registry);      // PairwiseLowering.cpp
+void registerKangaRingAlgorithms(std::vector<AlgorithmInfo> &registry);     // KangaRingLowering.cpp
+void registerMeshAlgorithms(std::vector<AlgorithmInfo> &registry);          // MeshLowering.cpp
+void registerShotAlgorithms(std::vector<AlgorithmInfo> &registry);          // ShotLowering.cpp
+void registerHierarchicalAlgorithms(std::vector<AlgorithmInfo> &registry);  // HierarchicalLowering.cpp
+
+/// Builds the schedule of `algorithm` for `requested` (kind, ranks, op, root; chunks and slices
+/// are the algorithm's) at `builder`'s insertion point. On bad parameters returns failure and
+/// sets `error` (e.g. "ring order [0, 2, 2] is not a permutation of 0..2").
+mlir::FailureOr<mlir::coll::ScheduleOp>
+buildSchedule(mlir::OpBuilder &builder, mlir::Location loc, const CollectiveSpec &requested,
+              llvm::StringRef name, const AlgorithmInfo &algorithm,
+              const AlgorithmParams &params, std::string &error);
+
+/// Replaces every coll.collective whose `algorithm` is one of `family`'s algorithms by its
+/// schedule. Errors are reported on the collective op.
+mlir::LogicalResult lowerCollectives(mlir::ModuleOp module, llvm::StringRef family,
+                                     const AlgorithmParams &params);
+
+/// Parameter helpers shared by the lowerings.
+std::optional<std::string> checkPermutation(const std::vector<int> &order, int ranks,
+                                            llvm::StringRef what);
+/// `params.order`, or the topology's hardware ring order, or 0..N-1.
+std::vector<int> ringOrderFor(const AlgorithmParams &params, int ranks);
+
+}  // namespace collplan

@@ -1,0 +1,187 @@
+// Ring and line lowerings: allgather, reduce-scatter and allreduce (= reduce-scatter + allgather).
+//
+// A ring is a cyclic rank order; a "lane" is one ring in one direction. With C channels and
+// bidirectional rings there are C x 2 lanes, and lane l carries slice l of every block, so the
+// lanes split the data evenly and run concurrently.
+#include "compiler/lowering/Algorithms.h"
+
+#include "runtime/topology/Queries.h"
+#include "runtime/topology/Topology.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace collplan {
+namespace {
+
+int lanesOf(const AlgorithmParams &p) { return p.channels * (p.bidirectional ? 2 : 1); }
+
+/// The rank order of every lane: channel orders (given, or the topology's link-disjoint
+/// Hamiltonian cycles), each also reversed when bidirectional.
+std::vector<std::vector<int>> laneOrders(const AlgorithmParams &p, int ranks) {
+  std::vector<std::vector<int>> channels;
+  if (!p.channelOrders.empty()) {
+    channels = p.channelOrders;
+  } else if (p.topology && p.channels > 1) {
+    for (const auto &cycle : hamiltonianCycles(*p.topology, p.channels))
+      channels.push_back(ranksInDeviceOrder(*p.topology, cycle));
+  } else {
+    channels.assign(p.channels, ringOrderFor(p, ranks));
+  }
+  std::vector<std::vector<int>> lanes;
+  for (const auto &order : channels) {
+    lanes.push_back(order);
+    if (p.bidirectional) lanes.emplace_back(order.rbegin(), order.rend());
+  }
+  return lanes;
+}
+
+std::optional<std::string> checkRing(const CollectiveSpec &spec, const AlgorithmParams &p) {
+  if (!p.channelOrders.empty()) {
+    if (int(p.channelOrders.size()) != p.channels)
+      return std::to_string(p.channelOrders.size()) + " channel orders given for " +
+             std::to_string(p.channels) + " channels";
+    for (const auto &order : p.channelOrders)
+      if (auto bad = checkPermutation(order, spec.ranks, "channel order")) return bad;
+  } else if (p.topology && p.channels > 1) {
+    size_t rings = hamiltonianCycles(*p.topology, p.channels).size();
+    if (int(rings) < p.channels)
+      return "channels " + std::to_string(p.channels) + " exceed the " + std::to_string(rings) +
+             " link-disjoint rings of topology '" + p.topology->name + "'";
+  }
+  return std::nullopt;
+}
+
+/// Reduces block `block` (chunk `chunk`, slice `lane`) along `order` so that it ends at the
+/// rank at position `endPos`; returns the full reduction there. Intermediate steps use the
+/// fused reduce-then-send, so each rank reads two operands and writes once downstream.
+Value reduceAlong(ScheduleBuilder &b, const std::vector<int> &order, int endPos, int chunk,
+                  int lane, int firstStep) {
+  int n = int(order.size());
+  auto at = [&](int k) { return order[(endPos + 1 + k) % n]; };  // k = 0 .. n-1
+  if (n == 1) return b.input(order[0], chunk, lane);
+  b.setStep(firstStep);
+  Value partial = b.copy(b.input(at(0), chunk, lane), at(1));
+  for (int k = 1; k + 1 < n; ++k) {
+    b.setStep(firstStep + k);
+    partial = b.reduceSend({partial, b.input(at(k), chunk, lane)}, at(k), at(k + 1));
+  }
+  b.setStep(-1);
+  return b.reduce({partial, b.input(at(n - 1), chunk, lane)}, at(n - 1));
+}
+
+/// Circulates `value` (resident at order[startPos]) around the ring, binding it as output
+/// chunk `chunk` slice `lane` on every rank.
+void gatherAlong(ScheduleBuilder &b, const std::vector<int> &order, int startPos, Value value,
+                 int chunk, int lane, int firstStep) {
+  int n = int(order.size());
+  b.output(value, order[startPos], chunk, lane);
+  for (int k = 1; k < n; ++k) {
+    b.setStep(firstStep + k - 1);
+    value = b.copy(value, order[(startPos + k) % n]);
+    b.output(value, order[(startPos + k) % n], chunk, lane);
+  }
+  b.setStep(-1);
+}
+
+void buildRing(ScheduleBuilder &b, const AlgorithmParams &p) {
+  const CollectiveSpec &spec = b.spec();
+  int n = spec.ranks;
+  auto lanes = laneOrders(p, n);
+  for (int lane = 0; lane < int(lanes.size()); ++lane) {
+    const auto &order = lanes[lane];
+    if (int(lanes.size()) > 1) b.setChannel(lane);
+    for (int pos = 0; pos < n; ++pos) {
+      int owner = order[pos];
+      switch (spec.kind) {
+      case CollectiveKind::AllGather:
+        gatherAlong(b, order, pos, b.input(owner, 0, lane), owner, lane, 0);
+        break;
+      case CollectiveKind::ReduceScatter:
+        b.output(reduceAlong(b, order, pos, owner, lane, 0), owner, 0, lane);
+        break;
+      default: {  // allreduce: chunk `pos` ends reduced at order[pos], then circulates
+        Value reduced = reduceAlong(b, order, pos, pos, lane, 0);
+        gatherAlong(b, order, pos, reduced, pos, lane, n - 1);
+        break;
+      }
+      }
+    }
+  }
+  b.setChannel(-1);
+}
+
+/// Line (open chain): block b travels from its owner towards both ends (allgather), or partial
+/// sums travel from both ends towards the owner, which folds left + own + right.
+void buildLine(ScheduleBuilder &b, const AlgorithmParams &p) {
+  const CollectiveSpec &spec = b.spec();
+  int n = spec.ranks;
+  std::vector<int> order = ringOrderFor(p, n);
+  for (int pos = 0; pos < n; ++pos) {
+    int owner = order[pos];
+    if (spec.kind == CollectiveKind::AllGather) {
+      Value mine = b.input(owner, 0);
+      b.output(mine, owner, owner);
+      for (int dir : {-1, +1}) {
+        Value v = mine;
+        for (int q = pos + dir, step = 0; q >= 0 && q < n; q += dir, ++step) {
+          b.setStep(step);
+          v = b.copy(v, order[q]);
+          b.output(v, order[q], owner);
+        }
+      }
+    } else {  // reduce-scatter
+      SmallVector<Value> operands;
+      for (int dir : {-1, +1}) {
+        int end = dir < 0 ? 0 : n - 1;
+        if (end == pos) continue;
+        // Partial sum from `end` towards `pos`, excluding the owner.
+        Value partial;
+        int step = 0;
+        for (int q = end; q != pos; q -= dir, ++step) {
+          Value own = b.input(order[q], owner);
+          int next = order[q - dir];
+          b.setStep(step);
+          partial = partial ? b.reduceSend({partial, own}, order[q], next) : b.copy(own, next);
+        }
+        operands.push_back(partial);
+      }
+      b.setStep(-1);
+      // Fold order: left partial, own, right partial (the same on every rank: one copy).
+      SmallVector<Value> fold;
+      if (pos > 0) fold.push_back(operands.front());
+      fold.push_back(b.input(owner, owner));
+      if (pos < n - 1) fold.push_back(operands.back());
+      b.output(b.reduce(fold, owner), owner, 0);
+    }
+  }
+  b.setStep(-1);
+}
+
+}  // namespace
+
+void registerRingAlgorithms(std::vector<AlgorithmInfo> &registry) {
+  AlgorithmInfo ring;
+  ring.name = "ring";
+  ring.family = "ring";
+  ring.summary = "ring reduce-scatter / allgather (allreduce = both); channels, bidirectional, "
+                 "order from the topology";
+  ring.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
+                CollectiveKind::AllReduce};
+  ring.check = checkRing;
+  ring.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
+  ring.slices = [](const CollectiveSpec &, const AlgorithmParams &p) { return lanesOf(p); };
+  ring.build = buildRing;
+  registry.push_back(ring);
+
+  AlgorithmInfo line;
+  line.name = "line";
+  line.family = "ring";
+  line.summary = "open chain: blocks travel from their owner towards both ends";
+  line.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter};
+  line.build = buildLine;
+  registry.push_back(line);
+}
+
+}  // namespace collplan
