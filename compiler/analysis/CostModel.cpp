@@ -71,6 +71,8 @@ public:
   }
 
   ScheduleCost run();
+  /// The round of every op after `run()` (see assignSteps).
+  int64_t roundOf(Operation *op) const { return opRound_.lookup(op); }
 
 private:
   void countTouches(Operation &op);
@@ -102,6 +104,7 @@ private:
   PortScheduler ports_;
   ScheduleCost cost_;
   llvm::DenseMap<Value, ValueState> values_;
+  llvm::DenseMap<Operation *, int64_t> opRound_;
 };
 
 void CostBuilder::countTouches(Operation &op) {
@@ -204,9 +207,12 @@ void CostBuilder::listSchedule() {
   for (Operation &op : body)
     if (op.getNumOperands() == 0) push(&op, 0);
   while (!ready.empty()) {
-    Operation *op = std::get<4>(ready.top());
+    auto [readyRound, negLevel, shift, position, op] = ready.top();
     ready.pop();
     place(op);
+    int64_t round = readyRound;
+    for (Value result : op->getResults()) round = std::max(round, values_[result].round);
+    opRound_[op] = round;
     for (Value result : op->getResults())
       for (OpOperand &use : result.getUses()) {
         Operation *user = use.getOwner();
@@ -277,6 +283,21 @@ int64_t ScheduleCost::peakScratchUnits() const {
 }
 
 ScheduleCost analyzeCost(ScheduleOp schedule) { return CostBuilder(schedule).run(); }
+
+void assignSteps(ScheduleOp schedule) {
+  CostBuilder builder(schedule);
+  builder.run();
+  Block &body = schedule.getBodyBlock();
+  std::vector<std::pair<int64_t, Operation *>> order;
+  for (Operation &op : body) order.push_back({builder.roundOf(&op), &op});
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  OpBuilder attrs(schedule.getContext());
+  for (auto [round, op] : order) {
+    op->moveBefore(&body, body.end());
+    if (!isa<InputOp, OutputOp>(op)) op->setAttr("step", attrs.getI64IntegerAttr(round));
+  }
+}
 
 CostAnalysis::CostAnalysis(Operation *op) : cost_(analyzeCost(cast<ScheduleOp>(op))) {}
 

@@ -45,6 +45,12 @@ struct ScheduleCost {
 /// still well defined).
 ScheduleCost analyzeCost(mlir::coll::ScheduleOp schedule);
 
+/// Sets `step` on every op of `schedule` to its round in the port-model list schedule (the
+/// round a transfer occupies; for local ops, the round their operands are ready) and reorders
+/// the body by step, stably, so each rank's program runs its work round by round. Steps
+/// respect dataflow, so the order stays valid.
+void assignSteps(mlir::coll::ScheduleOp schedule);
+
 /// The cost as an MLIR analysis, so passes and the tuner can share one computation.
 class CostAnalysis {
 public:

@@ -1,5 +1,8 @@
-// coll-schedule-steps: (being written).
+// coll-schedule-steps: numbers every op with its port-model round and orders ops by it.
 #include "compiler/Passes.h"
+
+#include "compiler/analysis/CostModel.h"
+#include "dialects/coll/CollOps.h"
 
 namespace collplan {
 #define GEN_PASS_DEF_COLLSCHEDULESTEPS
@@ -9,7 +12,9 @@ namespace collplan {
 namespace {
 
 struct CollScheduleStepsPass : collplan::impl::CollScheduleStepsBase<CollScheduleStepsPass> {
-  void runOnOperation() override {}
+  void runOnOperation() override {
+    getOperation().walk([](mlir::coll::ScheduleOp schedule) { collplan::assignSteps(schedule); });
+  }
 };
 
 }  // namespace

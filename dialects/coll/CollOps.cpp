@@ -218,8 +218,6 @@ ParseResult parseEndpoint(OpAsmParser &parser, int64_t &peer, int64_t &id) {
                  parser.parseInteger(id));
 }
 
-Attribute parseRef(OpAsmParser &parser) { return BufRefAttr::parse(parser, Type()); }
-
 void printRef(OpAsmPrinter &printer, Attribute attr) {
   auto ref = cast<BufRefAttr>(attr);
   printer << stringifyBufferKind(ref.getBuffer()) << "[" << ref.getOffset() << ":"
@@ -234,42 +232,68 @@ collplan::BufRef toRuntimeRef(Attribute attr) {
 
 }  // namespace
 
+/// Parses the rest of a buffer ref whose keyword (`in`, `out`, `tmp`) was already read.
+static Attribute parseRefAfterKeyword(OpAsmParser &parser, StringRef keyword) {
+  int64_t begin = 0, end = 0;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLSquare() || parser.parseInteger(begin) || parser.parseColon() ||
+      parser.parseInteger(end) || parser.parseRSquare())
+    return {};
+  if (begin < 0 || end < begin) {
+    parser.emitError(loc, "unit range [") << begin << ":" << end << "] is empty or negative";
+    return {};
+  }
+  return BufRefAttr::get(parser.getContext(), *symbolizeBufferKind(keyword), begin, end - begin);
+}
+
 ParseResult coll::parseInstruction(OpAsmParser &parser, OperationState &result) {
   Builder &b = parser.getBuilder();
   SmallVector<Attribute> srcs, dsts;
   SmallVector<int64_t> sendPeers, sendIds;
   std::optional<int64_t> recvPeer, recvId;
   int64_t recvPos = 0;
-  if (failed(parser.parseOptionalArrow())) {
-    do {
-      if (succeeded(parser.parseOptionalKeyword("recv"))) {
-        int64_t peer, id;
-        if (recvPeer) return parser.emitError(parser.getCurrentLocation(), "second recv");
-        if (parseEndpoint(parser, peer, id)) return failure();
-        recvPeer = peer;
-        recvId = id;
-        recvPos = srcs.size();
-        continue;
-      }
-      Attribute ref = parseRef(parser);
-      if (!ref) return failure();
-      srcs.push_back(ref);
-    } while (succeeded(parser.parseOptionalComma()));
-    if (parser.parseArrow()) return failure();
-  }
-  do {
-    if (succeeded(parser.parseOptionalKeyword("send"))) {
+  // One list item: a buffer ref, or `recv`/`send` PEER id ID (whichever `endpoint` names).
+  // Returns failure on a malformed item; sets `found` when an item was there at all.
+  auto parseItem = [&](StringRef endpoint, SmallVectorImpl<Attribute> &refs,
+                       bool &found) -> ParseResult {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    found = succeeded(parser.parseOptionalKeyword(&keyword));
+    if (!found) return success();
+    if (keyword == endpoint) {
       int64_t peer, id;
       if (parseEndpoint(parser, peer, id)) return failure();
-      sendPeers.push_back(peer);
-      sendIds.push_back(id);
-      continue;
+      if (endpoint == "send") {
+        sendPeers.push_back(peer);
+        sendIds.push_back(id);
+        return success();
+      }
+      if (recvPeer) return parser.emitError(loc, "an instruction receives at most once");
+      recvPeer = peer;
+      recvId = id;
+      recvPos = int64_t(refs.size());
+      return success();
     }
-    Attribute ref = parseRef(parser);
+    if (!symbolizeBufferKind(keyword))
+      return parser.emitError(loc, "unknown buffer '")
+             << keyword << "' (expected in, out or tmp, or " << endpoint << ")";
+    Attribute ref = parseRefAfterKeyword(parser, keyword);
     if (!ref) return failure();
-    dsts.push_back(ref);
-  } while (succeeded(parser.parseOptionalComma()));
-  if (parser.parseOptionalAttrDict(result.attributes)) return failure();
+    refs.push_back(ref);
+    return success();
+  };
+  auto parseList = [&](StringRef endpoint, SmallVectorImpl<Attribute> &refs) -> ParseResult {
+    bool found = false;
+    if (parseItem(endpoint, refs, found)) return failure();
+    while (found && succeeded(parser.parseOptionalComma())) {
+      if (parseItem(endpoint, refs, found)) return failure();
+      if (!found) return parser.emitError(parser.getCurrentLocation(), "expected a list item");
+    }
+    return success();
+  };
+  if (parseList("recv", srcs) || parser.parseArrow() || parseList("send", dsts) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
 
   result.addAttribute("srcs", b.getArrayAttr(srcs));
   result.addAttribute("dsts", b.getArrayAttr(dsts));
@@ -342,6 +366,40 @@ collplan::PlanOp coll::toPlanOp(Operation *op) {
   if (auto step = op->getAttrOfType<IntegerAttr>("step"))
     planOp.step = static_cast<int32_t>(step.getInt());
   return planOp;
+}
+
+Operation *coll::createInstruction(OpBuilder &b, Location loc, const collplan::PlanOp &op) {
+  MLIRContext *ctx = b.getContext();
+  auto refs = [&](const std::vector<collplan::BufRef> &list) {
+    SmallVector<Attribute> attrs;
+    for (const collplan::BufRef &r : list)
+      attrs.push_back(BufRefAttr::get(ctx, static_cast<BufferKind>(r.buf), r.offset, r.length));
+    return b.getArrayAttr(attrs);
+  };
+  SmallVector<int64_t> peers, ids;
+  for (const collplan::Endpoint &e : op.sends) {
+    peers.push_back(e.peer);
+    ids.push_back(e.id);
+  }
+  OperationState state(loc, "coll." + [&]() -> std::string {
+    switch (op.kind) {
+    case collplan::OpKind::Reduce: return "local_reduce";
+    case collplan::OpKind::Copy: return "local_copy";
+    case collplan::OpKind::Dup: return "dup_send";
+    default: return std::string(collplan::toString(op.kind));
+    }
+  }());
+  state.addAttribute("srcs", refs(op.srcs));
+  state.addAttribute("dsts", refs(op.dsts));
+  state.addAttribute("send_peers", b.getDenseI64ArrayAttr(peers));
+  state.addAttribute("send_ids", b.getDenseI64ArrayAttr(ids));
+  if (op.recv) {
+    state.addAttribute("recv_peer", b.getI64IntegerAttr(op.recv->peer));
+    state.addAttribute("recv_id", b.getI64IntegerAttr(op.recv->id));
+    state.addAttribute("recv_pos", b.getI64IntegerAttr(op.recvPos));
+  }
+  if (op.step >= 0) state.addAttribute("step", b.getI64IntegerAttr(op.step));
+  return b.create(state);
 }
 
 LogicalResult coll::verifyInstruction(Operation *op, collplan::OpKind kind) {

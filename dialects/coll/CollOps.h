@@ -2,6 +2,7 @@
 #pragma once
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -25,6 +26,7 @@ LogicalResult verifyInstruction(Operation *op, ::collplan::OpKind kind);
 
 /// Converts a level-3 instruction to the runtime's plan op (and back).
 ::collplan::PlanOp toPlanOp(Operation *op);
+Operation *createInstruction(OpBuilder &builder, Location loc, const ::collplan::PlanOp &op);
 
 }  // namespace mlir::coll
 

@@ -273,7 +273,7 @@ coll.program @p allgather ranks 2 units 2 scratch 0 {
 
 coll.program @p allgather ranks 2 units 2 scratch 0 {
   coll.rank 0 {
-    // expected-error @+1 {{unknown buffer 'scratch' (expected in, out or tmp)}}
+    // expected-error @+1 {{unknown buffer 'scratch' (expected in, out or tmp, or recv)}}
     coll.local_copy scratch[0:1] -> out[0:1]
   }
   coll.rank 1 {}

@@ -66,3 +66,18 @@ coll.program @level3 allreduce ranks 2 chunks 2 op sum units 2 scratch 1 {
     coll.local_reduce in[1:2], out[0:1] -> out[1:2]
   }
 }
+
+// Token instructions (a barrier's messages) carry no buffer ranges.
+// CHECK-LABEL: coll.program @tokens barrier ranks 2 units 0 scratch 0 {
+coll.program @tokens barrier ranks 2 units 0 scratch 0 {
+  coll.rank 0 {
+    // CHECK: coll.send -> send 1 id 0
+    coll.send -> send 1 id 0
+    // CHECK-NEXT: coll.recv recv 1 id 1 ->
+    coll.recv recv 1 id 1 ->
+  }
+  coll.rank 1 {
+    // CHECK: coll.recv_copy_send recv 0 id 0 -> send 0 id 1
+    coll.recv_copy_send recv 0 id 0 -> send 0 id 1
+  }
+}

@@ -1,0 +1,477 @@
+// Level 2 -> level 3: buffer placement, matched transfers and instruction fusion.
+#include "compiler/export/ScheduleToProgram.h"
+
+#include "dialects/coll/CollOps.h"
+#include "dialects/coll/CollectiveSpec.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::coll;
+
+namespace collplan {
+namespace {
+
+/// A level-3 instruction under construction (the uniform shape of PlanOp).
+struct Instr {
+  OpKind kind = OpKind::Copy;
+  std::vector<BufRef> srcs;
+  std::optional<Endpoint> recv;
+  uint32_t recvPos = 0;
+  std::vector<BufRef> dsts;
+  std::vector<Endpoint> sends;
+  int64_t step = -1;
+};
+
+/// A transfer whose receive is not emitted yet: it will be fused into the consumer.
+struct PendingRecv {
+  int from = 0;
+  uint32_t id = 0;
+};
+
+class ProgramBuilder {
+public:
+  explicit ProgramBuilder(ScheduleOp schedule)
+      : schedule_(schedule), spec_(CollectiveSpec::fromOp(schedule)),
+        programs_(spec_.ranks), freeSlots_(spec_.ranks), nextSlot_(spec_.ranks) {
+    units_ = spec_.units();
+    int blocks = messageBlocks(spec_.kind, spec_.ranks);
+    unitsPerBlock_ = blocks > 0 ? units_ / blocks : 0;
+    tokens_ = spec_.kind == CollectiveKind::Barrier;
+  }
+
+  FailureOr<ProgramOp> run();
+
+private:
+  struct ValueState {
+    int rank = 0;
+    int chunk = 0, slice = 0;
+    std::optional<BufRef> home;          ///< where the value lives, once placed
+    std::optional<PendingRecv> pending;  ///< received, receive not yet emitted
+    bool ownsSlot = false;               ///< its home is a tmp slot to free when dead
+  };
+
+  uint32_t unitOf(int chunk, int slice) const { return uint32_t(chunk * spec_.slices + slice); }
+  uint32_t phaseOf(const ValueState &v) const {
+    return unitsPerBlock_ ? unitOf(v.chunk, v.slice) % unitsPerBlock_ : 0;
+  }
+  BufRef ref(BufferKind buf, uint32_t unit) const {
+    return tokens_ ? BufRef{buf, 0, 0} : BufRef{buf, unit, 1};
+  }
+  /// Input buffer unit of rank `rank`'s (chunk, slice).
+  uint32_t inputUnit(int chunk, int slice) const {
+    bool oneBlockIn = spec_.kind == CollectiveKind::AllGather || spec_.kind == CollectiveKind::Gather;
+    return oneBlockIn ? uint32_t(slice) : unitOf(chunk, slice);
+  }
+  uint32_t outputUnit(int chunk, int slice) const {
+    bool oneBlockOut = spec_.kind == CollectiveKind::ReduceScatter ||
+                       spec_.kind == CollectiveKind::Scatter;
+    return oneBlockOut ? uint32_t(slice) : unitOf(chunk, slice);
+  }
+
+  void define(Value v, int rank, int chunk, int slice) { values_[v] = {rank, chunk, slice}; }
+  /// Chooses the home of a value produced at its rank by `producer`.
+  BufRef place(Value v);
+  BufRef allocateTmp(int rank, uint32_t phase);
+  void release(Value v);
+  /// Frees the tmp slots of values whose last use is `op`.
+  void retire(Operation *op);
+
+  void emit(int rank, Instr instr) { programs_[rank].push_back(std::move(instr)); }
+  uint32_t newTransfer() { return nextId_++; }
+  /// Makes `v` (resident at `from`) arrive at `to` as `result`: a send now, the receive
+  /// deferred when `result` feeds exactly one reduction at `to`, else emitted now.
+  void transfer(Value v, int to, Value result, int64_t step);
+  /// Emits the receive of a deferred value into its home.
+  void materialize(Value v, int64_t step);
+  /// Operand refs of a reduction at `rank`, with at most one fused receive.
+  void gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr);
+
+  void visit(Operation &op);
+  void attachSends();
+  bool inplaceSafe() const;
+  FailureOr<ProgramOp> createProgramOp();
+
+  ScheduleOp schedule_;
+  CollectiveSpec spec_;
+  int units_ = 0, unitsPerBlock_ = 0;
+  bool tokens_ = false;
+  uint32_t nextId_ = 0;
+  std::vector<std::vector<Instr>> programs_;
+  llvm::DenseMap<Value, ValueState> values_;
+  llvm::DenseMap<Operation *, SmallVector<Value>> dyingAt_;
+  std::vector<std::map<uint32_t, std::set<uint32_t>>> freeSlots_;  // rank -> phase -> units
+  std::vector<std::map<uint32_t, uint32_t>> nextSlot_;             // rank -> phase -> next k
+  uint32_t scratchUnits_ = 0;
+  /// Scratch slots used only inside the current op, freed once it is emitted.
+  std::vector<std::pair<int, BufRef>> freeAfterOp_;
+};
+
+BufRef ProgramBuilder::allocateTmp(int rank, uint32_t phase) {
+  auto &free = freeSlots_[rank][phase];
+  uint32_t unit;
+  if (!free.empty()) {
+    unit = *free.begin();
+    free.erase(free.begin());
+  } else {
+    unit = phase + nextSlot_[rank][phase]++ * uint32_t(std::max(unitsPerBlock_, 1));
+  }
+  scratchUnits_ = std::max(scratchUnits_, unit + 1);
+  return ref(BufferKind::Tmp, unit);
+}
+
+BufRef ProgramBuilder::place(Value v) {
+  ValueState &state = values_[v];
+  for (Operation *user : v.getUsers())
+    if (auto out = dyn_cast<OutputOp>(user))
+      if (int(out.getRank()) == state.rank) {
+        state.home = ref(BufferKind::Out, outputUnit(int(out.getChunk()),
+                                                     int(out.getSlice().value_or(0))));
+        return *state.home;
+      }
+  state.home = tokens_ ? ref(BufferKind::Tmp, 0) : allocateTmp(state.rank, phaseOf(state));
+  state.ownsSlot = !tokens_;
+  return *state.home;
+}
+
+void ProgramBuilder::release(Value v) {
+  ValueState &state = values_[v];
+  if (!state.ownsSlot || !state.home) return;
+  freeSlots_[state.rank][phaseOf(state)].insert(state.home->offset);
+  state.ownsSlot = false;
+}
+
+void ProgramBuilder::retire(Operation *op) {
+  for (auto [rank, slot] : freeAfterOp_)
+    freeSlots_[rank][slot.offset % uint32_t(std::max(unitsPerBlock_, 1))].insert(slot.offset);
+  freeAfterOp_.clear();
+  auto it = dyingAt_.find(op);
+  if (it == dyingAt_.end()) return;
+  for (Value v : it->second) release(v);
+}
+
+/// True when `result`'s only use is a reduction at its rank: its receive fuses into it.
+static bool feedsOneReduction(Value result, int rank) {
+  if (!result.hasOneUse()) return false;
+  Operation *user = *result.getUsers().begin();
+  if (auto r = dyn_cast<coll::ReduceOp>(user)) return int(r.getRank()) == rank;
+  if (auto r = dyn_cast<ReduceSendOp>(user)) return int(r.getRank()) == rank;
+  return false;
+}
+
+void ProgramBuilder::transfer(Value v, int to, Value result, int64_t step) {
+  const ValueState &src = values_[v];
+  uint32_t id = newTransfer();
+  Instr send;
+  send.kind = OpKind::Send;
+  if (!tokens_) send.srcs = {*src.home};
+  send.sends = {{to, id}};
+  send.step = step;
+  emit(src.rank, send);
+  ValueState &dst = values_[result];
+  dst.pending = PendingRecv{src.rank, id};
+  if (!feedsOneReduction(result, to) || tokens_) materialize(result, step);
+}
+
+void ProgramBuilder::materialize(Value v, int64_t step) {
+  ValueState &state = values_[v];
+  if (!state.pending) return;
+  Instr recv;
+  recv.kind = OpKind::Recv;
+  recv.recv = Endpoint{state.pending->from, state.pending->id};
+  if (!tokens_) recv.dsts = {place(v)};
+  recv.step = step;
+  state.pending.reset();
+  emit(state.rank, recv);
+}
+
+void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr) {
+  int64_t step = op->hasAttr("step") ? op->getAttrOfType<IntegerAttr>("step").getInt() : -1;
+  for (Value v : operands) {
+    ValueState &state = values_[v];
+    if (state.rank != rank) {  // a remote read: the owner sends, this rank receives
+      if (state.pending) materialize(v, step);
+      uint32_t id = newTransfer();
+      Instr send;
+      send.kind = OpKind::Send;
+      send.srcs = {*state.home};
+      send.sends = {{rank, id}};
+      send.step = step;
+      emit(state.rank, send);
+      if (!instr.recv) {
+        instr.recv = Endpoint{state.rank, id};
+        instr.recvPos = uint32_t(instr.srcs.size());
+      } else {
+        Instr recv;
+        recv.kind = OpKind::Recv;
+        recv.recv = Endpoint{state.rank, id};
+        BufRef slot = allocateTmp(rank, phaseOf(state));
+        recv.dsts = {slot};
+        emit(rank, recv);
+        instr.srcs.push_back(slot);
+        freeAfterOp_.push_back({rank, slot});
+      }
+      continue;
+    }
+    if (state.pending && !instr.recv) {
+      instr.recv = Endpoint{state.pending->from, state.pending->id};
+      instr.recvPos = uint32_t(instr.srcs.size());
+      state.pending.reset();
+      continue;
+    }
+    if (state.pending) materialize(v, step);
+    if (!tokens_) instr.srcs.push_back(*state.home);
+  }
+}
+
+void ProgramBuilder::visit(Operation &op) {
+  int64_t step = op.hasAttr("step") ? op.getAttrOfType<IntegerAttr>("step").getInt() : -1;
+  llvm::TypeSwitch<Operation *>(&op)
+      .Case<InputOp>([&](InputOp in) {
+        int rank = int(in.getRank()), chunk = int(in.getChunk());
+        int slice = int(in.getSlice().value_or(0));
+        define(in.getResult(), rank, chunk, slice);
+        values_[in.getResult()].home = ref(BufferKind::In, inputUnit(chunk, slice));
+      })
+      .Case<CopyOp>([&](CopyOp copy) {
+        const ValueState src = values_[copy.getSrc()];
+        int to = int(copy.getRank());
+        define(copy.getResult(), to, src.chunk, src.slice);
+        if (to != src.rank) return transfer(copy.getSrc(), to, copy.getResult(), step);
+        Instr local;
+        local.kind = OpKind::Copy;
+        local.srcs = {*src.home};
+        local.dsts = {place(copy.getResult())};
+        local.step = step;
+        if (!tokens_) emit(to, local);
+      })
+      .Case<DupOp>([&](DupOp dup) {
+        const ValueState src = values_[dup.getSrc()];
+        Instr instr;
+        instr.kind = OpKind::Dup;
+        if (!tokens_) instr.srcs = {*src.home};
+        instr.step = step;
+        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
+          define(result, int(rank), src.chunk, src.slice);
+          if (int(rank) == src.rank) {
+            if (!tokens_) instr.dsts.push_back(place(result));
+            continue;
+          }
+          uint32_t id = newTransfer();
+          instr.sends.push_back({int(rank), id});
+          values_[result].pending = PendingRecv{src.rank, id};
+        }
+        if (instr.dsts.size() + instr.sends.size() == 1)
+          instr.kind = instr.sends.empty() ? OpKind::Copy : OpKind::Send;
+        emit(src.rank, instr);
+        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks()))
+          if (int(rank) != src.rank && (!feedsOneReduction(result, int(rank)) || tokens_))
+            materialize(result, step);
+      })
+      .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
+        int rank = int(reduce.getRank());
+        const ValueState &first = values_[reduce.getOperand(0)];
+        define(reduce.getResult(), rank, first.chunk, first.slice);
+        if (tokens_) {  // a token join is the receives themselves
+          for (Value v : reduce.getOperands()) materialize(v, step);
+          values_[reduce.getResult()].home = ref(BufferKind::Tmp, 0);
+          return;
+        }
+        Instr instr;
+        instr.step = step;
+        gatherOperands(reduce, reduce.getOperands(), rank, instr);
+        instr.kind = instr.recv ? OpKind::RecvReduce : OpKind::Reduce;
+        instr.dsts = {place(reduce.getResult())};
+        emit(rank, instr);
+      })
+      .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
+        int rank = int(reduce.getRank()), dest = int(reduce.getDest());
+        const ValueState &first = values_[reduce.getOperand(0)];
+        define(reduce.getResult(), dest, first.chunk, first.slice);
+        Instr instr;
+        instr.step = step;
+        gatherOperands(reduce, reduce.getOperands(), rank, instr);
+        uint32_t id = newTransfer();
+        if (instr.recv) {
+          instr.kind = OpKind::RecvReduceSend;
+          instr.sends = {{dest, id}};
+          emit(rank, instr);
+        } else {  // no fused receive: reduce into scratch, then send
+          instr.kind = OpKind::Reduce;
+          BufRef slot = allocateTmp(rank, phaseOf(values_[reduce.getResult()]));
+          instr.dsts = {slot};
+          emit(rank, instr);
+          Instr send;
+          send.kind = OpKind::Send;
+          send.srcs = {slot};
+          send.sends = {{dest, id}};
+          send.step = step;
+          emit(rank, send);
+          freeAfterOp_.push_back({rank, slot});
+        }
+        values_[reduce.getResult()].pending = PendingRecv{rank, id};
+        if (!feedsOneReduction(reduce.getResult(), dest)) materialize(reduce.getResult(), step);
+      })
+      .Case<OutputOp>([&](OutputOp out) {
+        ValueState &state = values_[out.getValue()];
+        if (tokens_) return materialize(out.getValue(), step);
+        BufRef target = ref(BufferKind::Out, outputUnit(int(out.getChunk()),
+                                                        int(out.getSlice().value_or(0))));
+        if (state.home && *state.home == target) return;
+        Instr copy;
+        copy.kind = OpKind::Copy;
+        copy.srcs = {*state.home};
+        copy.dsts = {target};
+        copy.step = step;
+        emit(int(out.getRank()), copy);
+      });
+  retire(&op);
+}
+
+/// Attaches a send to the instruction that produced its source range earlier on the same rank
+/// (nothing writes the range in between): recv + send -> recv_copy_send, recv_reduce + send ->
+/// recv_reduce_send, and two sends of one range -> dup. Moving a send earlier cannot deadlock:
+/// sends never wait.
+void ProgramBuilder::attachSends() {
+  auto overlaps = [](const BufRef &a, const BufRef &b) {
+    return a.buf == b.buf && a.offset < b.offset + b.length && b.offset < a.offset + a.length;
+  };
+  for (auto &program : programs_) {
+    std::vector<Instr> fused;
+    // Index in `fused` of the latest instruction that wrote each tmp/out range it wrote.
+    for (Instr &instr : program) {
+      bool merged = false;
+      if (instr.kind == OpKind::Send && instr.srcs.size() == 1 && !fused.empty()) {
+        const BufRef &src = instr.srcs.front();
+        for (size_t i = fused.size(); i-- > 0;) {
+          Instr &prev = fused[i];
+          bool produced = std::find(prev.dsts.begin(), prev.dsts.end(), src) != prev.dsts.end();
+          bool sendsSame = prev.kind == OpKind::Send && !prev.srcs.empty() &&
+                           prev.srcs.front() == src;
+          if (produced || sendsSame) {
+            bool canAttach = prev.kind == OpKind::Recv || prev.kind == OpKind::RecvReduce ||
+                             prev.kind == OpKind::RecvCopySend || prev.kind == OpKind::Dup ||
+                             prev.kind == OpKind::Send || prev.kind == OpKind::Copy;
+            if (canAttach) {
+              prev.sends.insert(prev.sends.end(), instr.sends.begin(), instr.sends.end());
+              if (prev.kind == OpKind::Recv) prev.kind = OpKind::RecvCopySend;
+              else if (prev.kind == OpKind::RecvReduce) prev.kind = OpKind::RecvReduceSend;
+              else if (prev.kind != OpKind::RecvReduceSend) prev.kind = OpKind::Dup;
+              if (prev.kind == OpKind::RecvCopySend && prev.sends.size() > 1)
+                prev.kind = OpKind::Dup;
+              merged = true;
+            }
+            break;
+          }
+          bool clobbered = llvm::any_of(prev.dsts, [&](const BufRef &d) { return overlaps(d, src); });
+          if (clobbered) break;
+        }
+      }
+      if (!merged) fused.push_back(std::move(instr));
+    }
+    program = std::move(fused);
+  }
+}
+
+/// The `in` unit that an in-place call makes `out` unit `unit` of `rank` alias (NCCL's
+/// conventions: the same buffer, or the rank's block of the larger buffer), if any.
+static std::optional<uint32_t> aliasedInputUnit(const CollectiveSpec &spec, int unitsPerBlock,
+                                                int rank, uint32_t unit) {
+  switch (spec.kind) {
+  case CollectiveKind::AllReduce: case CollectiveKind::AllToAll:
+  case CollectiveKind::Broadcast: case CollectiveKind::Reduce:
+    return unit;
+  case CollectiveKind::AllGather: case CollectiveKind::Gather: {
+    uint32_t begin = uint32_t(rank * unitsPerBlock);
+    if (unit >= begin && unit < begin + uint32_t(unitsPerBlock)) return unit - begin;
+    return std::nullopt;
+  }
+  case CollectiveKind::ReduceScatter: case CollectiveKind::Scatter:
+    return uint32_t(rank * unitsPerBlock) + unit;
+  case CollectiveKind::Barrier: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// In-place calls need no staging when no rank reads an input unit after writing the output
+/// unit that aliases it (the executor itself guards sends still in flight).
+bool ProgramBuilder::inplaceSafe() const {
+  for (int rank = 0; rank < spec_.ranks; ++rank) {
+    std::set<uint32_t> clobbered;  // input units already overwritten through `out`
+    for (const Instr &instr : programs_[rank]) {
+      for (const BufRef &src : instr.srcs)
+        if (src.buf == BufferKind::In)
+          for (uint32_t u = src.offset; u < src.offset + src.length; ++u)
+            if (clobbered.count(u)) return false;
+      for (const BufRef &dst : instr.dsts)
+        if (dst.buf == BufferKind::Out)
+          for (uint32_t u = dst.offset; u < dst.offset + dst.length; ++u)
+            if (auto alias = aliasedInputUnit(spec_, unitsPerBlock_, rank, u))
+              clobbered.insert(*alias);
+    }
+  }
+  return true;
+}
+
+FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
+  OpBuilder b(schedule_);
+  MLIRContext *ctx = b.getContext();
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  auto program = b.create<ProgramOp>(
+      schedule_.getLoc(), schedule_.getSymNameAttr(), schedule_.getKindAttr(),
+      schedule_.getRanksAttr(), schedule_.getChunksAttr(), schedule_.getSlicesAttr(),
+      schedule_.getOpAttr(), schedule_.getRootAttr(), schedule_.getAlgorithmAttr(),
+      i64(units_), i64(scratchUnits_));
+  Block *body = new Block();
+  program.getBody().push_back(body);
+  if (inplaceSafe()) program->setAttr("coll.inplace_safe", UnitAttr::get(ctx));
+  for (int rank = 0; rank < spec_.ranks; ++rank) {
+    b.setInsertionPointToEnd(body);
+    auto rankOp = b.create<RankOp>(schedule_.getLoc(), uint64_t(rank));
+    Block *rankBody = new Block();
+    rankOp.getBody().push_back(rankBody);
+    b.setInsertionPointToEnd(rankBody);
+    for (const Instr &instr : programs_[rank]) {
+      PlanOp op;
+      op.kind = instr.kind;
+      op.srcs = instr.srcs;
+      op.recv = instr.recv;
+      op.recvPos = instr.recvPos;
+      op.dsts = instr.dsts;
+      op.sends = instr.sends;
+      op.step = int32_t(instr.step);
+      createInstruction(b, schedule_.getLoc(), op);
+    }
+  }
+  return program;
+}
+
+FailureOr<ProgramOp> ProgramBuilder::run() {
+  Block &body = schedule_.getBodyBlock();
+  llvm::DenseMap<Operation *, unsigned> position;
+  unsigned index = 0;
+  for (Operation &op : body) position[&op] = index++;
+  for (Operation &op : body)
+    for (Value v : op.getResults()) {
+      Operation *last = &op;
+      for (Operation *user : v.getUsers())
+        if (position[user] > position[last]) last = user;
+      dyingAt_[last].push_back(v);
+    }
+  for (Operation &op : body) visit(op);
+  attachSends();
+  return createProgramOp();
+}
+
+}  // namespace
+
+FailureOr<ProgramOp> lowerScheduleToProgram(ScheduleOp schedule) {
+  return ProgramBuilder(schedule).run();
+}
+
+}  // namespace collplan

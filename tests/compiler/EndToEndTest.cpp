@@ -1,0 +1,123 @@
+// Every algorithm x collective it implements: compiled to a plan, run on cpu-threads for
+// N = 2..8 with odd counts, results equal to the reference and identical on every rank.
+#include "compiler/export/PlanCompiler.h"
+#include "runtime/plan/BundleJson.h"
+#include "tests/runtime/exec/ExecTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+using namespace collplan;
+
+namespace {
+
+/// Parameters under which `algorithm` applies to `ranks` ranks, or nothing when it does not
+/// (e.g. KangaRing needs pairs of ranks per device).
+std::optional<AlgorithmParams> paramsFor(const AlgorithmInfo &algorithm, int ranks) {
+  AlgorithmParams params;
+  if (algorithm.family == "kangaring") {
+    if (ranks % 2) return std::nullopt;
+    params.ranksPerDevice = 2;
+  }
+  if (algorithm.family == "hierarchical") {
+    if (ranks % 2 || ranks < 4) return std::nullopt;
+    params.ranksPerNode = 2;
+  }
+  return params;
+}
+
+/// Writes a bundle whose tables (f32 and i32) serve every size with `plan`.
+std::string writeBundle(const Plan &plan, const std::string &name) {
+  Bundle bundle;
+  bundle.backend = "cpu-threads";
+  bundle.topologyFingerprint = "any";  // compiled for no particular topology
+  bundle.ranks = plan.ranks;
+  for (DType dtype : {DType::F32, DType::I32}) {
+    BucketTable table;
+    table.collective = plan.collective;
+    table.dtype = dtype;
+    table.op = plan.op;
+    Bucket bucket;
+    bucket.maxBytes = UINT64_MAX;
+    bucket.plan = plan;
+    bucket.winner.algorithm = plan.algorithm;
+    table.buckets.push_back(bucket);
+    bundle.tables.push_back(table);
+  }
+  std::string path = (std::filesystem::temp_directory_path() / ("collplan-e2e-" + name + ".json")).string();
+  saveBundleFile(bundle, path);
+  return path;
+}
+
+struct Case {
+  const AlgorithmInfo *algorithm;
+  CollectiveKind kind;
+};
+
+class EndToEnd : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EndToEnd, MatchesReferenceOnEveryRank) {
+  const Case &c = GetParam();
+  for (int ranks = 2; ranks <= 8; ++ranks) {
+    auto params = paramsFor(*c.algorithm, ranks);
+    if (!params) continue;
+    std::vector<int> roots = needsRoot(c.kind) ? std::vector<int>{0, ranks - 1} : std::vector<int>{0};
+    for (int root : roots) {
+      CollectiveSpec spec;
+      spec.kind = c.kind;
+      spec.ranks = ranks;
+      spec.root = root;
+      if (needsReduceOp(c.kind)) spec.op = ReduceOp::Sum;
+      CompileOptions options;
+      options.algorithm = c.algorithm->name;
+      options.params = *params;
+      std::string error;
+      auto compiled = compileCollective(spec, options, error);
+      ASSERT_TRUE(succeeded(compiled)) << c.algorithm->name << " N=" << ranks << ": " << error;
+      std::string bundle = writeBundle(compiled->plan, c.algorithm->name + "-" +
+                                                           std::string(toString(c.kind)) + "-" +
+                                                           std::to_string(ranks));
+      World world = World::threads(ranks, bundle.c_str());
+      for (DType dtype : {DType::F32, DType::I32})
+        for (size_t count : {size_t(1), size_t(ranks - 1), size_t(37), size_t(263)})
+          for (auto placement : {test::Placement::OutOfPlace, test::Placement::InPlace}) {
+            test::CollCase cc;
+            cc.kind = c.kind;
+            cc.dtype = dtype;
+            cc.count = count;
+            cc.placement = placement;
+            cc.root = root;
+            std::vector<std::vector<uint8_t>> outputs(ranks);
+            std::vector<std::string> failures(ranks);
+            world.runThreads([&](Comm &comm) {
+              int r = comm.rank();
+              failures[r] = test::runAndCheck(comm, cc, &outputs[r]);
+            });
+            for (int r = 0; r < ranks; ++r)
+              EXPECT_EQ(failures[r], "") << c.algorithm->name << " " << cc.describe(ranks)
+                                         << " rank " << r;
+          }
+      std::remove(bundle.c_str());
+    }
+  }
+}
+
+std::vector<Case> allCases() {
+  std::vector<Case> cases;
+  for (const AlgorithmInfo &a : algorithms())
+    for (CollectiveKind kind : a.kinds) cases.push_back({&a, kind});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, EndToEnd, ::testing::ValuesIn(allCases()),
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           std::string name = info.param.algorithm->name + "_" +
+                                              std::string(toString(info.param.kind));
+                           for (char &ch : name)
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+}  // namespace

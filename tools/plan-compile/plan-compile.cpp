@@ -1,0 +1,169 @@
+// plan-compile: compiles a collective (or a researcher's .mlir schedule) to a verified plan.
+#include "compiler/export/PlanCompiler.h"
+#include "runtime/plan/BundleJson.h"
+#include "runtime/plan/PlanJson.h"
+#include "runtime/topology/Resolver.h"
+#include "runtime/topology/Topology.h"
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+
+using namespace collplan;
+
+namespace {
+
+/// Where results go: a file given with -o, or stdout.
+class Output {
+public:
+  explicit Output(const std::string &path) : path_(path) {}
+  bool write(const std::string &text) {
+    if (path_.empty() || path_ == "-") {
+      std::cout << text;
+      return true;
+    }
+    std::ofstream file(path_);
+    if (!file || !(file << text)) {
+      std::cerr << "plan-compile: error: cannot write " << path_ << "\n";
+      return false;
+    }
+    return true;
+  }
+  bool toStdout() const { return path_.empty() || path_ == "-"; }
+
+private:
+  std::string path_;
+};
+
+/// A bundle holding one table whose single bucket (all sizes) is `plan`.
+Bundle singlePlanBundle(const CompiledPlan &compiled, DType dtype, const std::string &fingerprint,
+                        const std::string &backend) {
+  Bundle bundle;
+  bundle.topologyFingerprint = fingerprint;
+  bundle.backend = backend;
+  bundle.ranks = compiled.plan.ranks;
+  bundle.toolVersion = "plan-compile 0.1";
+  BucketTable table;
+  table.collective = compiled.plan.collective;
+  table.dtype = dtype;
+  table.op = compiled.plan.op;
+  Bucket bucket;
+  bucket.minBytes = 0;
+  bucket.maxBytes = UINT64_MAX;
+  bucket.plan = compiled.plan;
+  bucket.winner.algorithm = compiled.plan.algorithm;
+  table.buckets.push_back(bucket);
+  bundle.tables.push_back(table);
+  return bundle;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"plan-compile: compile a collective or a coll .mlir schedule to a verified plan"};
+  std::string input, collective, opName, topologySpec, emit = "plan", outPath, symbol;
+  std::string dtypeName = "f32", backend = "cpu-threads";
+  int ranks = 0, root = 0;
+  CompileOptions options;
+  bool cost = false, list = false;
+  std::vector<int> order, dims;
+  app.add_option("input", input, "A .mlir file with one coll.collective or coll.schedule");
+  app.add_option("-c,--collective", collective, "Collective kind: " + collectiveKindNames());
+  app.add_option("-n,--ranks", ranks, "Number of ranks");
+  app.add_option("-a,--algorithm", options.algorithm, "Algorithm (see --list)");
+  app.add_option("--op", opName, "Reduction op: " + reduceOpNames());
+  app.add_option("--root", root, "Root rank of rooted collectives");
+  app.add_option("--slices", options.slices, "Pipelining slices per chunk");
+  app.add_option("--channels", options.params.channels, "Ring channels");
+  app.add_flag("--bidirectional", options.params.bidirectional, "Rings in both directions");
+  app.add_option("--order", order, "Ring order (comma separated permutation)")->delimiter(',');
+  app.add_option("--fanout", options.params.fanout, "Tree fan-out");
+  app.add_option("--pipeline", options.params.pipeline, "Pipelined tree chunks");
+  app.add_option("--ranks-per-device", options.params.ranksPerDevice, "Ranks per device");
+  app.add_option("--dims", dims, "RDH dimensions (comma separated)")->delimiter(',');
+  app.add_option("--ranks-per-node", options.params.ranksPerNode, "Hierarchical: ranks per node");
+  app.add_option("--inter", options.params.inter, "Hierarchical: inter-node algorithm");
+  app.add_option("-t,--topology", topologySpec, "Topology: file, preset or generator spec");
+  app.add_option("--symbol", symbol, "Which collective/schedule of the input file");
+  app.add_option("--emit", emit, "mlir (level 2), program (level 3), plan (JSON), bundle")
+      ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle"}));
+  app.add_option("--dtype", dtypeName, "Bundle dtype: " + dtypeNames());
+  app.add_option("--backend", backend, "Bundle backend (cpu-threads, cpu-shm, ...)");
+  app.add_option("-o,--output", outPath, "Output file (default: stdout)");
+  app.add_flag("--cost", cost, "Print the cost summary");
+  app.add_flag("--explain", options.explain, "Print what each stage did");
+  app.add_flag("--list", list, "List the algorithms and the collectives they implement");
+  CLI11_PARSE(app, argc, argv);
+
+  auto fail = [](const std::string &message) {
+    std::cerr << "plan-compile: error: " << message << "\n";
+    return 1;
+  };
+  if (list) {
+    for (const AlgorithmInfo &a : algorithms()) {
+      std::string kinds;
+      for (CollectiveKind k : a.kinds) kinds += (kinds.empty() ? "" : ",") + std::string(toString(k));
+      std::cout << a.name << "\t" << kinds << "\t" << a.summary << "\n";
+    }
+    return 0;
+  }
+  options.params.order = order;
+  options.params.dims = dims;
+  options.keepIR = emit != "plan" && emit != "bundle";
+  std::optional<DType> dtype = parseDType(dtypeName);
+  if (!dtype) return fail("unknown dtype '" + dtypeName + "' (expected one of: " + dtypeNames() + ")");
+
+  Topology topology;
+  if (!topologySpec.empty()) {
+    try {
+      topology = resolveTopology(topologySpec, ranks);
+    } catch (const std::exception &e) {
+      return fail(e.what());
+    }
+    options.params.topology = &topology;
+    if (ranks == 0) ranks = topology.numRanks();
+  }
+
+  std::string error;
+  mlir::FailureOr<CompiledPlan> compiled = mlir::failure();
+  if (!input.empty()) {
+    if (!collective.empty()) return fail("give either an input file or --collective, not both");
+    compiled = compileFile(input, symbol, options, error);
+  } else {
+    if (collective.empty()) return fail("nothing to compile: give an input .mlir file or --collective");
+    auto kind = parseCollectiveKind(collective);
+    if (!kind)
+      return fail("unknown collective '" + collective + "' (expected one of: " +
+                  collectiveKindNames() + ")");
+    if (ranks < 1) return fail("--ranks must be at least 1 (got " + std::to_string(ranks) + ")");
+    if (options.algorithm.empty()) return fail("--algorithm is required (see --list)");
+    CollectiveSpec spec;
+    spec.kind = *kind;
+    spec.ranks = ranks;
+    spec.root = root;
+    if (!opName.empty()) {
+      auto op = parseReduceOp(opName);
+      if (!op) return fail("unknown op '" + opName + "' (expected one of: " + reduceOpNames() + ")");
+      spec.op = op;
+    } else if (needsReduceOp(*kind)) {
+      spec.op = ReduceOp::Sum;
+    }
+    compiled = compileCollective(spec, options, error);
+  }
+  if (failed(compiled)) return fail(error);
+
+  Output out(outPath);
+  std::ostream &info = out.toStdout() ? std::cerr : std::cout;
+  for (const std::string &line : compiled->explanation) info << line << "\n";
+  if (cost) info << formatCost(compiled->cost, /*perRank=*/false);
+  bool ok = true;
+  if (emit == "mlir" || emit == "schedule") ok = out.write(compiled->scheduleIR);
+  else if (emit == "program") ok = out.write(compiled->programIR);
+  else if (emit == "plan") ok = out.write(planToJson(compiled->plan).dump(1) + "\n");
+  else
+    ok = out.write(bundleToJson(singlePlanBundle(*compiled, *dtype,
+                                                 topologySpec.empty() ? "any" : topology.fingerprint(), backend))
+                       .dump(1) + "\n");
+  return ok ? 0 : 1;
+}
