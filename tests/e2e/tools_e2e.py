@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""End-to-end tests of plan-view and plan-bench: each runs the tool as a user would.
+
+Usage: tools_e2e.py --bin BUILD/bin --data tests/e2e/data --work DIR TEST
+Exit 0 on success, 77 when the test cannot run here (skipped), 1 on failure.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+SKIP = 77
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+class Env:
+    def __init__(self, args):
+        self.bin, self.data, self.work = args.bin, args.data, args.work
+        os.makedirs(self.work, exist_ok=True)
+
+    def run(self, tool, *argv, expect=0):
+        cmd = [os.path.join(self.bin, tool), *argv]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if expect is not None and p.returncode != expect:
+            raise Failure(f"{' '.join(cmd)}: exit {p.returncode}, expected {expect}\n"
+                          f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}")
+        return p
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+
+def parse_svg(path):
+    try:
+        return ET.parse(path).getroot()
+    except ET.ParseError as e:
+        raise Failure(f"{path} is not well-formed XML: {e}")
+
+
+def svg_counts(root):
+    rows = [g for g in root.iter(SVG + "g") if g.get("class") == "rank"]
+    ops = [g for g in root.iter(SVG + "g") if g.get("class") == "op"]
+    arrows = [p for p in root.iter(SVG + "path") if p.get("class") == "transfer"]
+    return rows, ops, arrows
+
+
+# ---------------------------------------------------------------------------------- plan-view
+
+def test_view_svg_plan_file(env):
+    out = env.path("allreduce_2rank.svg")
+    env.run("plan-view", os.path.join(env.data, "allreduce_2rank.plan.json"), "-o", out)
+    root = parse_svg(out)
+    check(root.tag == SVG + "svg", "root element is not <svg>")
+    rows, ops, arrows = svg_counts(root)
+    check(len(rows) == 2, f"expected 2 rank rows, got {len(rows)}")
+    check(len(ops) == 6, f"expected 6 op boxes, got {len(ops)}")
+    check(len(arrows) == 4, f"expected 4 transfer arrows, got {len(arrows)}")
+    text = open(out, encoding="utf-8").read()
+    for word in ("step 0", "step 2", "reduction", "duplication", "recv_reduce_send"):
+        check(word in text, f"SVG lacks {word!r}")
+
+
+def test_view_svg_default_ring(env):
+    out = env.path("ring4.svg")
+    env.run("plan-view", "--algorithm", "default", "--collective", "allreduce", "--ranks", "4",
+            "-o", out)
+    rows, ops, arrows = svg_counts(parse_svg(out))
+    check(len(rows) == 4, f"expected 4 rank rows, got {len(rows)}")
+    # Ring allreduce: 2(N-1) rounds of N transfers, 2(N-1)+1 ops per rank.
+    check(len(arrows) == 24, f"expected 24 transfer arrows, got {len(arrows)}")
+    check(len(ops) == 28, f"expected 28 op boxes, got {len(ops)}")
+
+
+def test_view_html(env):
+    out = env.path("allreduce_2rank.html")
+    env.run("plan-view", "--plan", os.path.join(env.data, "allreduce_2rank.plan.json"), "--html",
+            "-o", out)
+    html = open(out, encoding="utf-8").read()
+    check(html.startswith("<!DOCTYPE html>"), "not an HTML document")
+    m = re.search(r'id="frame-labels">(.*?)</script>', html, re.S)
+    check(m, "no frame-labels block")
+    check(json.loads(m.group(1)) == ["step 0", "step 1", "step 2"], f"steps: {m.group(1)}")
+    check("<script>" in html and "function show" in html, "no inline stepping script")
+    check(not re.search(r'(src|href)="(https?:)?//', html), "the page loads external assets")
+    svg = html[html.index("<svg"):html.index("</svg>") + 6]
+    rows, _, arrows = svg_counts(ET.fromstring(svg))
+    check(len(rows) == 2 and len(arrows) == 4, "embedded SVG: wrong rows/arrows")
+
+
+def test_view_sim(env):
+    out = env.path("ring4-sim.svg")
+    env.run("plan-view", "--algorithm", "default", "--ranks", "4", "--sim", "ring:4", "--bytes",
+            "1M", "-o", out)
+    root = parse_svg(out)
+    rows, _, arrows = svg_counts(root)
+    check(len(rows) == 4 and len(arrows) == 24, f"rows {len(rows)}, arrows {len(arrows)}")
+    check("simulated time on ring:4" in open(out, encoding="utf-8").read(), "no sim subtitle")
+
+
+def test_view_bundle(env):
+    out = env.path("bundle.svg")
+    env.run("plan-view", "--bundle", os.path.join(env.data, "allreduce_2rank.bundle.json"),
+            "--collective", "allreduce", "--dtype", "f32", "--bytes", "64K", "-o", out)
+    rows, _, _ = svg_counts(parse_svg(out))
+    check(len(rows) == 2, "bundle plan: expected 2 rows")
+
+
+def test_view_caps(env):
+    out = env.path("ring64.svg")
+    env.run("plan-view", "--algorithm", "default", "--ranks", "64", "--max-ranks", "8",
+            "--max-steps", "10", "-o", out)
+    root = parse_svg(out)
+    rows, ops, _ = svg_counts(root)
+    check(len(rows) == 8, f"expected 8 rows under --max-ranks 8, got {len(rows)}")
+    check(len(ops) == 80, f"expected 8 x 10 boxes, got {len(ops)}")
+    text = open(out, encoding="utf-8").read()
+    check("Showing ranks 0–7 of 64, steps 0–9 of 127" in text, "no truncation note")
+
+
+def test_view_errors(env):
+    d = env.data
+    cases = [
+        (["/nonexistent/x.plan.json"], "/nonexistent/x.plan.json"),
+        ([os.path.join(d, "bad_deadlock.plan.json")], "deadlock"),
+        ([os.path.join(d, "allreduce_2rank.bundle.json")], "this is a bundle: use --bundle"),
+        ([os.path.join(d, "allreduce_2rank.plan.json"), "-o", "/nonexistent/dir/x.svg"],
+         "cannot write /nonexistent/dir/x.svg"),
+        ([os.path.join(d, "allreduce_2rank.plan.json"), "--sim", "bogus:3"], "unknown topology"),
+        ([os.path.join(d, "allreduce_2rank.plan.json"), "--sim", "ring:4"], "has 4 ranks"),
+        (["--algorithm", "default"], "needs --ranks"),
+        (["--algorithm", "rdh", "--ranks", "4"], "named algorithms need plan-compile"),
+        ([], "give exactly one of"),
+        (["--algorithm", "default", "--ranks", "4", "--collective", "allsum"], "--collective"),
+        (["--algorithm", "default", "--ranks", "4", "--bytes", "12Q", "--sim", "ring:4"],
+         "--bytes"),
+    ]
+    for argv, needle in cases:
+        p = env.run("plan-view", *argv, expect=None)
+        check(p.returncode != 0, f"plan-view {argv}: exit 0 on bad input")
+        check(needle in p.stderr, f"plan-view {argv}: stderr lacks {needle!r}:\n{p.stderr}")
+        check("plan-view: " in p.stderr, f"plan-view {argv}: message not prefixed")
+
+
+# --------------------------------------------------------------------------------- plan-bench
+
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+(-?\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
+                 r"\s+(\S+)(.*)$")
+
+
+def table_rows(stdout):
+    rows = []
+    for line in stdout.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        m = ROW.match(line)
+        check(m, f"not a table row: {line!r}")
+        rows.append(m)
+    return rows
+
+
+def test_bench_threads_table(env):
+    for ranks in ("2", "4"):
+        p = env.run("plan-bench", "--ranks", ranks, "--backend", "cpu-threads", "--min-bytes",
+                    "8", "--max-bytes", "1M", "--step-factor", "4", "--reps", "3")
+        header = [l for l in p.stdout.splitlines() if "time(us)" in l]
+        check(header and all(c in header[0] for c in
+                             ("size", "count", "type", "redop", "root", "algbw(GB/s)",
+                              "busbw(GB/s)", "#wrong")), "missing nccl-tests header")
+        rows = table_rows(p.stdout)
+        sizes = [int(m.group(1)) for m in rows]
+        check(sizes == [8 * 4 ** k for k in range(9)], f"sizes {sizes}")
+        for m in rows:
+            check(m.group(9) == "0", f"#wrong {m.group(9)} at {m.group(1)} B")
+            check(m.group(3) == "f32" and m.group(4) == "sum", "type/redop columns")
+        # busbw = algbw * 2(n-1)/n for allreduce.
+        n = int(ranks)
+        for m in rows:
+            alg, bus = float(m.group(7)), float(m.group(8))
+            check(abs(bus - alg * 2 * (n - 1) / n) <= 0.002 + 1e-3 * bus, f"busbw {bus} vs {alg}")
+
+
+def test_bench_collectives(env):
+    for coll in ("allgather", "reduce_scatter", "alltoall", "broadcast", "reduce", "gather",
+                 "scatter"):
+        p = env.run("plan-bench", "-n", "3", "-c", coll, "-d", "i32", "--op", "max", "--root",
+                    "1", "-b", "4", "-e", "64K", "-f", "16", "--reps", "2", "--json")
+        doc = json.loads(p.stdout)
+        check(doc["collective"] == coll and doc["rows"], f"{coll}: json")
+        for r in doc["rows"]:
+            check(r["wrong"] == 0, f"{coll}: #wrong {r['wrong']} at {r['size']}")
+
+
+def test_bench_json(env):
+    p = env.run("plan-bench", "--plan", os.path.join(env.data, "allreduce_2rank.plan.json"),
+                "-b", "8", "-e", "4K", "-f", "8", "--reps", "2", "--json")
+    doc = json.loads(p.stdout)
+    check(doc["tool"] == "plan-bench" and doc["ranks"] == 2 and doc["busbw_factor"] == 1.0,
+          f"header fields: {doc}")
+    check([r["size"] for r in doc["rows"]] == [8, 64, 512, 4096], "sizes")
+    for r in doc["rows"]:
+        for key in ("count", "time_us", "algbw_gbps", "busbw_gbps", "wrong", "algorithm"):
+            check(key in r, f"row lacks {key}")
+        check(r["wrong"] == 0, "wrong results")
+
+
+def test_bench_bundle(env):
+    p = env.run("plan-bench", "--bundle", os.path.join(env.data, "allreduce_2rank.bundle.json"),
+                "-b", "1K", "-e", "16K", "--reps", "2", "--json")
+    doc = json.loads(p.stdout)
+    check(len(doc["rows"]) == 5 and all(r["wrong"] == 0 for r in doc["rows"]), "bundle rows")
+
+
+def test_bench_shm(env):
+    p = env.run("plan-bench", "-n", "3", "--backend", "cpu-shm", "-b", "8", "-e", "256K", "-f",
+                "8", "--reps", "2")
+    rows = table_rows(p.stdout)
+    check(len(rows) == 6 and all(m.group(9) == "0" for m in rows), "cpu-shm rows")
+
+
+def test_bench_sim(env):
+    p = env.run("plan-bench", "--backend", "sim", "--topology", "ring:4", "-b", "1K", "-e", "1M",
+                "-f", "32", "--json")
+    doc = json.loads(p.stdout)
+    check(doc["ranks"] == 4 and len(doc["rows"]) == 3, "sim rows")
+    check(all(r["wrong"] is None and r["time_us"] > 0 for r in doc["rows"]), "sim values")
+
+
+def test_bench_wrong_result(env):
+    p = env.run("plan-bench", "--plan", os.path.join(env.data, "wrong_result_2rank.plan.json"),
+                "-b", "8", "-e", "64", "--reps", "1", expect=3)
+    rows = table_rows(p.stdout)
+    check(rows and all(int(m.group(9)) > 0 for m in rows), "#wrong should be > 0")
+    check("wrong results" in p.stderr, "no wrong-result message")
+
+
+def test_bench_mpi_baseline(env):
+    if not os.access(os.path.join(env.bin, "collplan-mpi-baseline"), os.X_OK):
+        print("collplan-mpi-baseline was not built (no MPI): skipped")
+        return SKIP
+    p = env.run("plan-bench", "-n", "2", "-b", "8", "-e", "64K", "-f", "32", "--reps", "3",
+                "--baseline", "mpi", "--json")
+    doc = json.loads(p.stdout)
+    check(doc["baseline"].startswith("MPI_Allreduce"), "baseline name")
+    for r in doc["rows"]:
+        check(r["baseline_us"] > 0 and r["ratio"] > 0 and r["wrong"] == 0, f"row {r}")
+
+
+def test_bench_errors(env):
+    d = env.data
+    plan = os.path.join(d, "allreduce_2rank.plan.json")
+    cases = [
+        (["--ranks", "2", "-b", "1M", "-e", "8"], "is larger than --max-bytes"),
+        (["--ranks", "2", "-e", "64Q"], "--max-bytes: \"64Q\" is not a byte size"),
+        (["--ranks", "2", "-b", "0"], "--min-bytes must be at least 1"),
+        (["--ranks", "2", "-f", "1"], "--step-factor must be at least 2"),
+        (["--ranks", "2", "--backend", "gpu"], "unknown backend \"gpu\""),
+        (["--ranks", "2", "--collective", "allsum"], "--collective: unknown value \"allsum\""),
+        (["--ranks", "2", "--dtype", "f17"], "--dtype: unknown value \"f17\""),
+        (["--ranks", "2", "--op", "avg"], "--op: unknown value \"avg\""),
+        (["--plan", "/nonexistent/x.plan.json"], "/nonexistent/x.plan.json"),
+        (["--plan", os.path.join(d, "bad_deadlock.plan.json")], "deadlock"),
+        (["--plan", plan, "--ranks", "4"], "the plan has 2 ranks but --ranks is 4"),
+        (["--plan", plan, "--collective", "allgather"], "the plan is for allreduce"),
+        (["--bundle", os.path.join(d, "allreduce_2rank.bundle.json"), "-d", "f64"],
+         "no table for allreduce f64 sum"),
+        (["--algorithm", "rdh", "--ranks", "2"], "named algorithms need plan-compile"),
+        (["--plan", plan, "--algorithm", "default"], "not several"),
+        (["--backend", "cpu-threads"], "--ranks is required"),
+        (["--backend", "sim", "--ranks", "2"], "needs --topology"),
+        (["--backend", "sim", "--topology", "bogus:3"], "unknown topology"),
+        (["--backend", "sim", "--topology", "ring:4", "--plan", plan], "has 4 ranks"),
+        (["--ranks", "2", "--topology", "ring:2"], "only used by --backend sim"),
+        (["--ranks", "2", "--baseline", "nccl"], "unknown baseline"),
+        (["--ranks", "2", "--dtype", "f16", "--baseline", "mpi"], "MPI has no f16"),
+        (["--ranks", "2", "-c", "broadcast", "--root", "5"], "--root 5 is out of range"),
+    ]
+    for argv, needle in cases:
+        p = env.run("plan-bench", *argv, expect=None)
+        check(p.returncode not in (0, 3), f"plan-bench {argv}: exit {p.returncode} on bad input")
+        check(needle in p.stderr, f"plan-bench {argv}: stderr lacks {needle!r}:\n{p.stderr}")
+
+
+TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("test", choices=sorted(TESTS))
+    args = ap.parse_args()
+    try:
+        result = TESTS[args.test](Env(args))
+    except Failure as e:
+        print(f"FAIL {args.test}: {e}")
+        return 1
+    if result == SKIP:
+        return SKIP
+    print(f"PASS {args.test}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+// plan-bench: runs plans (a plan file, a bundle or the built-in plans) on a backend over a size
+// range and prints the nccl-tests table, optionally next to MPI's own collective.
+#include "runtime/plan/PlanError.h"
+#include "runtime/plan/PlanJson.h"
+#include "runtime/plan/BundleJson.h"
+#include "runtime/sim/SimError.h"
+#include "runtime/topology/Resolver.h"
+#include "runtime/topology/TopologyError.h"
+#include "tuner/bench/Backends.h"
+#include "tuner/bench/BenchReport.h"
+#include "tuner/bench/ByteSize.h"
+#include "tuner/bench/MpiBaseline.h"
+
+#include <CLI/CLI.hpp>
+
+#include <climits>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+
+using namespace collplan;
+using namespace collplan::bench;
+
+namespace {
+
+/// A bad command line or input: printed as "plan-bench: <message>", exit status 1.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string planFile, bundleFile, algorithm;
+  std::string collective, dtype = "f32", op, backend = "cpu-threads", topology;
+  std::optional<int> root, ranks;
+  std::string minBytes = "8", maxBytes = "64M";
+  uint64_t stepFactor = 2;
+  int warmup = 3, reps = 0;
+  bool noCheck = false, json = false, progress = false, quiet = false;
+  std::string baseline, mpirun = "mpirun", mpiHelper;
+};
+
+uint64_t parseSize(const std::string &flag, const std::string &text) {
+  const std::optional<uint64_t> v = parseByteSize(text);
+  if (!v)
+    throw UsageError(flag + ": \"" + text +
+                     "\" is not a byte size (digits with an optional K, M or G suffix, e.g. 64M)");
+  return *v;
+}
+
+template <typename T>
+T parseName(const char *flag, const std::string &text, std::optional<T> (*parse)(std::string_view),
+            const std::string &names) {
+  const std::optional<T> v = parse(text);
+  if (!v) throw UsageError(std::string(flag) + ": unknown value \"" + text + "\" (expected one of: " + names + ")");
+  return *v;
+}
+
+/// The directory of this executable, where collplan-mpi-baseline is built.
+std::string selfDirectory() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, size_t(n));
+  return path.substr(0, path.find_last_of('/'));
+}
+
+/// Resolves the case and the plans from the options: a plan file supplies defaults for the
+/// collective, op, root and ranks; explicit flags must then agree with it.
+BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int topologyRanks) {
+  BenchCase c;
+  if (!o.planFile.empty()) planFromFile = loadPlanFileForTool(o.planFile);
+  const Plan *p = planFromFile ? &*planFromFile : nullptr;
+  c.kind = !o.collective.empty()
+               ? parseName("--collective", o.collective, &parseCollectiveKind, collectiveKindNames())
+               : p ? p->collective : CollectiveKind::AllReduce;
+  c.dtype = parseName("--dtype", o.dtype, &parseDType, dtypeNames());
+  c.op = !o.op.empty() ? parseName("--op", o.op, &parseReduceOp, reduceOpNames())
+         : p && p->op  ? *p->op
+                       : ReduceOp::Sum;
+  c.root = o.root ? *o.root : p ? p->root : 0;
+  if (o.ranks) c.ranks = *o.ranks;
+  else if (p) c.ranks = p->ranks;
+  else if (topologyRanks > 0) c.ranks = topologyRanks;
+  else if (!o.bundleFile.empty()) c.ranks = loadBundleFileForTool(o.bundleFile).ranks;
+  else throw UsageError("--ranks is required with the built-in plans on backend " + o.backend);
+  if (c.ranks < 1 || c.ranks > 4096)
+    throw UsageError("--ranks must be between 1 and 4096, got " + std::to_string(c.ranks));
+  if (needsRoot(c.kind) && (c.root < 0 || c.root >= c.ranks))
+    throw UsageError("--root " + std::to_string(c.root) + " is out of range for " +
+                     std::to_string(c.ranks) + " ranks");
+  return c;
+}
+
+int run(const Options &o) {
+  // Sources: exactly one of --plan, --bundle, --algorithm (default: the built-in plans).
+  const int sources = !o.planFile.empty() + !o.bundleFile.empty() + !o.algorithm.empty();
+  if (sources > 1) throw UsageError("give one of --plan, --bundle and --algorithm, not several");
+  // TODO(lead): compile named algorithms through the compile API once plan-compile has one.
+  if (!o.algorithm.empty() && o.algorithm != "default")
+    throw UsageError("--algorithm " + o.algorithm +
+                     ": named algorithms need plan-compile: compile to a plan file first, then "
+                     "run it with --plan FILE (only --algorithm default runs here: the runtime's "
+                     "built-in plans)");
+  if (!isKnownBackend(o.backend))
+    throw UsageError("--backend: unknown backend \"" + o.backend + "\" (expected one of: " +
+                     kBackendNames + ")");
+  const bool sim = o.backend == "sim";
+  if (sim && o.topology.empty())
+    throw UsageError("--backend sim needs --topology SPEC (" + acceptedTopologySpecs() + ")");
+  if (!sim && !o.topology.empty())
+    throw UsageError("--topology is only used by --backend sim");
+  if (!o.baseline.empty() && o.baseline != "mpi")
+    throw UsageError("--baseline: unknown baseline \"" + o.baseline + "\" (expected: mpi)");
+  if (!o.baseline.empty() && sim)
+    throw UsageError("--baseline mpi runs real processes: use it with a cpu backend, not sim");
+  if (o.warmup < 0) throw UsageError("--warmup must be >= 0");
+  if (o.reps < 0) throw UsageError("--reps must be >= 1 (or 0 for auto)");
+  const std::vector<uint64_t> bytes =
+      sizeSweep(parseSize("--min-bytes", o.minBytes), parseSize("--max-bytes", o.maxBytes),
+                o.stepFactor);
+
+  std::optional<Topology> topology;
+  if (sim) topology = resolveTopology(o.topology, o.ranks.value_or(0));
+  std::optional<Plan> planFromFile;
+  const BenchCase c = resolveCase(o, planFromFile, topology ? topology->numRanks() : 0);
+  if (topology && topology->numRanks() != c.ranks)
+    throw UsageError("--topology " + o.topology + " has " + std::to_string(topology->numRanks()) +
+                     " ranks but the plans need " + std::to_string(c.ranks));
+  const PlanSource source = planFromFile ? PlanSource::fromPlan(*planFromFile, o.planFile, c)
+                            : !o.bundleFile.empty() ? PlanSource::fromBundleFile(o.bundleFile, c)
+                                                    : PlanSource::builtIn(c);
+  const std::vector<SizePoint> sizes = sizePoints(c, bytes);
+  MpiBaselineOptions mpi;
+  mpi.mpirun = o.mpirun;
+  mpi.helper = o.mpiHelper.empty() ? selfDirectory() + "/collplan-mpi-baseline" : o.mpiHelper;
+  if (!o.baseline.empty()) checkMpiBaseline(c, mpi);
+
+  const bool showProgress = !o.quiet && (o.progress || ::isatty(2));
+  ProgressFn progress;
+  if (showProgress)
+    progress = [&](size_t i, const SizePoint &s) {
+      std::fprintf(stderr, "plan-bench: [%zu/%zu] %s (%s)%s", i + 1, sizes.size(),
+                   formatBytes(s.bytes).c_str(), o.backend.c_str(), ::isatty(2) ? "        \r" : "\n");
+      std::fflush(stderr);
+    };
+  LoopSettings settings;
+  settings.warmup = o.warmup;
+  settings.reps = o.reps;
+  settings.check = !o.noCheck;
+  std::vector<SizeResult> results =
+      sim ? measureSim(source, *topology, sizes, progress)
+      : o.backend == "cpu-shm" ? measureShm(source, c, sizes, settings, progress)
+                               : measureThreads(source, c, sizes, settings, progress);
+  std::vector<double> baseline;
+  if (!o.baseline.empty()) {
+    if (showProgress) std::fprintf(stderr, "plan-bench: running %s under mpirun...\n", mpiFunctionName(c.kind).c_str());
+    baseline = runMpiBaseline(c, sizes, settings, mpi);
+  }
+  if (showProgress && ::isatty(2)) std::fprintf(stderr, "%60s\r", "");
+
+  std::vector<BenchRow> rows;
+  uint64_t wrongSizes = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    BenchRow row;
+    row.size = sizes[i];
+    row.timeUs = results[i].timeUs;
+    if (!sim && settings.check) row.wrong = results[i].wrong;
+    row.algorithm = source.planFor(sizes[i].bytes).algorithm;
+    if (!baseline.empty()) row.baselineUs = baseline[i];
+    wrongSizes += row.wrong && *row.wrong > 0;
+    rows.push_back(row);
+  }
+  BenchInfo info;
+  info.benchCase = c;
+  info.backend = o.backend;
+  info.source = source.label();
+  info.topology = o.topology;
+  if (!o.baseline.empty()) info.baseline = mpiFunctionName(c.kind) + " (mpirun -np " + std::to_string(c.ranks) + ")";
+  info.warmup = o.warmup;
+  info.reps = o.reps;
+  if (o.json)
+    std::printf("%s\n", toJson(info, rows).dump(2).c_str());
+  else
+    printTable(stdout, info, rows);
+  if (wrongSizes > 0) {
+    std::fprintf(stderr, "plan-bench: wrong results at %llu of %zu sizes (see #wrong)\n",
+                 static_cast<unsigned long long>(wrongSizes), sizes.size());
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"plan-bench: run collplan plans on a backend over a size range and print the "
+               "nccl-tests table (size count type redop root time algbw busbw #wrong)"};
+  Options o;
+  app.add_option("--plan", o.planFile, "Plan file to run at every size");
+  app.add_option("--bundle", o.bundleFile, "Bundle: each size runs its bucket's plan");
+  app.add_option("--algorithm", o.algorithm,
+                 "\"default\": the runtime's built-in plans (the default when no plan or bundle "
+                 "is given)");
+  app.add_option("--collective,-c", o.collective, "Collective (default: the plan's, else allreduce)");
+  app.add_option("--dtype,-d", o.dtype, "Element type: " + dtypeNames())->capture_default_str();
+  app.add_option("--op,-o", o.op, "Reduction op: " + reduceOpNames() + " (default: the plan's, else sum)");
+  app.add_option("--root,-r", o.root, "Root of rooted collectives (default: the plan's, else 0)");
+  app.add_option("--ranks,-n", o.ranks, "Ranks (default: the plan's, the bundle's or the topology's)");
+  app.add_option("--backend", o.backend, std::string("Backend: ") + kBackendNames)->capture_default_str();
+  app.add_option("--topology", o.topology, "Topology for --backend sim: " + acceptedTopologySpecs());
+  app.add_option("--min-bytes,-b", o.minBytes, "Smallest message M (K, M, G suffixes)")->capture_default_str();
+  app.add_option("--max-bytes,-e", o.maxBytes, "Largest message M")->capture_default_str();
+  app.add_option("--step-factor,-f", o.stepFactor, "Multiply the size by this between rows")->capture_default_str();
+  app.add_option("--warmup,-w", o.warmup, "Untimed calls per size")->capture_default_str();
+  app.add_option("--reps", o.reps, "Timed calls per size (0: auto, fewer for larger sizes)")->capture_default_str();
+  app.add_flag("--no-check", o.noCheck, "Skip the correctness check (#wrong shows N/A)");
+  app.add_option("--baseline", o.baseline, "\"mpi\": also time MPI's own collective with mpirun");
+  app.add_option("--mpirun", o.mpirun, "mpirun command for --baseline mpi")->capture_default_str();
+  app.add_option("--mpi-helper", o.mpiHelper, "The collplan-mpi-baseline program (default: next to plan-bench)");
+  app.add_flag("--json", o.json, "Print JSON instead of the table");
+  app.add_flag("--progress", o.progress, "Progress lines on stderr even when it is not a terminal");
+  app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception &e) {  // usage, PlanError, TopologyError, SimError, RuntimeError
+    std::fprintf(stderr, "plan-bench: %s\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,132 @@
+// plan-view: draws a plan (file, bundle bucket or built-in) as SVG, or as an HTML page that steps
+// through the schedule; --sim draws simulated time instead of steps.
+#include "runtime/plan/BundleJson.h"
+#include "runtime/plan/PlanJson.h"
+#include "runtime/sim/Simulator.h"
+#include "runtime/topology/Resolver.h"
+#include "tools/plan-view/PlanSvg.h"
+#include "tuner/bench/ByteSize.h"
+#include "tuner/bench/PlanSource.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+using namespace collplan;
+
+namespace {
+
+struct Options {
+  std::string planFile, bundleFile, algorithm, output, sim, bytes = "1M";
+  std::string collective, dtype = "f32", op;
+  std::optional<int> root, ranks;
+  bool html = false;
+  int maxRanks = 32, maxSteps = 48;
+};
+
+[[noreturn]] void usage(const std::string &message) { throw std::invalid_argument(message); }
+
+template <typename T>
+T parseName(const char *flag, const std::string &text, std::optional<T> (*parse)(std::string_view),
+            const std::string &names) {
+  const std::optional<T> v = parse(text);
+  if (!v) usage(std::string(flag) + ": unknown value \"" + text + "\" (expected one of: " + names + ")");
+  return *v;
+}
+
+/// The plan to draw, from exactly one of --plan, --bundle and --algorithm default.
+Plan choosePlan(const Options &o, uint64_t bytes) {
+  const int sources = !o.planFile.empty() + !o.bundleFile.empty() + !o.algorithm.empty();
+  if (sources != 1)
+    usage("give exactly one of --plan FILE, --bundle FILE (with --collective) or --algorithm "
+          "default (with --collective and --ranks)");
+  if (!o.planFile.empty()) return bench::loadPlanFileForTool(o.planFile);
+  // TODO(lead): draw named algorithms through the compile API once plan-compile has one.
+  if (!o.algorithm.empty() && o.algorithm != "default")
+    usage("--algorithm " + o.algorithm +
+          ": named algorithms need plan-compile: compile to a plan file first, then draw it with "
+          "--plan FILE (only --algorithm default draws the runtime's built-in plans)");
+  bench::BenchCase c;
+  c.kind = parseName("--collective", o.collective.empty() ? "allreduce" : o.collective,
+                     &parseCollectiveKind, collectiveKindNames());
+  c.dtype = parseName("--dtype", o.dtype, &parseDType, dtypeNames());
+  c.op = parseName("--op", o.op.empty() ? "sum" : o.op, &parseReduceOp, reduceOpNames());
+  c.root = o.root.value_or(0);
+  if (!o.bundleFile.empty()) {
+    const Bundle bundle = bench::loadBundleFileForTool(o.bundleFile);
+    c.ranks = o.ranks.value_or(bundle.ranks);
+    return bench::PlanSource::fromBundleFile(o.bundleFile, c).planFor(bytes);
+  }
+  if (!o.ranks) usage("--algorithm default needs --ranks N");
+  c.ranks = *o.ranks;
+  if (c.ranks < 1 || c.ranks > 4096) usage("--ranks must be between 1 and 4096");
+  return bench::PlanSource::builtIn(c).planFor(bytes);
+}
+
+int run(const Options &o) {
+  if (o.maxRanks < 1 || o.maxSteps < 1) usage("--max-ranks and --max-steps must be at least 1");
+  const std::optional<uint64_t> bytes = bench::parseByteSize(o.bytes);
+  if (!bytes || *bytes == 0)
+    usage("--bytes: \"" + o.bytes + "\" is not a positive byte size (digits with an optional K, "
+          "M or G suffix, e.g. 1M)");
+  const Plan plan = choosePlan(o, *bytes);
+  view::DrawingLimits limits{o.maxRanks, o.maxSteps};
+  view::Drawing drawing;
+  if (!o.sim.empty()) {
+    const Topology topo = resolveTopology(o.sim, plan.ranks);
+    if (topo.numRanks() != plan.ranks)
+      usage("--sim " + o.sim + " has " + std::to_string(topo.numRanks()) +
+            " ranks but the plan has " + std::to_string(plan.ranks));
+    const SimResult result = simulate(plan, topo, *bytes);
+    drawing = view::layoutByTime(plan, result, o.sim + ", " + bench::formatBytes(*bytes), limits);
+  } else {
+    drawing = view::layoutBySteps(plan, limits);
+  }
+  const bool html = o.html || (o.output.size() > 5 && o.output.substr(o.output.size() - 5) == ".html");
+  const std::string text = html ? view::renderHtml(drawing) : view::renderSvg(drawing);
+  if (o.output.empty() || o.output == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  std::FILE *f = std::fopen(o.output.c_str(), "wb");
+  if (!f) throw std::runtime_error("cannot write " + o.output + ": " + std::strerror(errno));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok)
+    throw std::runtime_error("cannot write " + o.output + ": " + std::strerror(errno));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"plan-view: draw a collplan plan as SVG (ranks x steps, transfers as arrows) or "
+               "as an HTML page that steps through the schedule"};
+  Options o;
+  app.add_option("plan", o.planFile, "Plan file (same as --plan)");
+  app.add_option("--plan", o.planFile, "Plan file to draw");
+  app.add_option("--bundle", o.bundleFile, "Bundle: draw the plan of the bucket holding --bytes");
+  app.add_option("--algorithm", o.algorithm, "\"default\": the runtime's built-in plan");
+  app.add_option("--collective,-c", o.collective, "Collective for --bundle / --algorithm (default allreduce)");
+  app.add_option("--dtype,-d", o.dtype, "Element type for --bundle: " + dtypeNames())->capture_default_str();
+  app.add_option("--op", o.op, "Reduction op for --bundle / --algorithm (default sum)");
+  app.add_option("--root,-r", o.root, "Root for --algorithm default (default 0)");
+  app.add_option("--ranks,-n", o.ranks, "Ranks for --algorithm default");
+  app.add_option("--bytes", o.bytes, "Message size for --sim and --bundle (K, M, G suffixes)")->capture_default_str();
+  app.add_option("--sim", o.sim, "Draw simulated time on this topology: " + acceptedTopologySpecs());
+  app.add_option("-o,--output", o.output, "Output file (default stdout; *.html implies --html)");
+  app.add_flag("--html", o.html, "Write a self-contained HTML page that steps through the schedule");
+  app.add_option("--max-ranks", o.maxRanks, "Draw at most this many ranks")->capture_default_str();
+  app.add_option("--max-steps", o.maxSteps, "Draw at most this many steps (or start times)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception &e) {  // PlanError, TopologyError, SimError, usage errors
+    std::fprintf(stderr, "plan-view: %s\n", e.what());
+  }
+  return 1;
+}

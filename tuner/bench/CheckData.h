@@ -1,0 +1,27 @@
+// Input patterns and the host reference that counts wrong output elements (nccl-tests #wrong).
+#pragma once
+
+#include "tuner/bench/BenchCase.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace collplan::bench {
+
+/// Fills rank `rank`'s input (inputBlocks × count elements) with small integers chosen so that
+/// every dtype represents them and every reduction of them exactly (sums of 1..4, products of 1
+/// and 2, min/max over 0..49), whatever order the plan reduces in.
+void fillInput(const BenchCase &c, int rank, size_t count, void *in);
+
+/// Sets every byte of rank `rank`'s output to 0xA5, so a plan that skips an element is caught.
+void poisonOutput(const BenchCase &c, int rank, size_t count, void *out);
+
+/// The number of elements of rank `rank`'s output (outputBlocks × count) that differ, bit for bit,
+/// from the host reference computed from every rank's fillInput pattern.
+uint64_t countWrong(const BenchCase &c, int rank, size_t count, const void *out);
+
+/// Input / output bytes of `rank` for a call of `count` elements per block.
+size_t inputBytes(const BenchCase &c, int rank, size_t count);
+size_t outputBytes(const BenchCase &c, int rank, size_t count);
+
+}  // namespace collplan::bench

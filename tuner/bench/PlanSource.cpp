@@ -1,0 +1,118 @@
+// Loading the plans a benchmark runs: plan files, bundles (bucket lookup) and built-in plans.
+#include "tuner/bench/PlanSource.h"
+
+#include "runtime/plan/BundleJson.h"
+#include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/PlanJson.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace collplan::bench {
+namespace {
+
+/// The "format" member of a JSON file, or "" when it cannot be read.
+std::string fileFormat(const std::string &path) {
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("format") && j["format"].is_string())
+    return j["format"].get<std::string>();
+  return "";
+}
+
+}  // namespace
+
+Plan loadPlanFileForTool(const std::string &path) {
+  try {
+    return loadPlanFile(path);
+  } catch (const PlanError &e) {
+    if (fileFormat(path) == "collplan-bundle")
+      throw std::invalid_argument(std::string(e.what()) + " (this is a bundle: use --bundle)");
+    throw;
+  }
+}
+
+Bundle loadBundleFileForTool(const std::string &path) {
+  try {
+    return loadBundleFile(path);
+  } catch (const PlanError &e) {
+    if (fileFormat(path) == "collplan-plan")
+      throw std::invalid_argument(std::string(e.what()) + " (this is a plan file: use --plan)");
+    throw;
+  }
+}
+
+void checkPlanFitsCase(const Plan &plan, const std::string &origin, const BenchCase &c) {
+  auto fail = [&](const std::string &reason) {
+    throw std::invalid_argument(origin + ": " + reason);
+  };
+  if (plan.collective != c.kind)
+    fail("the plan is for " + std::string(toString(plan.collective)) + " but --collective is " +
+         std::string(toString(c.kind)));
+  if (plan.ranks != c.ranks)
+    fail("the plan has " + std::to_string(plan.ranks) + " ranks but --ranks is " +
+         std::to_string(c.ranks));
+  if (needsReduceOp(c.kind) && plan.op && *plan.op != c.op)
+    fail("the plan reduces with " + std::string(toString(*plan.op)) + " but --op is " +
+         std::string(toString(c.op)));
+  if (needsRoot(c.kind) && plan.root != c.root)
+    fail("the plan's root is " + std::to_string(plan.root) + " but --root is " +
+         std::to_string(c.root));
+}
+
+PlanSource PlanSource::fromPlan(Plan plan, const std::string &origin, const BenchCase &c) {
+  checkPlanFitsCase(plan, origin, c);
+  PlanSource s;
+  s.single_ = std::make_shared<const Plan>(std::move(plan));
+  s.label_ = origin;
+  return s;
+}
+
+PlanSource PlanSource::fromPlanFile(const std::string &path, const BenchCase &c) {
+  return fromPlan(loadPlanFileForTool(path), path, c);
+}
+
+PlanSource PlanSource::fromBundleFile(const std::string &path, const BenchCase &c) {
+  auto bundle = std::make_shared<const Bundle>(loadBundleFileForTool(path));
+  if (bundle->ranks != c.ranks)
+    throw std::invalid_argument(path + ": ranks: the bundle was tuned for " +
+                                std::to_string(bundle->ranks) + " ranks but --ranks is " +
+                                std::to_string(c.ranks));
+  const BucketTable *table = bundle->find(c.kind, c.dtype, c.op);
+  if (!table) {
+    std::string have;
+    for (const BucketTable &t : bundle->tables) {
+      have += have.empty() ? "" : ", ";
+      have += std::string(toString(t.collective)) + " " + std::string(toString(t.dtype));
+      if (t.op) have += " " + std::string(toString(*t.op));
+    }
+    std::string want = std::string(toString(c.kind)) + " " + std::string(toString(c.dtype));
+    if (needsReduceOp(c.kind)) want += " " + std::string(toString(c.op));
+    throw std::invalid_argument(path + ": tables: the bundle has no table for " + want +
+                                " (it has: " + (have.empty() ? "none" : have) + ")");
+  }
+  for (const Bucket &b : table->buckets) checkPlanFitsCase(b.plan, path, c);
+  PlanSource s;
+  s.bundle_ = std::move(bundle);
+  s.table_ = table;
+  s.label_ = path;
+  return s;
+}
+
+PlanSource PlanSource::builtIn(const BenchCase &c) {
+  std::optional<ReduceOp> op;
+  if (needsReduceOp(c.kind)) op = c.op;
+  if (needsRoot(c.kind) && (c.root < 0 || c.root >= c.ranks))
+    throw std::invalid_argument("--root " + std::to_string(c.root) + " is out of range for " +
+                                std::to_string(c.ranks) + " ranks");
+  PlanSource s = fromPlan(defaultPlan(c.kind, c.ranks, op, c.root), "built-in plan", c);
+  s.label_ = "built-in " + s.single_->algorithm + " plan";
+  return s;
+}
+
+const Plan &PlanSource::planFor(uint64_t bytes) const {
+  if (single_) return *single_;
+  return table_->lookup(bytes).plan;
+}
+
+}  // namespace collplan::bench

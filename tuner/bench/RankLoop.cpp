@@ -1,0 +1,106 @@
+// runRankLoop: the per-rank benchmark loop (shared by cpu-threads and cpu-shm) and its reduction.
+#include "tuner/bench/RankLoop.h"
+
+#include "runtime/exec/Executor.h"
+#include "runtime/exec/PreparedProgram.h"
+#include "runtime/plan/DefaultPlans.h"
+#include "tuner/bench/CheckData.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+
+namespace collplan::bench {
+namespace {
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// 8-byte aligned storage for any dtype.
+struct Buffer {
+  std::vector<uint64_t> words;
+  void *data() { return words.data(); }
+  void reserve(size_t bytes) { words.assign(bytes / 8 + 1, 0); }
+};
+
+}  // namespace
+
+RankTimes runRankLoop(Transport &transport, const PlanSource &source, const BenchCase &c,
+                      const std::vector<SizePoint> &sizes, const LoopSettings &settings,
+                      const ProgressFn &progress) {
+  const int rank = transport.rank();
+  Executor executor(transport);
+  const Plan barrierPlan = disseminationBarrierPlan(c.ranks);
+  const PreparedProgram barrier(barrierPlan, rank, transport);
+  const CallBuffers barrierCall;
+  std::map<const Plan *, std::unique_ptr<PreparedProgram>> programs;
+
+  size_t maxCount = 0;
+  for (const SizePoint &s : sizes) maxCount = std::max(maxCount, s.count);
+  Buffer in, out;
+  in.reserve(inputBytes(c, rank, maxCount));
+  out.reserve(outputBytes(c, rank, maxCount));
+  fillInput(c, rank, maxCount, in.data());  // element e's value does not depend on the count
+
+  RankTimes result;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const SizePoint &size = sizes[i];
+    if (rank == 0 && progress) progress(i, size);
+    const Plan &plan = source.planFor(size.bytes);
+    std::unique_ptr<PreparedProgram> &program = programs[&plan];
+    if (!program) program = std::make_unique<PreparedProgram>(plan, rank, transport);
+
+    CallBuffers call;
+    call.in = in.data();
+    call.out = out.data();
+    call.inBytes = inputBytes(c, rank, size.count);
+    call.outBytes = outputBytes(c, rank, size.count);
+    call.count = size.count;
+    call.dtype = c.dtype;
+    call.op = c.op;
+
+    uint64_t wrong = 0;
+    if (settings.check && c.kind != CollectiveKind::Barrier) {
+      poisonOutput(c, rank, size.count, out.data());
+      executor.run(barrier, barrierCall);
+      executor.run(*program, call);
+      wrong = countWrong(c, rank, size.count, out.data());
+    }
+    for (int w = 0; w < settings.warmup; ++w) executor.run(*program, call);
+    const int reps = settings.reps > 0 ? settings.reps : autoRepetitions(size.bytes);
+    std::vector<double> seconds;
+    seconds.reserve(size_t(reps));
+    for (int r = 0; r < reps; ++r) {
+      executor.run(barrier, barrierCall);
+      const double t0 = nowSeconds();
+      executor.run(*program, call);
+      seconds.push_back(nowSeconds() - t0);
+    }
+    result.seconds.push_back(std::move(seconds));
+    result.wrong.push_back(wrong);
+  }
+  return result;
+}
+
+std::vector<SizeResult> combineRanks(const std::vector<RankTimes> &ranks) {
+  std::vector<SizeResult> out;
+  if (ranks.empty()) return out;
+  for (size_t s = 0; s < ranks[0].seconds.size(); ++s) {
+    std::vector<double> slowest(ranks[0].seconds[s].size(), 0.0);
+    SizeResult r;
+    for (const RankTimes &rt : ranks) {
+      for (size_t k = 0; k < slowest.size() && k < rt.seconds[s].size(); ++k)
+        slowest[k] = std::max(slowest[k], rt.seconds[s][k]);
+      r.wrong += rt.wrong[s];
+    }
+    std::sort(slowest.begin(), slowest.end());
+    r.timeUs = slowest.empty() ? 0 : slowest[slowest.size() / 2] * 1e6;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace collplan::bench

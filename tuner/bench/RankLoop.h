@@ -1,0 +1,46 @@
+// The measurement loop one rank runs over any Transport: check, warm up, time, per size.
+#pragma once
+
+#include "runtime/exec/Transport.h"
+#include "tuner/bench/BenchCase.h"
+#include "tuner/bench/PlanSource.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace collplan::bench {
+
+/// How each size is measured.
+struct LoopSettings {
+  int warmup = 3;     ///< untimed calls before the timed ones
+  int reps = 0;       ///< timed calls; 0: autoRepetitions(bytes)
+  bool check = true;  ///< one untimed call on poisoned output, compared with the host reference
+};
+
+/// What one rank saw: per size, the seconds of each timed call and its #wrong (0 when unchecked).
+struct RankTimes {
+  std::vector<std::vector<double>> seconds;
+  std::vector<uint64_t> wrong;
+};
+
+/// Called by rank 0 before each size (index into the sizes), for progress lines.
+using ProgressFn = std::function<void(size_t index, const SizePoint &size)>;
+
+/// Runs every size on this rank: [poison output, barrier, one call, count wrong], `warmup` calls,
+/// then `reps` times {barrier (the runtime's dissemination plan); time one call}. Every rank of
+/// the transport must call this with the same arguments. Throws RuntimeError on a transport
+/// failure (a peer's timeout) and PlanError/RuntimeError for a plan this rank cannot run.
+RankTimes runRankLoop(Transport &transport, const PlanSource &source, const BenchCase &c,
+                      const std::vector<SizePoint> &sizes, const LoopSettings &settings,
+                      const ProgressFn &progress = {});
+
+/// Per size, the median over repetitions of the slowest rank's time, in µs; and #wrong summed
+/// over ranks.
+struct SizeResult {
+  double timeUs = 0;
+  uint64_t wrong = 0;
+};
+std::vector<SizeResult> combineRanks(const std::vector<RankTimes> &ranks);
+
+}  // namespace collplan::bench
