@@ -210,8 +210,10 @@ void CostBuilder::listSchedule() {
     auto [readyRound, negLevel, shift, position, op] = ready.top();
     ready.pop();
     place(op);
-    int64_t round = readyRound;
-    for (Value result : op->getResults()) round = std::max(round, values_[result].round);
+    // An op's round is when its first result is available (a dup's transfers spread over
+    // several rounds): no consumer can be ready earlier, so rounds respect dataflow.
+    int64_t round = op->getNumResults() ? INT64_MAX : readyRound;
+    for (Value result : op->getResults()) round = std::min(round, values_[result].round);
     opRound_[op] = round;
     for (Value result : op->getResults())
       for (OpOperand &use : result.getUses()) {
