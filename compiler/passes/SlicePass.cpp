@@ -20,7 +20,7 @@ struct CollSlicePass : collplan::impl::CollSliceBase<CollSlicePass> {
 
   void runOnOperation() override {
     if (slices < 1) {
-      getOperation().emitError() << "coll-slice: slices must be at least 1 (got " << slices << ")";
+      getOperation().emitError() << "coll-slice: slices must be at least 1 (got " << int(slices) << ")";
       return signalPassFailure();
     }
     getOperation().walk([&](ScheduleOp schedule) {

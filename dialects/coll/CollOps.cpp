@@ -368,6 +368,16 @@ collplan::PlanOp coll::toPlanOp(Operation *op) {
   return planOp;
 }
 
+int64_t coll::residentRank(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto in = dyn_cast<InputOp>(def)) return int64_t(in.getRank());
+  if (auto copy = dyn_cast<CopyOp>(def)) return int64_t(copy.getRank());
+  if (auto reduce = dyn_cast<coll::ReduceOp>(def)) return int64_t(reduce.getRank());
+  if (auto reduce = dyn_cast<ReduceSendOp>(def)) return int64_t(reduce.getDest());
+  auto dup = cast<DupOp>(def);
+  return dup.getRanks()[cast<OpResult>(value).getResultNumber()];
+}
+
 Operation *coll::createInstruction(OpBuilder &b, Location loc, const collplan::PlanOp &op) {
   MLIRContext *ctx = b.getContext();
   auto refs = [&](const std::vector<collplan::BufRef> &list) {

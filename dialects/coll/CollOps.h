@@ -24,6 +24,9 @@ void printInstruction(OpAsmPrinter &printer, Operation *op);
 /// Checks the instruction against the shape of its kind and its enclosing program.
 LogicalResult verifyInstruction(Operation *op, ::collplan::OpKind kind);
 
+/// The rank where a level-2 `!coll.chunk` value resides (from its defining op).
+int64_t residentRank(Value value);
+
 /// Converts a level-3 instruction to the runtime's plan op (and back).
 ::collplan::PlanOp toPlanOp(Operation *op);
 Operation *createInstruction(OpBuilder &builder, Location loc, const ::collplan::PlanOp &op);
