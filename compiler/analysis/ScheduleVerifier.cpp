@@ -56,8 +56,12 @@ private:
   TermTable terms_;
   unsigned errors_ = 0;
   llvm::DenseMap<Value, ValueInfo> values_;
-  /// Output (rank, chunk, slice) -> the op that binds it.
-  std::map<Contribution, OutputOp> outputs_;
+  /// Output (rank, chunk, slice) -> the op that binds it, flat-indexed (see outputIndex).
+  std::vector<OutputOp> outputs_;
+  size_t outputIndex(int rank, int chunk, int slice) const {
+    size_t maxChunks = size_t(std::max(spec_.chunks, spec_.ranks));
+    return (size_t(rank) * maxChunks + size_t(chunk)) * size_t(spec_.slices) + size_t(slice);
+  }
   /// Term -> the output class whose expected content it was proven to hold.
   llvm::DenseMap<TermId, int64_t> provenTerms_;
   /// Output class -> its first output (for the determinism check).
@@ -67,6 +71,7 @@ private:
 };
 
 LogicalResult ScheduleChecker::run() {
+  outputs_.assign(outputIndex(spec_.ranks, 0, 0), OutputOp());
   for (Operation &op : schedule_.getBodyBlock()) {
     if (!budgetLeft()) break;
     visit(op);
@@ -146,12 +151,13 @@ void ScheduleChecker::visit(Operation &op) {
 
 void ScheduleChecker::checkOutput(OutputOp op) {
   int rank = int(op.getRank()), chunk = int(op.getChunk()), slice = int(op.getSlice().value_or(0));
-  auto [it, inserted] = outputs_.try_emplace({rank, chunk, slice}, op);
-  if (!inserted) {
+  OutputOp &first = outputs_[outputIndex(rank, chunk, slice)];
+  if (first) {
     error(op) << outputName(rank, chunk, slice) << " is bound twice (first at "
-              << it->second.getLoc() << ")";
+              << first.getLoc() << ")";
     return;
   }
+  first = op;
   if (!checkResident(op, op.getValue(), rank, 0, "output")) return;
   checkOutputContent(op, rank, chunk, slice, values_[op.getValue()].term);
 }
@@ -233,7 +239,7 @@ void ScheduleChecker::checkAllOutputsBound() {
   for (int rank = 0; rank < spec_.ranks; ++rank)
     for (int chunk = 0; chunk < spec_.outputChunks(rank); ++chunk)
       for (int slice = 0; slice < spec_.slices; ++slice)
-        if (!outputs_.count({rank, chunk, slice})) unbound.push_back({rank, chunk, slice});
+        if (!outputs_[outputIndex(rank, chunk, slice)]) unbound.push_back({rank, chunk, slice});
   if (unbound.empty()) return;
   auto diag = error(schedule_);
   diag << outputName(unbound[0].rank, unbound[0].chunk, unbound[0].slice);

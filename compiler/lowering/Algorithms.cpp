@@ -102,6 +102,7 @@ FailureOr<coll::ScheduleOp> buildSchedule(OpBuilder &builder, Location loc,
   else if (algorithm.chunks)
     spec.chunks = algorithm.chunks(spec, params);
   if (algorithm.slices) spec.slices = algorithm.slices(spec, params);
+  if (algorithm.remoteReads) spec.remoteReads = true;
   if (auto reason = checkCommon(spec, algorithm, params)) {
     error = *reason;
     return failure();

@@ -35,6 +35,9 @@ struct AlgorithmInfo {
   std::string family;   ///< the lowering pass that owns it, e.g. "ring" (coll-lower-ring)
   std::string summary;  ///< one line for --help and reports
   std::vector<CollectiveKind> kinds;
+  /// The schedule reduces operands that reside on other ranks (peers' memory read directly,
+  /// e.g. one-shot, KangaRing's secondary), so it is emitted with `remote_reads`.
+  bool remoteReads = false;
   /// Why `params` cannot lower `spec`, or nothing (kinds and common params are checked first).
   std::function<std::optional<std::string>(const CollectiveSpec &, const AlgorithmParams &)>
       check;

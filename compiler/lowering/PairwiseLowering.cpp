@@ -1,8 +1,113 @@
-// Pairwise lowerings (to be written: see compiler/Passes.td, CollLowerPairwise).
+// Pairwise lowerings: pairwise-exchange all-to-all, and the dissemination and pairwise
+// (recursive-doubling exchange) barriers.
 #include "compiler/lowering/Algorithms.h"
 
-namespace collplan {
+using namespace mlir;
 
-void registerPairwiseAlgorithms(std::vector<AlgorithmInfo> &) {}
+namespace collplan {
+namespace {
+
+bool isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+int floorPow2(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+/// All-to-all in N-1 rounds: in round k rank r sends its block for `to(r, k)`, with
+/// to = r XOR k when N is a power of two (partners swap) and (r + k) mod N otherwise
+/// (r receives from (r - k) mod N), so every rank sends and receives once per round.
+void buildPairwiseAllToAll(ScheduleBuilder &b, const AlgorithmParams &) {
+  int n = b.ranks();
+  bool xorPartners = isPowerOfTwo(n);
+  for (int r = 0; r < n; ++r) b.output(b.input(r, r), r, r);
+  for (int k = 1; k < n; ++k) {
+    b.setStep(k - 1);
+    for (int r = 0; r < n; ++r) {
+      int to = xorPartners ? r ^ k : (r + k) % n;
+      b.output(b.copy(b.input(r, to), to), to, r);
+    }
+  }
+  b.setStep(-1);
+}
+
+/// Dissemination barrier: in round k rank r passes everything it has heard of to
+/// (r + 2^k) mod N; after ceil(log2 N) rounds every rank has heard of every rank.
+void buildDissemination(ScheduleBuilder &b, const AlgorithmParams &) {
+  int n = b.ranks();
+  std::vector<Value> heard(n);
+  for (int r = 0; r < n; ++r) heard[r] = b.input(r, 0);
+  for (int distance = 1, round = 0; distance < n; distance *= 2, ++round) {
+    b.setStep(round);
+    std::vector<Value> arrived(n);
+    for (int r = 0; r < n; ++r) arrived[(r + distance) % n] = b.copy(heard[r], (r + distance) % n);
+    for (int r = 0; r < n; ++r) heard[r] = b.reduce({heard[r], arrived[r]}, r);
+  }
+  b.setStep(-1);
+  for (int r = 0; r < n; ++r) b.output(heard[r], r, 0);
+}
+
+/// Pairwise-exchange barrier: partners r XOR 2^k swap what they have heard of, log2 N rounds.
+/// Other rank counts fold the first 2*rem ranks in pairs (the even one reports to the odd one
+/// first and hears back last), as MPICH does.
+void buildPairwiseBarrier(ScheduleBuilder &b, const AlgorithmParams &) {
+  int n = b.ranks();
+  int pow2 = floorPow2(n), rem = n - pow2;
+  auto rankOf = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
+  std::vector<Value> heard(n);
+  for (int r = 0; r < n; ++r) heard[r] = b.input(r, 0);
+  int step = 0;
+  if (rem) {
+    b.setStep(step++);
+    for (int r = 0; r < 2 * rem; r += 2)
+      heard[r + 1] = b.reduce({b.copy(heard[r], r + 1), heard[r + 1]}, r + 1);
+  }
+  for (int distance = 1; distance < pow2; distance *= 2) {
+    b.setStep(step++);
+    std::vector<Value> arrived(n);
+    for (int v = 0; v < pow2; ++v)
+      arrived[rankOf(v ^ distance)] = b.copy(heard[rankOf(v)], rankOf(v ^ distance));
+    for (int v = 0; v < pow2; ++v) {
+      int self = rankOf(v);
+      heard[self] = v < (v ^ distance) ? b.reduce({heard[self], arrived[self]}, self)
+                                       : b.reduce({arrived[self], heard[self]}, self);
+    }
+  }
+  if (rem) {
+    b.setStep(step++);
+    for (int r = 0; r < 2 * rem; r += 2) heard[r] = b.copy(heard[r + 1], r);
+  }
+  b.setStep(-1);
+  for (int r = 0; r < n; ++r) b.output(heard[r], r, 0);
+}
+
+}  // namespace
+
+void registerPairwiseAlgorithms(std::vector<AlgorithmInfo> &registry) {
+  AlgorithmInfo pairwise;
+  pairwise.name = "pairwise";
+  pairwise.family = "pairwise";
+  pairwise.summary = "all-to-all in N-1 rounds: partner r XOR k (powers of two) or r +/- k";
+  pairwise.kinds = {CollectiveKind::AllToAll};
+  pairwise.build = buildPairwiseAllToAll;
+  registry.push_back(pairwise);
+
+  AlgorithmInfo dissemination;
+  dissemination.name = "dissemination";
+  dissemination.family = "pairwise";
+  dissemination.summary = "barrier in ceil(log2 N) rounds: rank r tells r + 2^k";
+  dissemination.kinds = {CollectiveKind::Barrier};
+  dissemination.build = buildDissemination;
+  registry.push_back(dissemination);
+
+  AlgorithmInfo barrier;
+  barrier.name = "pairwise-barrier";
+  barrier.family = "pairwise";
+  barrier.summary = "barrier by pairwise exchanges with r XOR 2^k (non-powers of two folded)";
+  barrier.kinds = {CollectiveKind::Barrier};
+  barrier.build = buildPairwiseBarrier;
+  registry.push_back(barrier);
+}
 
 }  // namespace collplan

@@ -32,24 +32,23 @@ void ScheduleBuilder::annotate(Operation *op) {
   if (channel_ >= 0) op->setAttr("channel", builder_.getI64IntegerAttr(channel_));
 }
 
-Value ScheduleBuilder::track(Operation *op, int rank) {
+Value ScheduleBuilder::track(Operation *op, int) {
   annotate(op);
-  Value v = op->getResult(0);
-  rankOf_[v] = rank;
-  return v;
+  return op->getResult(0);
 }
 
 Value ScheduleBuilder::input(int rank, int chunk, int slice) {
-  auto key = std::make_tuple(rank, chunk, slice);
-  auto it = inputs_.find(key);
-  if (it != inputs_.end()) return it->second;
+  size_t maxChunks = size_t(std::max(spec_.chunks, spec_.ranks));
+  size_t key = (size_t(rank) * maxChunks + size_t(chunk)) * size_t(spec_.slices) + size_t(slice);
+  if (inputs_.empty()) inputs_.resize(size_t(spec_.ranks) * maxChunks * size_t(spec_.slices));
+  if (key < inputs_.size() && inputs_[key]) return inputs_[key];
   auto op = builder_.create<InputOp>(loc_, ChunkType::get(builder_.getContext()),
                                      uint64_t(rank), uint64_t(chunk),
                                      spec_.slices > 1 ? builder_.getI64IntegerAttr(slice)
                                                       : IntegerAttr());
   Value v = op.getResult();
-  rankOf_[v] = rank;
-  return inputs_[key] = v;
+  if (key < inputs_.size()) inputs_[key] = v;  // out-of-range inputs fail the op verifier
+  return v;
 }
 
 Value ScheduleBuilder::copy(Value v, int toRank) {
@@ -78,9 +77,7 @@ SmallVector<Value> ScheduleBuilder::dup(Value v, ArrayRef<int> toRanks) {
   SmallVector<Type> types(ranks.size(), ChunkType::get(builder_.getContext()));
   auto op = builder_.create<DupOp>(loc_, types, v, ranks);
   annotate(op);
-  SmallVector<Value> results(op.getResults().begin(), op.getResults().end());
-  for (auto [result, rank] : llvm::zip(results, toRanks)) rankOf_[result] = rank;
-  return results;
+  return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
 }
 
 void ScheduleBuilder::output(Value v, int rank, int chunk, int slice) {

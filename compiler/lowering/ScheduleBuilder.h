@@ -7,8 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 
-#include <map>
-#include <tuple>
+#include <vector>
 
 namespace collplan {
 
@@ -36,7 +35,7 @@ public:
   void output(mlir::Value v, int rank, int chunk, int slice = 0);
 
   /// Where `v` resides.
-  int rankOf(mlir::Value v) const { return rankOf_.lookup(v); }
+  int rankOf(mlir::Value v) const { return int(mlir::coll::residentRank(v)); }
 
   /// Subsequent ops carry `step` (and `channel` when >= 0) attributes; -1 clears.
   void setStep(int step) { step_ = step; }
@@ -50,8 +49,8 @@ private:
   mlir::Location loc_;
   CollectiveSpec spec_;
   mlir::coll::ScheduleOp schedule_;
-  llvm::DenseMap<mlir::Value, int> rankOf_;
-  std::map<std::tuple<int, int, int>, mlir::Value> inputs_;
+  /// Inputs created so far, flat-indexed by (rank, chunk, slice).
+  std::vector<mlir::Value> inputs_;
   int step_ = -1;
   int channel_ = -1;
 };

@@ -1,0 +1,83 @@
+// Issue 4's scale targets: every allreduce lowering at N=64, and a 1024-rank ring.
+#include "compiler/Registration.h"
+#include "compiler/analysis/CostModel.h"
+#include "compiler/analysis/ScheduleVerifier.h"
+#include "compiler/lowering/Algorithms.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+using namespace collplan;
+
+namespace {
+
+struct Context {
+  Context() : ctx(mlir::MLIRContext::Threading::DISABLED) {
+    mlir::DialectRegistry registry;
+    registerAll(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+  mlir::MLIRContext ctx;
+};
+
+/// Lowers `algorithm` for an allreduce on `ranks` ranks, verifies it and (optionally) costs it.
+bool lowerVerify(Context &c, const AlgorithmInfo &algorithm, int ranks, bool cost) {
+  mlir::OpBuilder b(&c.ctx);
+  auto module = mlir::ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToEnd(module.getBody());
+  CollectiveSpec spec;
+  spec.ranks = ranks;
+  spec.op = ReduceOp::Sum;
+  AlgorithmParams params;
+  if (algorithm.family == "kangaring") params.ranksPerDevice = 2;
+  if (algorithm.family == "hierarchical") params.ranksPerNode = 8;
+  std::string error;
+  auto schedule = buildSchedule(b, b.getUnknownLoc(), spec, "s", algorithm, params, error);
+  bool ok = mlir::succeeded(schedule) && mlir::succeeded(verifySchedule(*schedule));
+  if (ok && cost) benchmark::DoNotOptimize(analyzeCost(*schedule).alphaRounds);
+  module.erase();
+  return ok;
+}
+
+double peakRssMiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;
+}
+
+/// Lowering + verify + cost of every algorithm that implements allreduce, at N = 64.
+void BM_EveryAllreduceAlgorithm64(benchmark::State &state) {
+  Context c;
+  int algorithms = 0, failed = 0;
+  for (auto _ : state) {
+    algorithms = failed = 0;
+    for (const AlgorithmInfo &a : collplan::algorithms())
+      if (a.supports(CollectiveKind::AllReduce)) {
+        ++algorithms;
+        failed += !lowerVerify(c, a, 64, /*cost=*/true);
+      }
+  }
+  state.counters["algorithms"] = algorithms;
+  state.counters["failed"] = failed;
+}
+BENCHMARK(BM_EveryAllreduceAlgorithm64)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+/// A 1024-rank ring allreduce: lowering and verification (4.2 M ops).
+void BM_RingAllreduce1024LowerVerify(benchmark::State &state) {
+  Context c;
+  const AlgorithmInfo *ring = findAlgorithm("ring");
+  bool ok = true;
+  for (auto _ : state) ok &= lowerVerify(c, *ring, 1024, /*cost=*/false);
+  state.counters["ok"] = ok;
+  state.counters["peak_rss_MiB"] = peakRssMiB();
+}
+BENCHMARK(BM_RingAllreduce1024LowerVerify)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,107 @@
+// coll-lower-mesh: direct writes to every peer device (two-step) or every peer (single-step).
+// RUN: split-file --leading-lines %s %t
+// RUN: coll-opt %t/devices.mlir --coll-lower-mesh=ranks-per-device=2 --coll-verify | FileCheck %s
+// RUN: coll-opt %t/devices.mlir --coll-lower-mesh=ranks-per-device=2 --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/flat.mlir --coll-lower-mesh --coll-verify | FileCheck %s --check-prefix=FLAT
+// RUN: coll-opt %t/topology.mlir --coll-lower-mesh=topology=torus:2x2x2 --coll-verify | FileCheck %s --check-prefix=TOPO
+// RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower-mesh=ranks-per-device=4 -verify-diagnostics
+// RUN: coll-opt %t/unequal.mlir --coll-lower-mesh=topology=%t/unequal-chips.json -verify-diagnostics
+
+//--- devices.mlir
+// Six ranks on three devices of two: rank (e, i) is rank 2e + i.
+
+// Step 0 writes chunk 0 of the same-index ranks of the other devices to rank 1, which folds
+// them in device order and writes the partial to rank 0 (step 1); rank 0 folds its own
+// device's partials in local order.
+// CHECK-LABEL: coll.schedule @rs reduce_scatter ranks 6 op sum algorithm "mesh-two-step"
+// CHECK: %[[A:.*]] = coll.copy %{{[0-9#]+}} to rank 1 {step = 0 : i64}
+// CHECK: %[[B:.*]] = coll.copy %{{[0-9#]+}} to rank 1 {step = 0 : i64}
+// CHECK: %[[OWN1:.*]] = coll.input rank 1 chunk 0
+// CHECK: %[[P1:.*]] = coll.reduce_send %[[OWN1]], %[[A]], %[[B]] at rank 1 to rank 0 {step = 1 : i64}
+// CHECK: %[[P0:.*]] = coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 {step = 1 : i64}
+// CHECK: %[[R:.*]] = coll.reduce %[[P0]], %[[P1]] at rank 0 {step = 1 : i64}
+// CHECK: coll.output %[[R]] rank 0 chunk 0
+coll.collective @rs reduce_scatter ranks 6 op sum algorithm "mesh-two-step"
+
+// Step 0 duplicates a block to the same-index rank of every other device, step 1 inside each
+// device.
+// CHECK-LABEL: coll.schedule @ag allgather ranks 6 algorithm "mesh-two-step"
+// CHECK: %[[X:.*]] = coll.input rank 0 chunk 0
+// CHECK: %[[D:.*]]:2 = coll.dup %[[X]] to ranks [2, 4] {step = 0 : i64}
+// CHECK: coll.copy %[[X]] to rank 1 {step = 1 : i64}
+// CHECK: coll.copy %[[D]]#0 to rank 3 {step = 1 : i64}
+// CHECK: coll.copy %[[D]]#1 to rank 5 {step = 1 : i64}
+coll.collective @ag allgather ranks 6 algorithm "mesh-two-step"
+
+// Allreduce: the reduce-scatter (steps 0-1) then the allgather (steps 2-3) of chunk r from r.
+// CHECK-LABEL: coll.schedule @ar allreduce ranks 6 chunks 6 op sum algorithm "mesh-two-step"
+// CHECK: %[[R:.*]] = coll.reduce %{{[0-9]+}}, %{{[0-9]+}} at rank 0 {step = 1 : i64}
+// CHECK: coll.dup %[[R]] to ranks [2, 4] {step = 2 : i64}
+// CHECK: coll.copy %[[R]] to rank 1 {step = 3 : i64}
+coll.collective @ar allreduce ranks 6 op sum algorithm "mesh-two-step"
+
+// Single step: every rank duplicates its input to all peers (ring-shift order), and each rank
+// folds all six in rank order.
+// CHECK-LABEL: coll.schedule @single allreduce ranks 6 op sum algorithm "mesh-single-step"
+// CHECK: coll.dup %{{[0-9#]+}} to ranks [1, 2, 3, 4, 5] {step = 0 : i64}
+// CHECK: coll.dup %{{[0-9#]+}} to ranks [2, 3, 4, 5, 0] {step = 0 : i64}
+// CHECK: coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 {step = 1 : i64}
+coll.collective @single allreduce ranks 6 op sum algorithm "mesh-single-step"
+
+// Port model, N = 6: two-step reduce-scatter and allgather N-1 rounds of M/N each, allreduce
+// twice that; single step: every rank sends all of M to N-1 peers through one port.
+// COST-LABEL: coll-cost @rs: reduce_scatter on 6 ranks, 6 chunks, op sum
+// COST-NEXT: alpha rounds:     5
+// COST-NEXT: beta coefficient: 0.833333
+// COST-LABEL: coll-cost @ag: allgather on 6 ranks, 6 chunks
+// COST-NEXT: alpha rounds:     5
+// COST-NEXT: beta coefficient: 0.833333
+// COST-LABEL: coll-cost @ar: allreduce on 6 ranks, 6 chunks, op sum
+// COST-NEXT: alpha rounds:     10
+// COST-NEXT: beta coefficient: 1.66667
+// COST-LABEL: coll-cost @single: allreduce on 6 ranks, 1 chunks, op sum
+// COST-NEXT: alpha rounds:     5
+// COST-NEXT: beta coefficient: 5
+
+//--- flat.mlir
+// One rank per device (the default): step 0 alone is a direct reduce-scatter / allgather.
+// FLAT-LABEL: coll.schedule @ar allreduce ranks 3 chunks 3 op sum algorithm "mesh-two-step"
+// FLAT: %[[R:.*]] = coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 {step = 1 : i64}
+// FLAT: coll.dup %[[R]] to ranks [1, 2] {step = 2 : i64}
+coll.collective @ar allreduce ranks 3 op sum algorithm "mesh-two-step"
+// FLAT-LABEL: coll.schedule @single allreduce ranks 3 op sum algorithm "mesh-single-step"
+// FLAT: coll.dup %{{[0-9#]+}} to ranks [2, 0] {step = 0 : i64}
+coll.collective @single allreduce ranks 3 op sum algorithm "mesh-single-step"
+
+//--- topology.mlir
+// Devices from the topology: four chips of two ranks.
+// TOPO-LABEL: coll.schedule @ag allgather ranks 8 algorithm "mesh-two-step"
+// TOPO: coll.dup %{{[0-9#]+}} to ranks [2, 4, 6] {step = 0 : i64}
+coll.collective @ag allgather ranks 8 algorithm "mesh-two-step"
+
+//--- errors.mlir
+// expected-error @+1 {{ranks per device 4 does not divide 6 ranks}}
+coll.collective @six allreduce ranks 6 op sum algorithm "mesh-two-step"
+
+// -----
+
+// expected-error @+1 {{algorithm 'mesh-single-step' does not implement allgather (it implements: allreduce)}}
+coll.collective @ag allgather ranks 4 algorithm "mesh-single-step"
+
+//--- unequal.mlir
+// expected-error @+1 {{mesh-two-step needs the same number of ranks on every device: device 'c1' of topology 'unequal-chips' has 1, device 'c0' has 3}}
+coll.collective @ar allreduce ranks 4 op sum algorithm "mesh-two-step"
+
+//--- unequal-chips.json
+{
+  "format_version": 1,
+  "name": "unequal-chips",
+  "ranks": 4,
+  "devices": [
+    {"name": "c0", "kind": "chip", "ranks": [0, 1, 2], "node": 0, "mem_bandwidth_gbps": 1000},
+    {"name": "c1", "kind": "chip", "ranks": [3], "node": 0, "mem_bandwidth_gbps": 1000}
+  ],
+  "links": [{"a": "c0", "b": "c1", "bandwidth_gbps": 100, "latency_us": 1.0}],
+  "routing": "shortest_path",
+  "intra_device": {"bandwidth_gbps": 500, "latency_us": 0.1}
+}
