@@ -10,6 +10,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 #include <queue>
 #include <tuple>
 
@@ -24,14 +25,29 @@ class PortScheduler {
 public:
   explicit PortScheduler(int ranks) : sendBusy_(ranks), recvBusy_(ranks) {}
 
-  /// The earliest round after `ready` in which `from` can send and `to` can receive.
-  int64_t place(int from, int to, int64_t ready, double size) {
+  /// The round in which a transfer `from` -> `to` of `size` (a fraction of M) arrives, when its
+  /// value is ready after round `ready`. Transfers of one algorithm step (`step` >= 0) between
+  /// the same two ranks and of the same slice travel as one message when it can still take
+  /// them (a halving step sends several blocks at once); otherwise the earliest round after
+  /// `ready` in which `from` can send and `to` can receive.
+  int64_t place(int from, int to, int64_t ready, double size, int64_t step, int64_t slice) {
+    std::tuple<int, int, int64_t, int64_t> key{from, to, step, slice};
+    if (step >= 0) {
+      auto joined = messages_.find(key);
+      if (joined != messages_.end() && joined->second.first > ready) {
+        auto &[round, bytes] = joined->second;
+        bytes += size;
+        largest_[round] = std::max(largest_[round], bytes);
+        return round;
+      }
+    }
     int64_t round = ready + 1;
     while (busy(sendBusy_[from], round) || busy(recvBusy_[to], round)) ++round;
     mark(sendBusy_[from], round);
     mark(recvBusy_[to], round);
     if (round >= int64_t(largest_.size())) largest_.resize(round + 1, 0.0);
     largest_[round] = std::max(largest_[round], size);
+    if (step >= 0) messages_[key] = {round, size};
     return round;
   }
   int64_t rounds() const { return largest_.empty() ? 0 : int64_t(largest_.size()) - 1; }
@@ -51,12 +67,15 @@ private:
   }
   std::vector<std::vector<bool>> sendBusy_, recvBusy_;
   std::vector<double> largest_;
+  /// (from, to, step, slice) -> (round, accumulated size) of the message a step's blocks join.
+  std::map<std::tuple<int, int, int64_t, int64_t>, std::pair<int64_t, double>> messages_;
 };
 
 /// Where a value resides and the round after which it is available there.
 struct ValueState {
   int rank = 0;
   int64_t round = 0;
+  int64_t slice = 0;  ///< the slice it belongs to: one message never mixes slices
 };
 
 class CostBuilder {
@@ -80,17 +99,17 @@ private:
   /// Places the op's transfers given its operands' availability; defines its results.
   void place(Operation *op);
   /// Moves a value from `from` to `to`; returns the round it arrives in.
-  int64_t transfer(int from, int to, int64_t ready) {
+  int64_t transfer(int from, int to, int64_t ready, int64_t step, int64_t slice) {
     if (from == to) return ready;
     ++cost_.transfers;
-    return ports_.place(from, to, ready, cost_.unitFraction);
+    return ports_.place(from, to, ready, cost_.unitFraction, step, slice);
   }
   /// Brings the operands of a reduction to `rank` (remote operands are transfers).
-  int64_t gatherOperands(ValueRange operands, int rank) {
+  int64_t gatherOperands(ValueRange operands, int rank, int64_t step) {
     int64_t ready = 0;
     for (Value v : operands) {
       ValueState s = values_[v];
-      ready = std::max(ready, transfer(s.rank, rank, s.round));
+      ready = std::max(ready, transfer(s.rank, rank, s.round, step, s.slice));
     }
     return ready;
   }
@@ -147,38 +166,62 @@ int CostBuilder::shiftOf(Operation *op) {
   return 0;
 }
 
+/// The `step` an algorithm gave `op`, or -1.
+static int64_t stepOf(Operation *op) {
+  auto step = op->getAttrOfType<IntegerAttr>("step");
+  return step ? step.getInt() : -1;
+}
+
 void CostBuilder::place(Operation *op) {
+  int64_t step = stepOf(op);
   llvm::TypeSwitch<Operation *>(op)
-      .Case<InputOp>([&](InputOp in) { values_[in.getResult()].round = 0; })
+      .Case<InputOp>([&](InputOp in) {
+        ValueState &v = values_[in.getResult()];
+        v.round = 0;
+        v.slice = int64_t(in.getSlice().value_or(0));
+      })
       .Case<CopyOp>([&](CopyOp copy) {
         ValueState src = values_[copy.getSrc()];
-        values_[copy.getResult()].round = transfer(src.rank, int(copy.getRank()), src.round);
+        ValueState &v = values_[copy.getResult()];
+        v.slice = src.slice;
+        v.round = transfer(src.rank, int(copy.getRank()), src.round, step, src.slice);
       })
       .Case<DupOp>([&](DupOp dup) {
         ValueState src = values_[dup.getSrc()];
-        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks()))
-          values_[result].round = transfer(src.rank, int(rank), src.round);
+        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
+          ValueState &v = values_[result];
+          v.slice = src.slice;
+          v.round = transfer(src.rank, int(rank), src.round, step, src.slice);
+        }
       })
       .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
-        values_[reduce.getResult()].round =
-            gatherOperands(reduce.getOperands(), int(reduce.getRank()));
+        int64_t slice = values_[reduce.getOperand(0)].slice;
+        int64_t round = gatherOperands(reduce.getOperands(), int(reduce.getRank()), step);
+        ValueState &v = values_[reduce.getResult()];
+        v.round = round;
+        v.slice = slice;
       })
       .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
-        int64_t ready = gatherOperands(reduce.getOperands(), int(reduce.getRank()));
-        values_[reduce.getResult()].round =
-            transfer(int(reduce.getRank()), int(reduce.getDest()), ready);
+        int64_t slice = values_[reduce.getOperand(0)].slice;
+        int64_t ready = gatherOperands(reduce.getOperands(), int(reduce.getRank()), step);
+        int64_t round =
+            transfer(int(reduce.getRank()), int(reduce.getDest()), ready, step, slice);
+        ValueState &v = values_[reduce.getResult()];
+        v.round = round;
+        v.slice = slice;
       })
       .Default([](Operation *) {});
 }
 
 /// List scheduling: an op is placed once all its operands are; among placeable ops the one
-/// whose operands are ready earliest goes first (ties: smaller ring shift, then op order).
+/// whose operands are ready earliest goes first (ties: the algorithm's own `step`, then the
+/// longest chain of transfers below, the smaller ring shift, op order).
 /// Placing in order of readiness never delays an op placed earlier, so every op gets the
 /// earliest rounds its dependencies and the ports allow in that order.
 void CostBuilder::listSchedule() {
   Block &body = schedule_.getBodyBlock();
   llvm::DenseMap<Operation *, unsigned> pending, index;
-  using Entry = std::tuple<int64_t, int64_t, int, unsigned, Operation *>;
+  using Entry = std::tuple<int64_t, int64_t, int64_t, int, unsigned, Operation *>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
   auto readiness = [&](Operation *op) {
     int64_t round = 0;
@@ -196,7 +239,9 @@ void CostBuilder::listSchedule() {
     bottomLevel[&op] = below + (moves ? 1 : 0);
   }
   auto push = [&](Operation *op, int64_t round) {
-    ready.push({round, -bottomLevel[op], shiftOf(op), index[op], op});
+    int64_t step = stepOf(op);
+    ready.push({round, step >= 0 ? step : INT64_MAX, -bottomLevel[op], shiftOf(op), index[op],
+                op});
   };
   unsigned position = 0;
   for (Operation &op : body) {
@@ -207,7 +252,7 @@ void CostBuilder::listSchedule() {
   for (Operation &op : body)
     if (op.getNumOperands() == 0) push(&op, 0);
   while (!ready.empty()) {
-    auto [readyRound, negLevel, shift, position, op] = ready.top();
+    auto [readyRound, stepKey, negLevel, shift, position, op] = ready.top();
     ready.pop();
     place(op);
     // An op's round is when its first result is available (a dup's transfers spread over

@@ -31,7 +31,8 @@ coll.collective @ar allreduce ranks 4 op sum algorithm "hierarchical"
 // Port model: α = 2(L-1)K + 2(K-1) (each of the K chunks of a share is its own message inside
 // a node), β = 2(N-1)/N.
 // COST-RING-LABEL: coll-cost @ar: allreduce on 4 ranks, 4 chunks, op sum
-// COST-RING-NEXT: alpha rounds:     6
+// 2(L-1) + 2(K-1) rounds: each peer's chunks travel as one message per step.
+// COST-RING-NEXT: alpha rounds:     4
 // COST-RING-NEXT: beta coefficient: 1.5
 
 //--- rd.mlir

@@ -50,14 +50,15 @@ coll.collective @single allreduce ranks 6 op sum algorithm "mesh-single-step"
 
 // Port model, N = 6: two-step reduce-scatter and allgather N-1 rounds of M/N each, allreduce
 // twice that; single step: every rank sends all of M to N-1 peers through one port.
+// (D-1) + (R-1) = 3 rounds for 3 devices of 2 ranks.
 // COST-LABEL: coll-cost @rs: reduce_scatter on 6 ranks, 6 chunks, op sum
-// COST-NEXT: alpha rounds:     5
+// COST-NEXT: alpha rounds:     3
 // COST-NEXT: beta coefficient: 0.833333
 // COST-LABEL: coll-cost @ag: allgather on 6 ranks, 6 chunks
-// COST-NEXT: alpha rounds:     5
+// COST-NEXT: alpha rounds:     3
 // COST-NEXT: beta coefficient: 0.833333
 // COST-LABEL: coll-cost @ar: allreduce on 6 ranks, 6 chunks, op sum
-// COST-NEXT: alpha rounds:     10
+// COST-NEXT: alpha rounds:     6
 // COST-NEXT: beta coefficient: 1.66667
 // COST-LABEL: coll-cost @single: allreduce on 6 ranks, 1 chunks, op sum
 // COST-NEXT: alpha rounds:     5

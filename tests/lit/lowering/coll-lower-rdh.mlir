@@ -65,13 +65,13 @@ coll.collective @rab allreduce ranks 3 op sum algorithm "rabenseifner"
 // COST-LABEL: coll-cost @rd: allreduce on 3 ranks, 1 chunks, op sum
 // COST-NEXT: alpha rounds:     3
 // COST-LABEL: coll-cost @ag: allgather on 4 ranks, 4 chunks
-// COST-NEXT: alpha rounds:     3
+// COST-NEXT: alpha rounds:     2
 // COST-NEXT: beta coefficient: 0.75
 // COST-LABEL: coll-cost @rs: reduce_scatter on 4 ranks, 4 chunks, op sum
-// COST-NEXT: alpha rounds:     3
+// COST-NEXT: alpha rounds:     2
 // COST-NEXT: beta coefficient: 0.75
 // COST-LABEL: coll-cost @rab4: allreduce on 4 ranks, 4 chunks, op sum
-// COST-NEXT: alpha rounds:     6
+// COST-NEXT: alpha rounds:     4
 // COST-NEXT: beta coefficient: 1.5
 coll.collective @rab4 allreduce ranks 4 op sum algorithm "rabenseifner"
 
