@@ -82,7 +82,8 @@ static std::optional<std::string> checkCommon(const CollectiveSpec &spec,
   if (params.ranksPerDevice < 1 || spec.ranks % params.ranksPerDevice != 0)
     return "ranks per device " + std::to_string(params.ranksPerDevice) + " does not divide " +
            std::to_string(spec.ranks) + " ranks";
-  if (!params.order.empty())
+  bool devicesOrder = algorithm.orderOverDevices && int(params.order.size()) != spec.ranks;
+  if (!params.order.empty() && !devicesOrder)
     if (auto bad = checkPermutation(params.order, spec.ranks, "ring order")) return bad;
   if (params.topology && params.topology->numRanks() != spec.ranks)
     return "the topology has " + std::to_string(params.topology->numRanks()) +

@@ -45,6 +45,8 @@ struct AlgorithmInfo {
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> chunks;
   /// The slices of every chunk the algorithm needs (e.g. one per ring direction); default 1.
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> slices;
+  /// True when `params.order` may list devices rather than ranks (the algorithm checks it).
+  bool orderOverDevices = false;
   /// Emits the schedule's body.
   std::function<void(ScheduleBuilder &, const AlgorithmParams &)> build;
 

@@ -223,6 +223,7 @@ void registerKangaRingAlgorithms(std::vector<AlgorithmInfo> &registry) {
   kanga.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
                  CollectiveKind::AllReduce};
   kanga.remoteReads = true;  // the primary reads its secondary's chunk in place
+  kanga.orderOverDevices = true;
   kanga.check = checkKangaRing;
   kanga.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) {
     return std::max(1, s.ranks / 2);  // allreduce: one chunk per pair

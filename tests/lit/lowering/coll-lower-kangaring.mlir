@@ -3,6 +3,7 @@
 // RUN: coll-opt %t/lower.mlir --coll-lower-kangaring --coll-verify | FileCheck %s
 // RUN: coll-opt %t/lower.mlir --coll-lower-kangaring --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: coll-opt %t/order.mlir --coll-lower-kangaring="order=2,3,0,1" --coll-verify | FileCheck %s --check-prefix=ORDER
+// RUN: coll-opt %t/order.mlir --coll-lower-kangaring="order=1,0" --coll-verify | FileCheck %s --check-prefix=ORDER
 // RUN: coll-opt %t/topology.mlir --coll-lower-kangaring="topology=torus:2x2x2" --coll-verify | FileCheck %s --check-prefix=TOPO
 // RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower-kangaring -verify-diagnostics
 // RUN: coll-opt %t/odd.mlir --coll-lower-kangaring=ranks-per-device=3 -verify-diagnostics
@@ -60,7 +61,7 @@ coll.collective @ar allreduce ranks 6 op sum algorithm "kangaring"
 // COST-NEXT: beta coefficient: 1.66667
 
 //--- order.mlir
-// A rank order sets the device order: device 1 (ranks 2, 3) comes first.
+// A rank order (2,3,0,1) or a device order (1,0) sets the device order: device 1 comes first.
 // ORDER-LABEL: coll.schedule @ar allreduce ranks 4 chunks 2 slices 2
 // ORDER: coll.reduce_send %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 to rank 2 {channel = 0 : i64, step = 0 : i64}
 // ORDER: %[[R:.*]] = coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 2
