@@ -44,11 +44,13 @@ void sweepRank(collplan::Comm &comm, const char *backend, bool print) {
     const int reps = sweepReps(kSweepBytes[s]);
     for (int w = 0; w < 3; ++w) comm.allreduce(send.data(), recv.data(), count, COLLPLAN_SUM);
     std::vector<double> times;
+    std::string algorithm;  // of the timed call (the max-allreduce below runs its own plan)
     for (int r = 0; r < reps; ++r) {
       comm.barrier();
       const double t0 = now();
       comm.allreduce(send.data(), recv.data(), count, COLLPLAN_SUM);
       double t = now() - t0;
+      algorithm = comm.lastAlgorithm();
       comm.allreduce(&t, &t, 1, COLLPLAN_MAX);
       times.push_back(t);
     }
@@ -60,7 +62,7 @@ void sweepRank(collplan::Comm &comm, const char *backend, bool print) {
     const double algbw = double(kSweepBytes[s]) / t / 1e9;
     if (print)
       std::printf("%12zu %10zu %6s %12.2f %10.3f %10.3f %10s\n", kSweepBytes[s], count, "float",
-                  t * 1e6, algbw, algbw * 2.0 * (ranks - 1) / ranks, comm.lastAlgorithm().c_str());
+                  t * 1e6, algbw, algbw * 2.0 * (ranks - 1) / ranks, algorithm.c_str());
     std::fflush(stdout);
   }
 }

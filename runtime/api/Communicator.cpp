@@ -111,7 +111,7 @@ void WorldImpl::returnRank(int rank) {
 
 Communicator::Communicator(WorldImpl &world, int rank)
     : world_(world), rank_(rank), transport_(world.takeTransport(rank)), executor_(*transport_) {
-  defaults_.resize(size_t(kNumCollectiveKinds) * 4 * size_t(world.ranks()));
+  defaults_.resize(size_t(kNumCollectiveKinds) * 4 * size_t(world.ranks()) * 2);
 }
 
 Communicator::~Communicator() {
@@ -132,12 +132,19 @@ const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype
   }
   const int opIndex = needsReduceOp(kind) ? int(op) : 0;
   const int rootIndex = needsRoot(kind) ? root : 0;
+  // Large allreduces use the direct plan: each rank folds its share of every input in one
+  // pass and everyone copies the reduced shares (2.75 M of memory traffic per rank at N=4,
+  // against the ring's 3.75 M); small ones keep the ring's fewer synchronisations per byte.
+  const bool large = kind == CollectiveKind::AllReduce && world_.ranks() > 2 &&
+                     messageBytes >= kDirectAllReduceBytes;
   DefaultEntry &entry =
-      defaults_[(size_t(kind) * 4 + size_t(opIndex)) * size_t(world_.ranks()) + size_t(rootIndex)];
+      defaults_[((size_t(kind) * 4 + size_t(opIndex)) * size_t(world_.ranks()) +
+                 size_t(rootIndex)) * 2 + (large ? 1 : 0)];
   if (!entry.program) {
     std::optional<ReduceOp> planOp;
     if (needsReduceOp(kind)) planOp = op;
-    entry.plan = std::make_unique<Plan>(defaultPlan(kind, world_.ranks(), planOp, root));
+    entry.plan = std::make_unique<Plan>(large ? directAllReducePlan(world_.ranks(), op)
+                                              : defaultPlan(kind, world_.ranks(), planOp, root));
     entry.program = std::make_unique<PreparedProgram>(*entry.plan, rank_, *transport_);
   }
   return *entry.program;

@@ -99,7 +99,9 @@ private:
     std::unique_ptr<Plan> plan;
     std::unique_ptr<PreparedProgram> program;
   };
-  std::vector<DefaultEntry> defaults_;
+  std::vector<DefaultEntry> defaults_;  ///< by (kind, op, root, large-allreduce)
+  /// From this message size on, built-in allreduces use the direct plan (see programFor).
+  static constexpr uint64_t kDirectAllReduceBytes = 256 * 1024;
   std::unordered_map<const Plan *, std::unique_ptr<PreparedProgram>> bundlePrograms_;
   std::string lastAlgorithm_;
   std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
