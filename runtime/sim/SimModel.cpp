@@ -269,7 +269,16 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
         throw SimError(vertexName(topo, d) + " has reduceGBps " + num(device.reduceGBps) +
                        " (must be >= 0; 0 means limited by memory only)");
     }
-    model.capacities[model.memoryBase + d] = device.memBandwidthGBps * 1e3;
+    // A call whose footprint (every rank's input and output) fits the device's cache runs its
+    // memory traffic at the cache's bandwidth (validateTopology checks it is positive).
+    double footprint = 2.0 * model.unitBytes * double(plan.units) * double(device.ranks.size());
+    bool cached = device.cacheBytes > 0 && footprint <= device.cacheBytes;
+    if (cached && options.memory && !finitePositive(device.cacheBandwidthGBps))
+      throw SimError(vertexName(topo, d) + " has cacheBandwidthGBps " +
+                     num(device.cacheBandwidthGBps) + " with a " + num(device.cacheBytes) +
+                     "-byte cache (must be positive)");
+    model.capacities[model.memoryBase + d] =
+        (cached ? device.cacheBandwidthGBps : device.memBandwidthGBps) * 1e3;
     model.capacities[model.reduceBase + d] = device.reduceGBps * 1e3;
   }
 }

@@ -57,6 +57,11 @@ std::string Topology::fingerprint() const {
     h.u64(device.coords.size());
     for (int c : device.coords)
       h.i64(c);
+    if (device.cacheBytes > 0) {  // only when present, so cache-less fingerprints are unchanged
+      h.tag('C');
+      h.f64(device.cacheBytes);
+      h.f64(device.cacheBandwidthGBps);
+    }
   }
   h.tag('S');
   h.u64(switches.size());

@@ -20,6 +20,11 @@ struct Device {
   int node = 0;                 ///< the node (machine) it belongs to
   double memBandwidthGBps = 0;  ///< shared by all reads and writes of its ranks
   double reduceGBps = 0;        ///< reduction throughput (0 = limited by memory only)
+  /// A cache in front of the memory (0 = none): when a simulated call's footprint on the device
+  /// (2 × message bytes × its ranks: every rank's input and output) fits in `cacheBytes`, its
+  /// memory traffic runs at `cacheBandwidthGBps` instead (`calibrate` fits both).
+  double cacheBytes = 0;
+  double cacheBandwidthGBps = 0;
   std::vector<int> coords;      ///< position along `Topology::dims` (torus, hypercube)
 };
 

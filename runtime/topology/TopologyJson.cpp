@@ -125,7 +125,8 @@ std::string indexed(const std::string &array, size_t i) {
 
 Device parseDevice(const json &value, const std::string &path, const std::string &origin) {
   ObjectReader in(value, path, origin,
-                  {"name", "kind", "ranks", "node", "mem_bandwidth_gbps", "reduce_gbps", "coords"});
+                  {"name", "kind", "ranks", "node", "mem_bandwidth_gbps", "reduce_gbps", "coords",
+                   "cache_bytes", "cache_bandwidth_gbps"});
   Device device;
   device.name = in.string("name");
   device.kind = in.string("kind", "chip");
@@ -133,6 +134,8 @@ Device parseDevice(const json &value, const std::string &path, const std::string
   device.node = in.integer("node", 0);
   device.memBandwidthGBps = in.number("mem_bandwidth_gbps");
   device.reduceGBps = in.number("reduce_gbps", 0.0);
+  device.cacheBytes = in.number("cache_bytes", 0.0);
+  device.cacheBandwidthGBps = in.number("cache_bandwidth_gbps", 0.0);
   if (in.has("coords")) device.coords = in.integers("coords");
   return device;
 }
@@ -260,6 +263,10 @@ json topologyToJson(const Topology &topo) {
                 {"mem_bandwidth_gbps", device.memBandwidthGBps},
                 {"reduce_gbps", device.reduceGBps}};
     if (!device.coords.empty()) out["coords"] = device.coords;
+    if (device.cacheBytes > 0) {
+      out["cache_bytes"] = device.cacheBytes;
+      out["cache_bandwidth_gbps"] = device.cacheBandwidthGBps;
+    }
     devices.push_back(out);
   }
   json switches = json::array();

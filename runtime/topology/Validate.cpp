@@ -59,6 +59,11 @@ void checkDevices(const Topology &topo, const std::string &origin) {
                           "must be a non-negative integer, got " + std::to_string(device.node));
     checkPositive(device.memBandwidthGBps, origin, field + ".mem_bandwidth_gbps");
     checkNonNegative(device.reduceGBps, origin, field + ".reduce_gbps");
+    checkNonNegative(device.cacheBytes, origin, field + ".cache_bytes");
+    if (device.cacheBytes > 0)
+      checkPositive(device.cacheBandwidthGBps, origin, field + ".cache_bandwidth_gbps");
+    else
+      checkNonNegative(device.cacheBandwidthGBps, origin, field + ".cache_bandwidth_gbps");
   }
 }
 

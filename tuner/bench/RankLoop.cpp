@@ -98,6 +98,7 @@ std::vector<SizeResult> combineRanks(const std::vector<RankTimes> &ranks) {
     }
     std::sort(slowest.begin(), slowest.end());
     r.timeUs = slowest.empty() ? 0 : slowest[slowest.size() / 2] * 1e6;
+    for (double seconds : slowest) r.samplesUs.push_back(seconds * 1e6);
     out.push_back(r);
   }
   return out;

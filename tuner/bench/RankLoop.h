@@ -40,6 +40,9 @@ RankTimes runRankLoop(Transport &transport, const PlanSource &source, const Benc
 struct SizeResult {
   double timeUs = 0;
   uint64_t wrong = 0;
+  /// The slowest rank's time of each repetition, in µs, sorted (for p99 and for pooling the
+  /// repetitions of several runs, as the tuner does).
+  std::vector<double> samplesUs;
 };
 std::vector<SizeResult> combineRanks(const std::vector<RankTimes> &ranks);
 

@@ -1,0 +1,41 @@
+// The calibration plans: valid, the shapes calibrate relies on, simulated as α + M/B.
+#include "tuner/calibrate/CalibrationPlans.h"
+
+#include "runtime/plan/PlanValidate.h"
+#include "runtime/sim/Simulator.h"
+#include "runtime/topology/Generators.h"
+
+#include <gtest/gtest.h>
+
+using namespace collplan;
+using namespace collplan::calibrate;
+
+TEST(CalibrationPlans, ValidForSeveralRankCounts) {
+  for (int n : {2, 3, 4, 8}) {
+    EXPECT_NO_THROW(validatePlan(ringShiftPlan(n), "shift"));
+    EXPECT_NO_THROW(validatePlan(localCopyPlan(n), "copy"));
+    EXPECT_NO_THROW(validatePlan(localReducePlan(n), "reduce"));
+  }
+  EXPECT_THROW(ringShiftPlan(1), std::invalid_argument);
+}
+
+TEST(CalibrationPlans, Shapes) {
+  Plan shift = ringShiftPlan(4);
+  ASSERT_EQ(shift.programs.size(), 4u);
+  EXPECT_EQ(shift.programs[2].ops[0].sends.at(0).peer, 3);
+  EXPECT_EQ(shift.programs[0].ops[1].recv->peer, 3);
+  Plan reduce = localReducePlan(2);
+  EXPECT_EQ(reduce.units, 1u);
+  EXPECT_EQ(reduce.programs[1].ops[0].numOperands(), 2u);
+}
+
+TEST(CalibrationPlans, ShiftSimulatesAsOneTransfer) {
+  // α-β mode on a ring of 4 with 10 GB/s, 2 us links: α + M/B exactly (one step).
+  GeneratorParams params;
+  params.link = {10, 2.0, true};
+  Topology topo = ring(4, params);
+  SimOptions ab;
+  ab.contention = false;
+  ab.memory = false;
+  EXPECT_NEAR(simulateTimeUs(ringShiftPlan(4), topo, 1 << 20, ab), 2.0 + (1 << 20) / 1e4, 1e-9);
+}

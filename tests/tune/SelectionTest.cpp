@@ -1,0 +1,109 @@
+// Unit tests of the tuner's choice: winners per size, merged gap-free buckets, determinism.
+#include "tuner/Selection.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+using namespace collplan;
+using namespace collplan::tune;
+
+namespace {
+
+/// `times[v][s]` in µs (<= 0: not measured) at sizes 8, 16, 32, ... bytes.
+TableMeasurements table(const std::vector<std::vector<double>> &times) {
+  TableMeasurements m;
+  for (size_t s = 0; s < times[0].size(); ++s) {
+    bench::SizePoint p;
+    p.bytes = uint64_t(8) << s;
+    p.elements = p.bytes / 4;
+    p.count = size_t(p.elements);
+    m.sizes.push_back(p);
+  }
+  for (const auto &row : times) {
+    std::vector<Measurement> ms;
+    for (double t : row) {
+      Measurement x;
+      x.done = t > 0;
+      x.medianUs = x.p99Us = t;
+      ms.push_back(x);
+    }
+    m.byVariant.push_back(ms);
+    m.predictedUs.push_back(std::vector<double>(row.size(), 1.0));
+    m.eligible.push_back(true);
+  }
+  return m;
+}
+
+void expectCoverage(const std::vector<BucketChoice> &b) {
+  ASSERT_FALSE(b.empty());
+  EXPECT_EQ(b.front().minBytes, 0u);
+  EXPECT_EQ(b.back().maxBytes, std::numeric_limits<uint64_t>::max());
+  for (size_t i = 1; i < b.size(); ++i) {
+    EXPECT_EQ(b[i].minBytes, b[i - 1].maxBytes + 1);
+    EXPECT_NE(b[i].winner, b[i - 1].winner) << "neighbours with one winner must merge";
+  }
+}
+
+}  // namespace
+
+TEST(TuneSelection, WinnersMergeIntoGapFreeBuckets) {
+  // Variant 0 wins the small sizes, 1 the large ones, 2 never.
+  const TableMeasurements m = table({{1, 1, 1, 9, 9}, {2, 2, 2, 3, 3}, {5, 5, 5, 5, 5}});
+  const std::vector<SizeChoice> c = chooseWinners(m);
+  ASSERT_EQ(c.size(), 5u);
+  EXPECT_EQ(c[0].winner, 0);
+  EXPECT_EQ(c[0].runnerUp, 1);
+  EXPECT_EQ(c[4].winner, 1);
+  EXPECT_EQ(c[4].runnerUp, 2);
+  const std::vector<BucketChoice> b = mergeBuckets(m, c);
+  ASSERT_EQ(b.size(), 2u);
+  expectCoverage(b);
+  EXPECT_EQ(b[0].winner, 0);
+  EXPECT_EQ(b[0].runnerUp, 1);
+  EXPECT_EQ(b[0].sizeIndex, 2u);
+  EXPECT_EQ(b[1].minBytes, bucketEdge(32, 64));
+  EXPECT_EQ(b[1].runnerUp, 2);  // closest to the winner over 64 and 128 B
+}
+
+TEST(TuneSelection, WrongOrIneligibleVariantsNeverWin) {
+  TableMeasurements m = table({{1, 1, 1}, {2, 2, 2}, {3, 3, 3}});
+  m.byVariant[0][1].wrong = 4;  // wrong at one size: excluded there
+  m.eligible[1] = false;        // e.g. pruned or failed elsewhere: excluded everywhere
+  const std::vector<SizeChoice> c = chooseWinners(m);
+  EXPECT_EQ(c[0].winner, 0);
+  EXPECT_EQ(c[1].winner, 2);
+  EXPECT_EQ(c[2].winner, 0);
+  expectCoverage(mergeBuckets(m, c));
+}
+
+TEST(TuneSelection, TiesAreBrokenByPredictionThenIndex) {
+  TableMeasurements m = table({{2, 2}, {2, 2}, {2, 2}});
+  m.predictedUs[2] = {0.5, 3.0};
+  const std::vector<SizeChoice> c = chooseWinners(m);
+  EXPECT_EQ(c[0].winner, 2);  // lower prediction
+  EXPECT_EQ(c[1].winner, 0);  // equal predictions 1.0: lower index
+  EXPECT_EQ(c[1].runnerUp, 1);
+  // Same measurements, same answer.
+  const std::vector<SizeChoice> again = chooseWinners(m);
+  for (size_t s = 0; s < c.size(); ++s) EXPECT_EQ(c[s].winner, again[s].winner);
+}
+
+TEST(TuneSelection, UnmeasuredSizesLeaveNoGap) {
+  // Size 1 has no measurement at all: its neighbours' buckets meet between 8 and 32 bytes.
+  const TableMeasurements m = table({{1, -1, 5}, {2, -1, 1}});
+  const std::vector<SizeChoice> c = chooseWinners(m);
+  EXPECT_EQ(c[1].winner, -1);
+  const std::vector<BucketChoice> b = mergeBuckets(m, c);
+  ASSERT_EQ(b.size(), 2u);
+  expectCoverage(b);
+  EXPECT_EQ(b[1].minBytes, bucketEdge(8, 32));
+  EXPECT_EQ(bucketEdge(8, 32), 16u);
+  EXPECT_EQ(bucketEdge(8, 9), 9u);
+}
+
+TEST(TuneSelection, NothingMeasuredGivesNoBuckets) {
+  const TableMeasurements m = table({{-1, -1}});
+  EXPECT_TRUE(mergeBuckets(m, chooseWinners(m)).empty());
+}

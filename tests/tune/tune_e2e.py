@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""End-to-end tests of plan-tune: tune as a user would, then load and run the bundle.
+
+Usage: tune_e2e.py --bin BUILD/bin --work DIR TEST
+Exit 0 on success, 77 when the test cannot run here (skipped), 1 on failure. No timing asserts.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+SKIP = 77
+U64_MAX = 18446744073709551615
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+class Env:
+    def __init__(self, args):
+        self.bin, self.work = args.bin, args.work
+        os.makedirs(self.work, exist_ok=True)
+
+    def run(self, tool, *argv, expect=0):
+        cmd = [os.path.join(self.bin, tool), *argv]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if expect is not None and p.returncode != expect:
+            raise Failure(f"{' '.join(cmd)}: exit {p.returncode}, expected {expect}\n"
+                          f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}")
+        return p
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+
+def check_bundle(path, backend, ranks, tables):
+    """The bundle's header and that every table's buckets cover 0..UINT64_MAX without gaps."""
+    doc = json.load(open(path))
+    check(doc["format"] == "collplan-bundle" and doc["version"] == 1, "bundle format/version")
+    check(doc["backend"] == backend, f"bundle backend {doc['backend']!r}, expected {backend!r}")
+    check(doc["ranks"] == ranks, f"bundle ranks {doc['ranks']}, expected {ranks}")
+    check(doc["tool_version"].startswith("plan-tune"), "tool_version")
+    check(len(doc["topology_fingerprint"]) > 0, "fingerprint")
+    check("min_bytes" in doc["tuner"] and "cost_model" in doc["tuner"], "tuner settings")
+    got = sorted((t["collective"], t["dtype"], t.get("op")) for t in doc["tables"])
+    check(got == sorted(tables), f"bundle tables {got}, expected {sorted(tables)}")
+    for t in doc["tables"]:
+        buckets = t["buckets"]
+        check(buckets[0]["min_bytes"] == 0, "first bucket must start at 0")
+        check(buckets[-1]["max_bytes"] == U64_MAX, "last bucket must end at UINT64_MAX")
+        for a, b in zip(buckets, buckets[1:]):
+            check(b["min_bytes"] == a["max_bytes"] + 1, f"gap or overlap at {a['max_bytes']}")
+            check(a["winner"]["algorithm"] != b["winner"]["algorithm"],
+                  "neighbouring buckets with one winner were not merged")
+        for b in buckets:
+            check(b["winner"]["measured_us"] > 0, "winner measured time")
+            check(b["plan"]["ranks"] == ranks, "plan rank count")
+    schemas = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plans",
+                           "schema")
+    try:  # optional: python3-jsonschema (with referencing)
+        import jsonschema
+        from referencing import Registry, Resource
+    except ImportError:
+        return doc
+    plan = json.load(open(os.path.join(schemas, "plan.schema.json")))
+    bundle = json.load(open(os.path.join(schemas, "bundle.schema.json")))
+    registry = Registry().with_resources([(plan["$id"], Resource.from_contents(plan)),
+                                          (bundle["$id"], Resource.from_contents(bundle))])
+    try:
+        jsonschema.Draft202012Validator(bundle, registry=registry).validate(doc)
+    except jsonschema.ValidationError as e:
+        raise Failure(f"{path} does not match bundle.schema.json: {e.message}")
+    return doc
+
+
+def check_report(dir, stems):
+    """measurements.csv, report.json and one well-formed SVG per table."""
+    rows = list(csv.DictReader(open(os.path.join(dir, "measurements.csv"))))
+    check(rows, "measurements.csv has no rows")
+    check(all(float(r["median_us"]) > 0 for r in rows), "non-positive median in the CSV")
+    check(any(r["winner"] == "1" for r in rows), "no winner marked in the CSV")
+    report = json.load(open(os.path.join(dir, "report.json")))
+    check(report["tables"] and report["tables"][0]["measurements"], "report.json measurements")
+    check(all("status" in v for t in report["tables"] for v in t["variants"]), "variant status")
+    for stem in stems:
+        path = os.path.join(dir, stem + ".svg")
+        try:
+            root = ET.parse(path).getroot()
+        except (ET.ParseError, FileNotFoundError) as e:
+            raise Failure(f"{path}: {e}")
+        check(root.tag == SVG + "svg", f"{path}: root is not <svg>")
+        lines = [p for p in root.iter(SVG + "polyline") if p.get("class") == "variant"]
+        winners = [c for c in root.iter(SVG + "circle") if c.get("class") == "winner"]
+        check(lines, f"{path}: no variant lines")
+        check(winners, f"{path}: no winner markers")
+    return report
+
+
+def run_bundle(env, bundle, ranks, collective, lo, hi):
+    """Loads the bundle through the runtime (plan-bench --bundle) and checks every result."""
+    p = env.run("plan-bench", "--bundle", bundle, "-n", str(ranks), "-c", collective, "-b", lo,
+                "-e", hi, "--reps", "2", "--json")
+    doc = json.loads(p.stdout)
+    check(doc["rows"], "plan-bench printed no rows")
+    check(all(r["wrong"] == 0 for r in doc["rows"]), f"wrong results: {doc['rows']}")
+
+
+# ------------------------------------------------------------------------------------ tests
+
+def test_tune_sim(env):
+    bundle, rep = env.path("sim.bundle.json"), env.path("sim-report")
+    p = env.run("plan-tune", "--topology", "ring:4", "--backend", "sim", "-c", "allreduce",
+                "-b", "8", "-e", "1M", "--quick", "-o", bundle, "--report-dir", rep)
+    check("## allreduce f32 sum on 4 ranks" in p.stdout, "no report table")
+    check("pruned" in p.stderr, "no pruning summary on stderr")
+    check_bundle(bundle, "sim", 4, [("allreduce", "f32", "sum")])
+    check_report(rep, ["allreduce-f32-sum"])
+    run_bundle(env, bundle, 4, "allreduce", "8", "1M")
+
+
+def test_tune_sim_deterministic(env):
+    """The simulator is deterministic, so two runs give byte-identical bundles."""
+    outs = []
+    for i in range(2):
+        out = env.path(f"det{i}.bundle.json")
+        env.run("plan-tune", "--topology", "torus:2x2x2", "--backend", "sim", "-c",
+                "allreduce,allgather", "-b", "64", "-e", "4M", "--quick", "-q", "-o", out)
+        outs.append(open(out).read())
+    check(outs[0] == outs[1], "two sim runs gave different bundles")
+    check_bundle(env.path("det0.bundle.json"), "sim", 8,
+                 [("allreduce", "f32", "sum"), ("allgather", "f32", None)])
+
+
+def test_tune_threads(env):
+    bundle, rep = env.path("threads.bundle.json"), env.path("threads-report")
+    p = env.run("plan-tune", "--ranks", "2", "--backend", "cpu-threads", "-c",
+                "allreduce,allgather", "-b", "1K", "-e", "8K", "--quick", "-o", bundle,
+                "--report-dir", rep)
+    check("## allgather f32 on 2 ranks" in p.stdout, "no allgather table")
+    check_bundle(bundle, "cpu-threads", 2, [("allreduce", "f32", "sum"), ("allgather", "f32", None)])
+    check_report(rep, ["allreduce-f32-sum", "allgather-f32"])
+    run_bundle(env, bundle, 2, "allreduce", "8", "64K")
+    run_bundle(env, bundle, 2, "allgather", "8", "64K")
+
+
+def test_tune_shm(env):
+    bundle = env.path("shm.bundle.json")
+    env.run("plan-tune", "--ranks", "2", "--backend", "cpu-shm", "-c", "allreduce", "-b", "256",
+            "-e", "1K", "--quick", "-q", "-o", bundle)
+    check_bundle(bundle, "cpu-shm", 2, [("allreduce", "f32", "sum")])
+    run_bundle(env, bundle, 2, "allreduce", "8", "4K")
+
+
+def test_tune_budget(env):
+    """A budget that runs out leaves a valid (partial) bundle and report."""
+    bundle, rep = env.path("budget.bundle.json"), env.path("budget-report")
+    p = env.run("plan-tune", "--ranks", "2", "-c", "allreduce", "-b", "8", "-e", "64M",
+                "--budget", "1", "-o", bundle, "--report-dir", rep)
+    doc = json.load(open(bundle))
+    if doc["tuner"]["partial"]:
+        check("budget" in p.stderr, "no budget note")
+    check_bundle(bundle, "cpu-threads", 2, [("allreduce", "f32", "sum")])
+    check_report(rep, ["allreduce-f32-sum"])
+    run_bundle(env, bundle, 2, "allreduce", "8", "1M")
+
+
+def test_tune_interrupt(env):
+    """Ctrl-C while measuring: exit 130, a valid partial report and bundle."""
+    bundle, rep = env.path("int.bundle.json"), env.path("int-report")
+    cmd = [os.path.join(env.bin, "plan-tune"), "--ranks", "2", "-c", "allreduce", "-b", "8",
+           "-e", "64M", "--progress", "-o", bundle, "--report-dir", rep]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err = []
+    for line in p.stderr:  # wait until a tenth of the (weighted) measuring is done
+        err.append(line)
+        if re.match(r"plan-tune: +[1-9]0% \(", line):
+            p.send_signal(signal.SIGINT)
+            break
+    rest_out, rest_err = p.communicate(timeout=600)
+    err.append(rest_err)
+    stderr = "".join(err)
+    check(p.returncode == 130, f"exit {p.returncode}, expected 130\n{stderr[-2000:]}")
+    check("interrupted" in stderr, "no interrupt note")
+    report = json.load(open(os.path.join(rep, "report.json")))
+    check(report["interrupted"] and report["partial"], "report.json does not say interrupted")
+    if os.path.exists(bundle):
+        doc = check_bundle(bundle, "cpu-threads", 2, [("allreduce", "f32", "sum")])
+        check(doc["tuner"]["partial"], "partial bundle not marked partial")
+        run_bundle(env, bundle, 2, "allreduce", "8", "64K")
+
+
+def test_tune_errors(env):
+    cases = [
+        (["--algorithms", "nosuch"], "unknown algorithm 'nosuch'"),
+        (["-c", "allsum"], 'unknown value "allsum"'),
+        (["--dtypes", "f33"], 'unknown value "f33"'),
+        (["--ops", "avg"], 'unknown value "avg"'),
+        (["--topology", "nosuch:3"], "unknown topology"),
+        (["--topology", "/nonexistent/topo.json"], "/nonexistent/topo.json"),
+        (["--backend", "gpu"], 'unknown backend "gpu"'),
+        (["-b", "1M", "-e", "1K"], "is larger than --max-bytes"),
+        (["-b", "0"], "--min-bytes must be at least 1"),
+        (["-e", "lots"], '"lots" is not a byte size'),
+        (["-o", "/nonexistent/dir/b.json"], "cannot write"),
+        (["-o", env.work], "is a directory"),
+        (["--report-dir", "/proc/nope"], "--report-dir /proc/nope"),
+        (["--topology", "ring:4", "--ranks", "3"], "has 4 ranks but --ranks is 3"),
+        (["--algorithms", "ring", "-c", "broadcast"], "implements none of the requested"),
+        (["--budget", "-1"], "--budget"),
+    ]
+    for argv, message in cases:
+        p = env.run("plan-tune", "--backend", "sim", "--topology", "ring:2", *argv, expect=None) \
+            if "--topology" not in argv and "--backend" not in argv \
+            else env.run("plan-tune", *argv, expect=None)
+        check(p.returncode == 1, f"plan-tune {' '.join(argv)}: exit {p.returncode}, expected 1\n"
+                                 f"{p.stderr[-1500:]}")
+        check(message in p.stderr, f"plan-tune {' '.join(argv)}: stderr lacks {message!r}:\n"
+                                   f"{p.stderr[-1500:]}")
+        check("plan-tune: error:" in p.stderr, "errors start with 'plan-tune: error:'")
+
+
+TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("test", choices=sorted(TESTS))
+    args = ap.parse_args()
+    try:
+        result = TESTS[args.test](Env(args))
+    except Failure as e:
+        print(f"FAIL {args.test}: {e}", file=sys.stderr)
+        return 1
+    if result == SKIP:
+        return SKIP
+    print(f"PASS {args.test}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

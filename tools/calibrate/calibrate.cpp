@@ -1,0 +1,230 @@
+// calibrate: measures transfers, copies and reductions on the cpu backend, fits α and β by least
+// squares, writes the calibrated topology, and optionally checks the simulator against real plans.
+#include "runtime/topology/Topology.h"
+#include "tuner/bench/ByteSize.h"
+#include "tuner/bench/PlanSource.h"
+#include "tuner/calibrate/Accuracy.h"
+#include "tuner/calibrate/Calibrate.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace collplan;
+using namespace collplan::calibrate;
+
+namespace {
+
+struct Options {
+  int ranks = 2;
+  std::string backend = "cpu-threads";
+  std::string minBytes = "8", maxBytes = "64M";
+  uint64_t stepFactor = 4;
+  int warmup = 3, reps = 0;
+  std::string output = "local-calibrated.json", name, fit = "relative", report;
+  bool verify = false, quiet = false;
+  std::vector<std::string> verifyPlans;
+};
+
+uint64_t parseSize(const std::string &flag, const std::string &text) {
+  std::optional<uint64_t> v = bench::parseByteSize(text);
+  if (!v)
+    throw std::invalid_argument(flag + ": \"" + text +
+                                "\" is not a byte size (digits with an optional K, M or G "
+                                "suffix, e.g. 64M)");
+  return *v;
+}
+
+/// Fails before any measurement when `path` cannot be written (missing or read-only folder, a
+/// folder given as the file, a read-only file).
+void checkWritable(const std::string &flag, const std::string &path) {
+  if (path.empty()) throw std::invalid_argument(flag + ": empty file name");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw std::invalid_argument(path + ": is a folder, not a file");
+    if (::access(path.c_str(), W_OK) != 0)
+      throw std::invalid_argument(path + ": cannot write: permission denied");
+    return;
+  }
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw std::invalid_argument(path + ": cannot write: folder " + dir + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw std::invalid_argument(path + ": cannot write: folder " + dir + " is not writable");
+}
+
+std::string stemOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.find('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+void printMeasurement(const Measurement &m, const char *title) {
+  std::printf("\n%s\n", title);
+  std::printf("%12s %14s %12s %9s %14s\n", "size", "measured(us)", "fit(us)", "residual",
+              "simulated(us)");
+  for (size_t i = 0; i < m.bytes.size(); ++i)  // the two-regime fit, which the model uses
+    std::printf("%12llu %14.2f %12.2f %+8.1f%% %14.2f\n", (unsigned long long)m.bytes[i],
+                m.timesUs[i], m.regimes.predictUs(i, double(m.bytes[i])),
+                100 * m.regimes.relativeResiduals[i], m.simulatedUs[i]);
+  std::printf("  one line:    alpha = %.3f us   B = %.3f GB/s   R^2 = %.4f   |residual| median "
+              "%.1f %%, max %.1f %% at %s\n",
+              m.fit.alphaUs, m.fit.bandwidthGBps, m.fit.r2, 100 * m.fit.medianAbsResidual,
+              100 * m.fit.maxAbsResidual, bench::formatBytes(m.bytes[m.fit.worstPoint]).c_str());
+  const TwoRegimeFit &r = m.regimes;
+  if (r.hasBreak())
+    std::printf("  two regimes: alpha = %.3f us   B = %.3f GB/s below %s, %.3f GB/s from it   "
+                "R^2 = %.4f   |residual| median %.1f %%, max %.1f %% at %s\n",
+                r.cache.alphaUs, r.cache.bandwidthGBps,
+                bench::formatBytes(m.bytes[r.breakIndex]).c_str(), r.memBandwidthGBps, r.r2,
+                100 * r.medianAbsResidual, 100 * r.maxAbsResidual,
+                bench::formatBytes(m.bytes[r.worstPoint]).c_str());
+  else
+    std::printf("  two regimes: no break fits better than one line\n");
+}
+
+void printAccuracy(const std::vector<AccuracyRow> &rows, const std::vector<AccuracyCase> &cases) {
+  std::printf("\n# simulator accuracy on the calibrated topology: predicted / measured "
+              "(measured results checked, #wrong 0)\n");
+  std::printf("%-16s %12s %14s %14s %8s\n", "plan", "size", "measured(us)", "predicted(us)",
+              "ratio");
+  for (const AccuracyRow &row : rows)
+    std::printf("%-16s %12llu %14.2f %14.2f %8.3f\n", row.label.c_str(),
+                (unsigned long long)row.bytes, row.measuredUs, row.predictedUs, row.ratio);
+  for (const AccuracyCase &c : cases)
+    std::printf("median error %-16s %6.1f %%\n", c.label.c_str(), 100 * medianError(rows, c.label));
+  std::printf("median error %-16s %6.1f %%\n", "(all)", 100 * medianError(rows));
+}
+
+int run(const Options &o) {
+  CalibrationSettings s;
+  s.ranks = o.ranks;
+  s.backend = o.backend;
+  s.warmup = o.warmup;
+  s.reps = o.reps;
+  if (o.fit == "relative")
+    s.weighting = FitWeighting::Relative;
+  else if (o.fit == "absolute")
+    s.weighting = FitWeighting::Absolute;
+  else
+    throw std::invalid_argument("--fit: unknown value \"" + o.fit + "\" (relative, absolute)");
+  s.sizes = bench::sizeSweep(parseSize("--min-bytes", o.minBytes),
+                             parseSize("--max-bytes", o.maxBytes), o.stepFactor);
+  s.name = o.name.empty() ? stemOf(o.output) : o.name;
+  checkSettings(s);
+  checkWritable("--output", o.output);
+  if (!o.report.empty()) checkWritable("--report", o.report);
+
+  std::vector<AccuracyCase> cases;
+  if (o.verify || !o.verifyPlans.empty()) {
+    cases = builtInAccuracyCases(o.ranks);
+    for (const std::string &file : o.verifyPlans) {
+      Plan plan = bench::loadPlanFileForTool(file);
+      if (plan.collective != CollectiveKind::AllReduce || plan.ranks != o.ranks)
+        throw std::invalid_argument(file + ": --verify-plan needs an allreduce plan of " +
+                                    std::to_string(o.ranks) + " ranks (it is " +
+                                    std::string(toString(plan.collective)) + " on " +
+                                    std::to_string(plan.ranks) + ")");
+      cases.push_back({plan.algorithm.empty() ? stemOf(file) : plan.algorithm, std::move(plan)});
+    }
+  }
+
+  auto log = [&](const std::string &line) {
+    if (!o.quiet) std::fprintf(stderr, "calibrate: %s\n", line.c_str());
+  };
+  MeasureFn measure = backendMeasure(s, o.quiet ? std::function<void(const std::string &)>{}
+                                                : [&](const std::string &l) { log("  " + l); });
+  Calibration c = calibrateMachine(s, measure, log);
+
+  std::printf("# calibrate: %s, %d ranks, %zu sizes %s - %s (factor %llu), %d warm-up, %s "
+              "timed calls; time = median of the slowest rank\n",
+              s.backend.c_str(), s.ranks, c.settings.sizes.size(),
+              bench::formatBytes(c.settings.sizes.front()).c_str(),
+              bench::formatBytes(c.settings.sizes.back()).c_str(),
+              (unsigned long long)o.stepFactor, s.warmup,
+              s.reps ? std::to_string(s.reps).c_str() : "auto");
+  std::printf("# fit: T(M) = alpha + M/B by least squares, %s\n",
+              s.weighting == FitWeighting::Relative ? "weighted by 1/T^2 (relative residuals)"
+                                                    : "unweighted (absolute residuals)");
+  printMeasurement(c.pointToPoint, "point-to-point (ring shift: every rank sends M bytes to the next)");
+  printMeasurement(c.copy, "copy (every rank copies M bytes, all at once)");
+  printMeasurement(c.reduce, "reduce (every rank adds M bytes of input into its output, all at once)");
+  std::printf("\nmeasured (largest sizes): memcpy traffic %.2f GB/s (reads + writes, %d ranks "
+              "at once); reductions %.2f GB/s combined\n",
+              c.copyTrafficGBps, s.ranks, c.reduceCombineGBps);
+  std::printf("model: intra-device latency %.3f us, memory %.2f GB/s, cache %.2f GB/s below a "
+              "footprint of %.0f bytes (2 x M x ranks), reduce %.2f GB/s%s\n"
+              "       (effective figures: the simulator charges a transfer at both ends)\n",
+              c.latencyUs, c.modelMemGBps, c.modelCacheGBps, c.cacheBytes, c.modelReduceGBps,
+              c.modelReduceGBps == 0 ? " (memory-bound)" : "");
+  for (const std::string &note : c.notes) std::printf("note: %s\n", note.c_str());
+  std::printf("simulator on the calibrated topology vs the calibration measurements: median "
+              "error %.1f %%\n",
+              100 * c.selfCheckMedianError);
+
+  nlohmann::json topo = topologyToJson(c.topology);
+  {
+    std::ofstream out(o.output);
+    out << topo.dump(2) << "\n";
+    if (!out) throw std::runtime_error(o.output + ": cannot write the topology");
+  }
+  std::printf("wrote %s: %zu device(s), %d ranks, fingerprint %s\n", o.output.c_str(),
+              c.topology.devices.size(), c.topology.numRanks(), c.topology.fingerprint().c_str());
+
+  nlohmann::json report = {{"calibration", calibrationToJson(c)}, {"topology_file", o.output}};
+  if (!cases.empty()) {
+    log("checking the simulator against measured plans");
+    std::vector<AccuracyRow> rows = measureAccuracy(cases, c.topology, c.settings.sizes, measure);
+    printAccuracy(rows, cases);
+    report["accuracy"] = accuracyToJson(rows);
+    report["accuracy_median_error"] = medianError(rows);
+  }
+  if (!o.report.empty()) {
+    std::ofstream out(o.report);
+    out << report.dump(2) << "\n";
+    if (!out) throw std::runtime_error(o.report + ": cannot write the report");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"calibrate: measure point-to-point transfers, memory copies and reductions on "
+               "the cpu backend, fit latency and bandwidth by least squares, and write the "
+               "calibrated topology for the simulator"};
+  Options o;
+  app.add_option("--ranks,-n", o.ranks, "Ranks of the calibrated topology (>= 2)")->capture_default_str();
+  app.add_option("--backend", o.backend, "cpu-threads or cpu-shm")->capture_default_str();
+  app.add_option("--min-bytes,-b", o.minBytes, "Smallest message (K, M, G suffixes)")->capture_default_str();
+  app.add_option("--max-bytes,-e", o.maxBytes, "Largest message")->capture_default_str();
+  app.add_option("--step-factor,-f", o.stepFactor, "Multiply the size by this between points")->capture_default_str();
+  app.add_option("--warmup,-w", o.warmup, "Untimed calls per size")->capture_default_str();
+  app.add_option("--reps", o.reps, "Timed calls per size (0: auto)")->capture_default_str();
+  app.add_option("--fit", o.fit, "Least-squares weighting: relative (1/T^2) or absolute")->capture_default_str();
+  app.add_option("--output,-o", o.output, "Topology file to write")->capture_default_str();
+  app.add_option("--name", o.name, "Topology name (default: the output file's stem)");
+  app.add_flag("--verify", o.verify,
+               "Then measure the built-in ring and direct allreduce and print the simulator's "
+               "predicted / measured ratios");
+  app.add_option("--verify-plan", o.verifyPlans,
+                 "Also check this allreduce plan file (repeatable; implies --verify)");
+  app.add_option("--report", o.report, "Write the fits (and accuracy) as JSON to this file");
+  app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception &e) {  // settings, PlanError, TopologyError, SimError, RuntimeError
+    std::fprintf(stderr, "calibrate: %s\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,131 @@
+// plan-tune: tunes collective plans for a topology and backend; writes a bundle and a report.
+#include "tuner/TuneReport.h"
+#include "tuner/Tuner.h"
+#include "tuner/bench/Backends.h"
+#include "tuner/bench/ByteSize.h"
+
+#include "runtime/topology/Resolver.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace collplan;
+using namespace collplan::tune;
+
+namespace {
+
+template <typename T>
+std::vector<T> parseList(const char *flag, const std::vector<std::string> &names,
+                         std::optional<T> (*parse)(std::string_view), const std::string &known) {
+  std::vector<T> out;
+  for (const std::string &name : names) {
+    if (name.empty()) continue;
+    const std::optional<T> v = parse(name);
+    if (!v)
+      throw TuneError(std::string(flag) + ": unknown value \"" + name + "\" (expected one of: " +
+                      known + ")");
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+  }
+  if (out.empty()) throw TuneError(std::string(flag) + ": nothing given");
+  return out;
+}
+
+uint64_t parseSize(const char *flag, const std::string &text) {
+  const std::optional<uint64_t> v = bench::parseByteSize(text);
+  if (!v)
+    throw TuneError(std::string(flag) + ": \"" + text +
+                    "\" is not a byte size (digits with an optional K, M or G suffix, e.g. 256M)");
+  return *v;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"plan-tune: enumerate every algorithm variant, prune with the cost model, measure "
+               "the survivors per size on a backend, and write the winners as a plan bundle with "
+               "a report"};
+  TuneSettings s;
+  std::vector<std::string> collectives{"allreduce"}, dtypes{"f32"}, ops{"sum"};
+  std::string minBytes = "8", maxBytes = "256M";
+  app.add_option("-t,--topology", s.topologySpec,
+                 "Topology: a .json file, a preset, a generator or local (" +
+                     acceptedTopologySpecs() + ")")
+      ->capture_default_str();
+  app.add_option("--backend", s.backend, std::string("Backend: ") + bench::kBackendNames)
+      ->capture_default_str();
+  app.add_option("-c,--collectives", collectives, "Collectives, comma separated: " + collectiveKindNames())
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("-d,--dtypes", dtypes, "Element types, comma separated: " + dtypeNames())
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--ops", ops, "Reduction ops, comma separated: " + reduceOpNames())
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("-a,--algorithms", s.algorithms,
+                 "Only these registered algorithms, comma separated (default: all)")
+      ->delimiter(',');
+  app.add_option("-n,--ranks", s.ranks,
+                 "Ranks (default: the topology's; local: the number of cores, at least 2)");
+  app.add_option("--root", s.root, "Root of rooted collectives")->capture_default_str();
+  app.add_option("-b,--min-bytes", minBytes, "Smallest message M (K, M, G suffixes)")->capture_default_str();
+  app.add_option("-e,--max-bytes", maxBytes, "Largest message M; sizes double from the smallest")
+      ->capture_default_str();
+  app.add_option("--budget", s.budgetSeconds,
+                 "Seconds of measuring; when spent, the bundle covers what was measured (0: none)")
+      ->capture_default_str();
+  app.add_option("-o,--output", s.outputPath, "The bundle to write");
+  app.add_option("--report-dir", s.reportDir, "Directory for measurements.csv, report.json and SVG plots");
+  app.add_flag("--quick", s.quick, "Fewer parameter values and repetitions");
+  app.add_option("--prune-factor", s.pruneFactor,
+                 "Prune variants predicted this many times slower than the best at every size")
+      ->capture_default_str();
+  app.add_flag("--progress", s.progress, "Progress on stderr even when it is not a terminal");
+  app.add_flag("-q,--quiet", s.quiet, "No progress or notes on stderr");
+  app.add_flag_callback("--version", [] {
+    std::printf("%s\n", toolVersion().c_str());
+    throw CLI::Success();
+  }, "Print the version");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    s.collectives = parseList("--collectives", collectives, &parseCollectiveKind, collectiveKindNames());
+    s.dtypes = parseList("--dtypes", dtypes, &parseDType, dtypeNames());
+    s.ops = parseList("--ops", ops, &parseReduceOp, reduceOpNames());
+    s.minBytes = parseSize("--min-bytes", minBytes);
+    s.maxBytes = parseSize("--max-bytes", maxBytes);
+    if (!(s.pruneFactor >= 1)) throw TuneError("--prune-factor must be at least 1");
+
+    const TuneResult result = runTune(s);
+    std::fflush(stderr);
+    printReport(stdout, result);
+    std::fflush(stdout);
+    if (!s.reportDir.empty())
+      for (const std::string &path : writeReportFiles(result, s.reportDir))
+        if (!s.quiet) std::fprintf(stderr, "plan-tune: wrote %s\n", path.c_str());
+    if (!s.outputPath.empty() && result.bundle) {
+      writeBundle(result, s.outputPath);
+      if (!s.quiet)
+        std::fprintf(stderr, "plan-tune: wrote %s (%zu tables%s)\n", s.outputPath.c_str(),
+                     result.bundle->tables.size(), result.partial() ? ", partial" : "");
+    }
+    if (result.wrongVariants > 0)
+      std::fprintf(stderr,
+                   "plan-tune: WARNING: %d variant(s) produced WRONG results and were excluded "
+                   "(see the notes above and report.json)\n",
+                   result.wrongVariants);
+    if (!result.bundle) {
+      std::fprintf(stderr, "plan-tune: nothing was measured%s: no bundle written\n",
+                   result.interrupted ? " before the interrupt" : "");
+      return result.interrupted ? 130 : 1;
+    }
+    return result.interrupted ? 130 : 0;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "plan-tune: error: %s\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,133 @@
+// Measurer: correctness check and stable-median timing of one plan, on the bench library.
+#include "tuner/Measure.h"
+
+#include "runtime/sim/SimError.h"
+#include "tuner/bench/Backends.h"
+#include "tuner/bench/PlanSource.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace collplan::tune {
+namespace {
+
+/// Ranks up to which the sim backend's plans are checked on cpu-threads.
+constexpr int kMaxCheckedSimRanks = 64;
+/// Batches stop when the pooled median moves less than this between two batches.
+constexpr double kStableTolerance = 0.02;
+
+double quantile(std::vector<double> sorted, double q) {
+  if (sorted.empty()) return 0;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t i = std::min(sorted.size() - 1, size_t(std::ceil(q * double(sorted.size())) - 1));
+  return sorted[q <= 0 ? 0 : i];
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+bench::SizePoint pointWithCount(const bench::BenchCase &c, size_t count) {
+  bench::SizePoint p;
+  p.count = count;
+  p.elements = uint64_t(count) * uint64_t(std::max(1, messageBlocks(c.kind, c.ranks)));
+  p.bytes = p.elements * dtypeSize(c.dtype);
+  return p;
+}
+
+}  // namespace
+
+Measurer::Measurer(std::string backend, const Topology &topology, bool quick)
+    : backend_(std::move(backend)), topology_(topology), quick_(quick) {}
+
+int Measurer::batchReps(uint64_t bytes) const {
+  const int reps = bench::autoRepetitions(bytes);
+  return quick_ ? std::max(3, reps / 4) : reps;
+}
+
+CheckOutcome Measurer::check(const Plan &plan, const bench::BenchCase &c) const {
+  CheckOutcome out;
+  const bool sim = backend_ == "sim";
+  if (sim) {
+    try {
+      const bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
+      (void)bench::measureSim(source, topology_, {pointWithCount(c, 1)}, {});
+    } catch (const SimError &e) {
+      out.unsupported = e.what();
+      return out;
+    }
+  }
+  if (c.kind == CollectiveKind::Barrier) {
+    out.note = "barrier: no data to check";
+    return out;
+  }
+  if (sim && c.ranks > kMaxCheckedSimRanks) {
+    out.note = "not checked: " + std::to_string(c.ranks) + " ranks are too many to run as threads";
+    return out;
+  }
+  const int blocks = std::max(1, messageBlocks(c.kind, c.ranks));
+  const size_t unitsPerBlock = std::max<size_t>(1, plan.units / uint32_t(blocks));
+  const std::vector<bench::SizePoint> sizes = {pointWithCount(c, 1),
+                                               pointWithCount(c, 7 * unitsPerBlock + 3)};
+  bench::LoopSettings settings;
+  settings.warmup = 0;
+  settings.reps = 1;
+  settings.check = true;
+  const bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
+  const std::vector<bench::SizeResult> results =
+      backend_ == "cpu-shm" ? bench::measureShm(source, c, sizes, settings, {})
+                            : bench::measureThreads(source, c, sizes, settings, {});
+  out.ran = true;
+  for (const bench::SizeResult &r : results) out.wrong += r.wrong;
+  out.note = std::string("checked on ") + (sim ? "cpu-threads" : backend_) + " at counts 1 and " +
+             std::to_string(sizes[1].count);
+  return out;
+}
+
+void Measurer::runBatch(const Plan &plan, const bench::BenchCase &c,
+                        const bench::SizePoint &size, bool oneBatch, BatchState &state) const {
+  Measurement &m = state.result;
+  const bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
+  if (backend_ == "sim") {
+    const std::vector<bench::SizeResult> r = bench::measureSim(source, topology_, {size}, {});
+    m.done = true;
+    m.medianUs = m.p99Us = r.at(0).timeUs;
+    m.reps = m.batches = 1;
+    state.stable = true;
+    return;
+  }
+  bench::LoopSettings settings;
+  settings.warmup = warmup();
+  settings.reps = batchReps(size.bytes);
+  settings.check = m.batches == 0;
+  const std::vector<bench::SizeResult> r =
+      backend_ == "cpu-shm" ? bench::measureShm(source, c, {size}, settings, {})
+                            : bench::measureThreads(source, c, {size}, settings, {});
+  const bench::SizeResult &result = r.at(0);
+  if (m.batches == 0) {
+    m.wrong = result.wrong;
+    m.checked = true;
+  }
+  if (result.samplesUs.empty()) state.pooled.push_back(result.timeUs);
+  state.pooled.insert(state.pooled.end(), result.samplesUs.begin(), result.samplesUs.end());
+  ++m.batches;
+  m.done = true;
+  m.medianUs = median(state.pooled);
+  m.p99Us = quantile(state.pooled, 0.99);
+  m.reps = int(state.pooled.size());
+  const bool settled = state.previousMedian > 0 &&
+                       std::abs(m.medianUs - state.previousMedian) <= kStableTolerance * m.medianUs;
+  state.stable = m.wrong > 0 || settled || m.batches >= (oneBatch ? 1 : maxBatches());
+  state.previousMedian = m.medianUs;
+}
+
+Measurement Measurer::measure(const Plan &plan, const bench::BenchCase &c,
+                              const bench::SizePoint &size, bool oneBatch) const {
+  BatchState state;
+  while (!state.stable) runBatch(plan, c, size, oneBatch, state);
+  return state.result;
+}
+
+}  // namespace collplan::tune

@@ -1,0 +1,49 @@
+// Choosing winners per size and merging sizes into buckets: pure functions of the measurements,
+// so the same measurements always give the same bundle.
+#pragma once
+
+#include "tuner/Measure.h"
+#include "tuner/bench/BenchCase.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace collplan::tune {
+
+/// Everything measured for one (collective, dtype, op): variants × sizes.
+struct TableMeasurements {
+  std::vector<bench::SizePoint> sizes;
+  std::vector<std::vector<Measurement>> byVariant;  ///< [variant][size]
+  std::vector<std::vector<double>> predictedUs;     ///< [variant][size]
+  std::vector<bool> eligible;  ///< may win: measured, correct everywhere, ran without error
+};
+
+/// Per size: the fastest eligible variant by median (ties: lower prediction, then lower index)
+/// and the second fastest; -1 where nothing eligible was measured.
+struct SizeChoice {
+  int winner = -1;
+  int runnerUp = -1;
+};
+std::vector<SizeChoice> chooseWinners(const TableMeasurements &m);
+
+/// One bucket: [minBytes, maxBytes] (inclusive) served by `winner`. Neighbouring sizes with one
+/// winner are merged; bucket edges lie at the geometric mean of the neighbouring measured sizes;
+/// the first starts at 0 and the last ends at UINT64_MAX. `sizeIndex` is the measured size whose
+/// times the bucket records (its largest); `runnerUp` is the other eligible variant closest to
+/// the winner over the bucket's sizes (geometric mean of time ratios), or -1.
+struct BucketChoice {
+  uint64_t minBytes = 0;
+  uint64_t maxBytes = 0;
+  int winner = -1;
+  int runnerUp = -1;
+  size_t firstSize = 0, lastSize = 0;  ///< measured sizes inside, as indices into `sizes`
+  size_t sizeIndex = 0;
+};
+std::vector<BucketChoice> mergeBuckets(const TableMeasurements &m,
+                                       const std::vector<SizeChoice> &choices);
+
+/// The first byte count of the bucket that holds `upper` rather than `lower` (lower < upper):
+/// ceil(sqrt(lower · upper)), within (lower, upper].
+uint64_t bucketEdge(uint64_t lower, uint64_t upper);
+
+}  // namespace collplan::tune

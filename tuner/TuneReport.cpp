@@ -1,0 +1,207 @@
+// printReport, the CSV and JSON documents, and writing the report directory.
+#include "tuner/TuneReport.h"
+
+#include "tuner/bench/ByteSize.h"
+
+#include <fstream>
+
+namespace collplan::tune {
+namespace {
+
+std::string rangeText(const BucketChoice &b) {
+  const std::string hi = b.maxBytes == UINT64_MAX ? "max" : bench::formatBytes(b.maxBytes);
+  return bench::formatBytes(b.minBytes) + " - " + hi;
+}
+
+/// The CSV field for `text`, quoted when it holds a comma or quote.
+std::string csvField(const std::string &text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string s = "\"";
+  for (char c : text) s += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return s + "\"";
+}
+
+/// Status of variant v of a table, and the reason: measured, or the note that stopped it.
+std::pair<std::string, std::string> statusOf(const TableResult &t, size_t v) {
+  const std::string &label = t.variants[v].variant.label;
+  for (auto it = t.notes.rbegin(); it != t.notes.rend(); ++it)
+    if (it->label == label) return {it->status, it->reason};
+  bool measured = false;
+  for (const Measurement &m : t.measurements.byVariant[v]) measured = measured || m.done;
+  return {measured ? "measured" : "not-measured", measured ? "" : "stopped before its turn"};
+}
+
+bool isWinnerAt(const TableResult &t, size_t v, size_t s) {
+  return s < t.choices.size() && t.choices[s].winner == int(v);
+}
+
+}  // namespace
+
+std::string tableFileStem(const TableResult &t) {
+  std::string s = std::string(toString(t.benchCase.kind)) + "-" + std::string(toString(t.benchCase.dtype));
+  if (needsReduceOp(t.benchCase.kind)) s += "-" + std::string(toString(t.benchCase.op));
+  if (needsRoot(t.benchCase.kind)) s += "-root" + std::to_string(t.benchCase.root);
+  return s;
+}
+
+void printReport(std::FILE *out, const TuneResult &r) {
+  std::fprintf(out, "# plan-tune: topology %s (%s, fingerprint %s), %d ranks, backend %s\n",
+               r.settings.topologySpec.c_str(), r.topology.name.c_str(), r.fingerprint.c_str(),
+               r.ranks, r.settings.backend.c_str());
+  std::fprintf(out, "# cost model: %s\n", r.alphaBeta.source.c_str());
+  std::fprintf(out, "# sizes %s - %s (x2)%s, %.1f s%s\n", bench::formatBytes(r.settings.minBytes).c_str(),
+               bench::formatBytes(r.settings.maxBytes).c_str(), r.settings.quick ? ", quick" : "",
+               r.seconds,
+               r.interrupted ? ", INTERRUPTED: partial results"
+               : r.budgetExhausted ? ", budget spent: partial results" : "");
+  for (const TableResult &t : r.tables) {
+    std::string counts = std::to_string(t.enumerated) + " combinations, " +
+                         std::to_string(t.variants.size()) + " distinct plans";
+    for (const char *status : {"not-applicable", "duplicate", "compile-failed", "unsupported",
+                               "pruned", "run-failed", "wrong"}) {
+      const int n = t.notesCount(status);
+      if (n > 0 || std::string(status) == "pruned")
+        counts += ", " + std::to_string(n) + " " +
+                  (std::string(status) == "wrong" ? "WRONG" : std::string(status));
+    }
+    counts += ", " + std::to_string(t.measuredVariants()) + " measured";
+    std::fprintf(out, "\n## %s on %d ranks: %s\n", t.name().c_str(), t.benchCase.ranks,
+                 counts.c_str());
+    if (t.buckets.empty()) {
+      std::fprintf(out, "   (nothing measured: no bucket)\n");
+      continue;
+    }
+    std::fprintf(out, "%-24s %-26s %10s %10s %10s  %-26s %8s %10s %9s\n", "#   bucket", "winner",
+                 "at", "time(us)", "p99(us)", "runner-up", "margin", "pred(us)", "pred/meas");
+    for (const BucketChoice &b : t.buckets) {
+      const Measurement &w = t.measurements.byVariant[size_t(b.winner)][b.sizeIndex];
+      const double pred = t.measurements.predictedUs[size_t(b.winner)][b.sizeIndex];
+      std::string runner = "-", margin = "-";
+      if (b.runnerUp >= 0) {
+        const Measurement &ru = t.measurements.byVariant[size_t(b.runnerUp)][b.sizeIndex];
+        runner = t.variants[size_t(b.runnerUp)].variant.label;
+        char m[32];
+        std::snprintf(m, sizeof m, "+%.1f%%", (ru.medianUs / w.medianUs - 1) * 100);
+        margin = m;
+      }
+      std::fprintf(out, "    %-20s %-26s %10s %10.2f %10.2f  %-26s %8s %10.2f %9.2f\n",
+                   rangeText(b).c_str(), t.variants[size_t(b.winner)].variant.label.c_str(),
+                   bench::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(),
+                   w.medianUs, w.p99Us, runner.c_str(), margin.c_str(), pred,
+                   w.medianUs > 0 ? pred / w.medianUs : 0.0);
+    }
+  }
+}
+
+std::string measurementsCsv(const TuneResult &r) {
+  std::string csv = "collective,dtype,op,variant,algorithm,params,size_bytes,count,median_us,"
+                    "p99_us,reps,batches,wrong,predicted_us,winner\n";
+  char num[64];
+  for (const TableResult &t : r.tables)
+    for (size_t v = 0; v < t.variants.size(); ++v)
+      for (size_t s = 0; s < t.measurements.sizes.size(); ++s) {
+        const Measurement &m = t.measurements.byVariant[v][s];
+        if (!m.done) continue;
+        const bench::SizePoint &p = t.measurements.sizes[s];
+        csv += std::string(toString(t.benchCase.kind)) + "," + std::string(toString(t.benchCase.dtype)) +
+               "," + (needsReduceOp(t.benchCase.kind) ? std::string(toString(t.benchCase.op)) : "") +
+               "," + csvField(t.variants[v].variant.label) + "," + t.variants[v].variant.algorithm +
+               "," + csvField(t.variants[v].variant.paramsJson().dump()) + "," +
+               std::to_string(p.bytes) + "," + std::to_string(p.count) + ",";
+        std::snprintf(num, sizeof num, "%.4f,%.4f,", m.medianUs, m.p99Us);
+        csv += num + std::to_string(m.reps) + "," + std::to_string(m.batches) + "," +
+               std::to_string(m.wrong) + ",";
+        std::snprintf(num, sizeof num, "%.4f,", t.measurements.predictedUs[v][s]);
+        csv += num + std::string(isWinnerAt(t, v, s) ? "1" : "0") + "\n";
+      }
+  return csv;
+}
+
+nlohmann::json reportJson(const TuneResult &r) {
+  nlohmann::json j;
+  j["tool_version"] = toolVersion();
+  j["settings"] = r.settings.toJson();
+  j["topology"] = {{"spec", r.settings.topologySpec}, {"name", r.topology.name},
+                   {"fingerprint", r.fingerprint}, {"ranks", r.ranks}};
+  j["backend"] = r.settings.backend;
+  j["cost_model"] = {{"alpha_us", r.alphaBeta.alphaUs},
+                     {"bandwidth_gbps", r.alphaBeta.bytesPerUs / 1e3},
+                     {"source", r.alphaBeta.source}};
+  j["partial"] = r.partial();
+  j["interrupted"] = r.interrupted;
+  j["budget_exhausted"] = r.budgetExhausted;
+  j["seconds"] = r.seconds;
+  j["wrong_variants"] = r.wrongVariants;
+  j["bundle_written"] = r.bundle.has_value();
+  nlohmann::json tables = nlohmann::json::array();
+  for (const TableResult &t : r.tables) {
+    nlohmann::json tj;
+    tj["name"] = t.name();
+    tj["collective"] = std::string(toString(t.benchCase.kind));
+    tj["dtype"] = std::string(toString(t.benchCase.dtype));
+    if (needsReduceOp(t.benchCase.kind)) tj["op"] = std::string(toString(t.benchCase.op));
+    tj["ranks"] = t.benchCase.ranks;
+    tj["combinations"] = t.enumerated;
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const bench::SizePoint &p : t.measurements.sizes) sizes.push_back(p.bytes);
+    tj["sizes"] = sizes;
+    nlohmann::json variants = nlohmann::json::array(), rows = nlohmann::json::array();
+    for (size_t v = 0; v < t.variants.size(); ++v) {
+      const CompiledVariant &cv = t.variants[v];
+      const auto [status, reason] = statusOf(t, v);
+      variants.push_back({{"label", cv.variant.label}, {"algorithm", cv.variant.algorithm},
+                          {"family", cv.variant.family}, {"params", cv.variant.paramsJson()},
+                          {"alpha_rounds", cv.alphaRounds}, {"beta", cv.beta},
+                          {"status", status}, {"reason", reason}, {"check", t.checkNotes[v]}});
+      for (size_t s = 0; s < t.measurements.sizes.size(); ++s) {
+        const Measurement &m = t.measurements.byVariant[v][s];
+        if (!m.done) continue;
+        rows.push_back({{"variant", cv.variant.label}, {"size_bytes", t.measurements.sizes[s].bytes},
+                        {"count", t.measurements.sizes[s].count}, {"median_us", m.medianUs},
+                        {"p99_us", m.p99Us}, {"reps", m.reps}, {"batches", m.batches},
+                        {"wrong", m.wrong}, {"predicted_us", t.measurements.predictedUs[v][s]},
+                        {"winner", isWinnerAt(t, v, s)}});
+      }
+    }
+    nlohmann::json others = nlohmann::json::array();
+    for (const VariantNote &n : t.notes)
+      if (n.status == "not-applicable" || n.status == "compile-failed" || n.status == "duplicate")
+        others.push_back({{"label", n.label}, {"status", n.status}, {"reason", n.reason}});
+    tj["variants"] = variants;
+    tj["not_compiled"] = others;
+    tj["measurements"] = rows;
+    nlohmann::json buckets = nlohmann::json::array();
+    for (const BucketChoice &b : t.buckets) {
+      auto cand = [&](int v) -> nlohmann::json {
+        if (v < 0) return nullptr;
+        return {{"variant", t.variants[size_t(v)].variant.label},
+                {"measured_us", t.measurements.byVariant[size_t(v)][b.sizeIndex].medianUs},
+                {"predicted_us", t.measurements.predictedUs[size_t(v)][b.sizeIndex]}};
+      };
+      buckets.push_back({{"min_bytes", b.minBytes}, {"max_bytes", b.maxBytes},
+                         {"at_bytes", t.measurements.sizes[b.sizeIndex].bytes},
+                         {"winner", cand(b.winner)}, {"runner_up", cand(b.runnerUp)}});
+    }
+    tj["buckets"] = buckets;
+    tables.push_back(tj);
+  }
+  j["tables"] = tables;
+  return j;
+}
+
+std::vector<std::string> writeReportFiles(const TuneResult &r, const std::string &dir) {
+  std::vector<std::string> written;
+  auto write = [&](const std::string &name, const std::string &text) {
+    const std::string path = dir + "/" + name;
+    std::ofstream file(path);
+    if (!file || !(file << text) || !file.flush())
+      throw TuneError("--report-dir: cannot write " + path);
+    written.push_back(path);
+  };
+  write("measurements.csv", measurementsCsv(r));
+  write("report.json", reportJson(r).dump(1) + "\n");
+  for (const TableResult &t : r.tables) write(tableFileStem(t) + ".svg", plotSvg(r, t));
+  return written;
+}
+
+}  // namespace collplan::tune

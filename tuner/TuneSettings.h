@@ -1,0 +1,44 @@
+// What plan-tune was asked to do: topology, backend, tables, sizes, budget, outputs.
+#pragma once
+
+#include "runtime/core/Collective.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace collplan::tune {
+
+/// The tuner's inputs, already parsed into enums (plan-tune parses and names bad values).
+struct TuneSettings {
+  std::string topologySpec = "local";  ///< file, preset, generator or `local`
+  std::string backend = "cpu-threads"; ///< cpu-threads | cpu-shm | sim
+  std::vector<CollectiveKind> collectives{CollectiveKind::AllReduce};
+  std::vector<DType> dtypes{DType::F32};
+  std::vector<ReduceOp> ops{ReduceOp::Sum};
+  /// Registered algorithm names to consider; empty: every one the registry holds.
+  std::vector<std::string> algorithms;
+  int ranks = 0;  ///< 0: the topology's (local: the number of cores, at least 2)
+  int root = 0;   ///< for rooted collectives
+  uint64_t minBytes = 8;
+  uint64_t maxBytes = uint64_t(256) << 20;
+  double budgetSeconds = 0;  ///< measuring stops when spent (0: no limit)
+  bool quick = false;        ///< fewer parameter values and repetitions
+  /// Prune a variant predicted more than this many times slower than the best prediction at
+  /// every size.
+  double pruneFactor = 4.0;
+  std::string outputPath;  ///< the bundle; empty: none written
+  std::string reportDir;   ///< CSV, JSON and SVG; empty: none written
+  bool progress = false;   ///< progress on stderr even when it is not a terminal
+  bool quiet = false;      ///< no progress, no notes (errors and the table still print)
+
+  /// The settings as recorded in the bundle's "tuner" member and the report.
+  nlohmann::json toJson() const;
+};
+
+/// "plan-tune 0.1.0": recorded in bundles.
+std::string toolVersion();
+
+}  // namespace collplan::tune

@@ -1,0 +1,70 @@
+// Variant enumeration: every registered algorithm × its meaningful parameter values, compiled.
+#pragma once
+
+#include "compiler/lowering/Algorithms.h"
+#include "runtime/plan/Plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace collplan::tune {
+
+/// One point of the search space: an algorithm and the parameters it honours.
+struct Variant {
+  std::string algorithm;  ///< registry name ("ring", "pipelined-tree", ...)
+  std::string family;     ///< its lowering family
+  AlgorithmParams params; ///< topology pointer set by the caller
+  int slices = 1;         ///< pipelining slices (coll-slice)
+  /// "ring ch2 bidir s2": the algorithm and only the parameters that differ from defaults.
+  std::string label;
+  nlohmann::json paramsJson() const;
+};
+
+/// A variant that compiled: its plan (size-generic) and its α-β cost.
+struct CompiledVariant {
+  Variant variant;
+  Plan plan;
+  double alphaRounds = 0;
+  double beta = 0;
+  /// α-β time at M bytes: alphaRounds·α + beta·M / bandwidth.
+  double predictedUs(double alphaUs, double bytesPerUs, double bytes) const {
+    return alphaRounds * alphaUs + beta * bytes / bytesPerUs;
+  }
+};
+
+/// A variant that is not measured, and why.
+struct VariantNote {
+  std::string label;
+  std::string status;  ///< not-applicable | compile-failed | duplicate | pruned | wrong
+  std::string reason;
+};
+
+/// What enumeration and compilation produced for one (collective, op).
+struct VariantSet {
+  std::vector<CompiledVariant> compiled;  ///< unique plans, in registry order
+  std::vector<VariantNote> notes;         ///< everything else, with reasons
+  int enumerated = 0;                     ///< parameter combinations considered
+  int count(const std::string &status) const;
+};
+
+/// Parameter combinations per algorithm: slices {1,2,4} for all; channels {1,2} and
+/// bidirectional for ring; fan-out {2,4} and pipeline {2,4,8} for pipelined trees; pipeline for
+/// the double binary tree; ranks per device (divisors 1, 2, 4) for the device-aware families
+/// (kangaring, mesh, rdh, hierarchical). `quick` keeps slices {1,2}, fan-out 2, pipeline 4.
+/// Unknown algorithms (added since) get slices only. `filter` (names) restricts the algorithms.
+std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topology *topology,
+                                       const std::vector<std::string> &filter, bool quick);
+
+/// Checks (the algorithm's own `check`, as buildSchedule would), compiles each variant once and
+/// drops plans identical to an earlier variant's (parameters the algorithm ignores). Failures are
+/// notes, never fatal. `onProgress(done, total)` is called after each variant.
+VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant> &variants,
+                           const std::function<void(size_t, size_t)> &onProgress = {});
+
+/// The names in `filter` that the registry does not hold.
+std::vector<std::string> unknownAlgorithms(const std::vector<std::string> &filter);
+
+}  // namespace collplan::tune

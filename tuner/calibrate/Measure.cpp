@@ -1,0 +1,50 @@
+// backendMeasure: calibration plans timed by tuner/bench's loop on cpu-threads or cpu-shm.
+#include "tuner/bench/Backends.h"
+#include "tuner/bench/ByteSize.h"
+#include "tuner/calibrate/Calibrate.h"
+
+#include <stdexcept>
+
+namespace collplan::calibrate {
+
+MeasureFn backendMeasure(const CalibrationSettings &settings,
+                         std::function<void(const std::string &)> progress) {
+  return [settings, progress](const Plan &plan, const std::vector<uint64_t> &sizes) {
+    bench::BenchCase c;
+    c.kind = CollectiveKind::AllReduce;
+    c.dtype = DType::F32;
+    c.op = ReduceOp::Sum;
+    c.ranks = plan.ranks;
+    std::vector<bench::SizePoint> points = bench::sizePoints(c, sizes);
+    bool same = points.size() == sizes.size();
+    for (size_t i = 0; same && i < sizes.size(); ++i) same = points[i].bytes == sizes[i];
+    if (!same)
+      throw std::invalid_argument("sizes must be whole f32 elements per unit (multiples of " +
+                                  std::to_string(4 * plan.units) + " bytes for " + plan.algorithm +
+                                  ")");
+    bench::LoopSettings loop;
+    loop.warmup = settings.warmup;
+    loop.reps = settings.reps;
+    loop.check = plan.params.value("calibration", false) ? false : true;
+    bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
+    bench::ProgressFn each;
+    if (progress)
+      each = [&](size_t index, const bench::SizePoint &size) {
+        progress(plan.algorithm + " " + bench::formatBytes(size.bytes) + " (" +
+                 std::to_string(index + 1) + "/" + std::to_string(sizes.size()) + ")");
+      };
+    std::vector<bench::SizeResult> results =
+        settings.backend == "cpu-shm" ? bench::measureShm(source, c, points, loop, each)
+                                      : bench::measureThreads(source, c, points, loop, each);
+    std::vector<double> times;
+    for (const bench::SizeResult &r : results) {
+      if (r.wrong > 0)
+        throw std::runtime_error(plan.algorithm + ": " + std::to_string(r.wrong) +
+                                 " wrong elements: the backend computed a wrong result");
+      times.push_back(r.timeUs);
+    }
+    return times;
+  };
+}
+
+}  // namespace collplan::calibrate
