@@ -333,43 +333,35 @@ void ProgramBuilder::visit(Operation &op) {
   retire(&op);
 }
 
-/// Attaches a send to the instruction that produced its source range earlier on the same rank
+/// Attaches a send to the receive that produced its source range earlier on the same rank
 /// (nothing writes the range in between): recv + send -> recv_copy_send, recv_reduce + send ->
-/// recv_reduce_send, and two sends of one range -> dup. Moving a send earlier cannot deadlock:
-/// sends never wait.
+/// recv_reduce_send. Moving a send earlier cannot deadlock: sends never wait. Sends are never
+/// merged into a `dup`: one read feeding several writes needs the topology's duplication
+/// feature, which only an explicit coll.dup asks for.
 void ProgramBuilder::attachSends() {
   auto overlaps = [](const BufRef &a, const BufRef &b) {
     return a.buf == b.buf && a.offset < b.offset + b.length && b.offset < a.offset + a.length;
   };
   for (auto &program : programs_) {
     std::vector<Instr> fused;
-    // Index in `fused` of the latest instruction that wrote each tmp/out range it wrote.
     for (Instr &instr : program) {
       bool merged = false;
-      if (instr.kind == OpKind::Send && instr.srcs.size() == 1 && !fused.empty()) {
+      if (instr.kind == OpKind::Send && instr.srcs.size() == 1 && instr.sends.size() == 1) {
         const BufRef &src = instr.srcs.front();
         for (size_t i = fused.size(); i-- > 0;) {
           Instr &prev = fused[i];
           bool produced = std::find(prev.dsts.begin(), prev.dsts.end(), src) != prev.dsts.end();
-          bool sendsSame = prev.kind == OpKind::Send && !prev.srcs.empty() &&
-                           prev.srcs.front() == src;
-          if (produced || sendsSame) {
-            bool canAttach = prev.kind == OpKind::Recv || prev.kind == OpKind::RecvReduce ||
-                             prev.kind == OpKind::RecvCopySend || prev.kind == OpKind::Dup ||
-                             prev.kind == OpKind::Send || prev.kind == OpKind::Copy;
-            if (canAttach) {
-              prev.sends.insert(prev.sends.end(), instr.sends.begin(), instr.sends.end());
-              if (prev.kind == OpKind::Recv) prev.kind = OpKind::RecvCopySend;
-              else if (prev.kind == OpKind::RecvReduce) prev.kind = OpKind::RecvReduceSend;
-              else if (prev.kind != OpKind::RecvReduceSend) prev.kind = OpKind::Dup;
-              if (prev.kind == OpKind::RecvCopySend && prev.sends.size() > 1)
-                prev.kind = OpKind::Dup;
+          if (produced) {
+            if (prev.sends.empty() &&
+                (prev.kind == OpKind::Recv || prev.kind == OpKind::RecvReduce)) {
+              prev.sends = instr.sends;
+              prev.kind = prev.kind == OpKind::Recv ? OpKind::RecvCopySend
+                                                    : OpKind::RecvReduceSend;
               merged = true;
             }
             break;
           }
-          bool clobbered = llvm::any_of(prev.dsts, [&](const BufRef &d) { return overlaps(d, src); });
-          if (clobbered) break;
+          if (llvm::any_of(prev.dsts, [&](const BufRef &d) { return overlaps(d, src); })) break;
         }
       }
       if (!merged) fused.push_back(std::move(instr));
