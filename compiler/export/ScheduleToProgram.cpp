@@ -17,16 +17,8 @@ using namespace mlir::coll;
 namespace collplan {
 namespace {
 
-/// A level-3 instruction under construction (the uniform shape of PlanOp).
-struct Instr {
-  OpKind kind = OpKind::Copy;
-  std::vector<BufRef> srcs;
-  std::optional<Endpoint> recv;
-  uint32_t recvPos = 0;
-  std::vector<BufRef> dsts;
-  std::vector<Endpoint> sends;
-  int64_t step = -1;
-};
+/// A level-3 instruction under construction: the runtime's uniform plan op.
+using Instr = PlanOp;
 
 /// A transfer whose receive is not emitted yet: it will be fused into the consumer.
 struct PendingRecv {
@@ -86,9 +78,9 @@ private:
   uint32_t newTransfer() { return nextId_++; }
   /// Makes `v` (resident at `from`) arrive at `to` as `result`: a send now, the receive
   /// deferred when `result` feeds exactly one reduction at `to`, else emitted now.
-  void transfer(Value v, int to, Value result, int64_t step);
+  void transfer(Value v, int to, Value result, int32_t step);
   /// Emits the receive of a deferred value into its home.
-  void materialize(Value v, int64_t step);
+  void materialize(Value v, int32_t step);
   /// Operand refs of a reduction at `rank`, with at most one fused receive.
   void gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr);
 
@@ -164,7 +156,7 @@ static bool feedsOneReduction(Value result, int rank) {
   return false;
 }
 
-void ProgramBuilder::transfer(Value v, int to, Value result, int64_t step) {
+void ProgramBuilder::transfer(Value v, int to, Value result, int32_t step) {
   const ValueState &src = values_[v];
   uint32_t id = newTransfer();
   Instr send;
@@ -178,7 +170,7 @@ void ProgramBuilder::transfer(Value v, int to, Value result, int64_t step) {
   if (!feedsOneReduction(result, to) || tokens_) materialize(result, step);
 }
 
-void ProgramBuilder::materialize(Value v, int64_t step) {
+void ProgramBuilder::materialize(Value v, int32_t step) {
   ValueState &state = values_[v];
   if (!state.pending) return;
   Instr recv;
@@ -191,7 +183,7 @@ void ProgramBuilder::materialize(Value v, int64_t step) {
 }
 
 void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr) {
-  int64_t step = op->hasAttr("step") ? op->getAttrOfType<IntegerAttr>("step").getInt() : -1;
+  int32_t step = op->hasAttr("step") ? int32_t(op->getAttrOfType<IntegerAttr>("step").getInt()) : -1;
   for (Value v : operands) {
     ValueState &state = values_[v];
     if (state.rank != rank) {  // a remote read: the owner sends, this rank receives
@@ -230,7 +222,7 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
 }
 
 void ProgramBuilder::visit(Operation &op) {
-  int64_t step = op.hasAttr("step") ? op.getAttrOfType<IntegerAttr>("step").getInt() : -1;
+  int32_t step = op.hasAttr("step") ? int32_t(op.getAttrOfType<IntegerAttr>("step").getInt()) : -1;
   llvm::TypeSwitch<Operation *>(&op)
       .Case<InputOp>([&](InputOp in) {
         int rank = int(in.getRank()), chunk = int(in.getChunk());
@@ -428,17 +420,7 @@ FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
     Block *rankBody = new Block();
     rankOp.getBody().push_back(rankBody);
     b.setInsertionPointToEnd(rankBody);
-    for (const Instr &instr : programs_[rank]) {
-      PlanOp op;
-      op.kind = instr.kind;
-      op.srcs = instr.srcs;
-      op.recv = instr.recv;
-      op.recvPos = instr.recvPos;
-      op.dsts = instr.dsts;
-      op.sends = instr.sends;
-      op.step = int32_t(instr.step);
-      createInstruction(b, schedule_.getLoc(), op);
-    }
+    for (const Instr &instr : programs_[rank]) createInstruction(b, schedule_.getLoc(), instr);
   }
   return program;
 }
