@@ -27,7 +27,7 @@ nlohmann::json TuneSettings::toJson() const {
   j["size_factor"] = 2;
   j["budget_s"] = budgetSeconds;
   j["quick"] = quick;
-  j["prune_factor"] = pruneFactor;
+  j["prune_factor"] = effectivePruneFactor() >= 1e300 ? 0.0 : effectivePruneFactor();
   j["root"] = root;
   return j;
 }

@@ -15,6 +15,10 @@ namespace collplan::tune {
 struct TuneSettings {
   std::string topologySpec = "local";  ///< file, preset, generator or `local`
   std::string backend = "cpu-threads"; ///< cpu-threads | cpu-shm | sim
+  /// The prune factor in force (resolves the automatic 0).
+  double effectivePruneFactor() const {
+    return pruneFactor > 0 ? pruneFactor : (backend == "sim" ? 1e300 : 4.0);
+  }
   std::vector<CollectiveKind> collectives{CollectiveKind::AllReduce};
   std::vector<DType> dtypes{DType::F32};
   std::vector<ReduceOp> ops{ReduceOp::Sum};
@@ -28,7 +32,10 @@ struct TuneSettings {
   bool quick = false;        ///< fewer parameter values and repetitions
   /// Prune a variant predicted more than this many times slower than the best prediction at
   /// every size.
-  double pruneFactor = 4.0;
+  /// Prune variants predicted this many times slower than the best at every size; 0 = auto:
+  /// 4 on real backends, none on sim (a simulation is the measurement there, and cheap; the
+  /// port model would wrongly prune duplication-heavy plans such as mesh on a torus).
+  double pruneFactor = 0;
   std::string outputPath;  ///< the bundle; empty: none written
   std::string reportDir;   ///< CSV, JSON and SVG; empty: none written
   bool progress = false;   ///< progress on stderr even when it is not a terminal

@@ -287,7 +287,7 @@ TuneResult runTune(const TuneSettings &settings) {
     std::vector<uint64_t> bytes;
     for (const bench::SizePoint &p : t.measurements.sizes) bytes.push_back(p.bytes);
     const PruneResult pr = pruneByPrediction(t.variants, t.measurements.eligible, bytes,
-                                             result.alphaBeta, settings.pruneFactor);
+                                             result.alphaBeta, settings.effectivePruneFactor());
     t.measurements.byVariant.assign(t.variants.size(),
                                     std::vector<Measurement>(t.measurements.sizes.size()));
     t.measurements.predictedUs.assign(t.variants.size(), {});
@@ -306,10 +306,13 @@ TuneResult runTune(const TuneSettings &settings) {
     if (!settings.quiet) {
       const int pruned = int(std::count(t.pruned.begin(), t.pruned.end(), true));
       const int left = int(std::count(t.measurements.eligible.begin(), t.measurements.eligible.end(), true));
+      const bool noPruning = settings.effectivePruneFactor() >= 1e300;
       bar.note("plan-tune: " + t.name() + ": " + std::to_string(pruned) + " of " +
-               std::to_string(left + pruned) + " runnable variants pruned (predicted > " +
-               std::to_string(int(settings.pruneFactor)) +
-               "x the best prediction at every size), " + std::to_string(left) + " to measure at " +
+               std::to_string(left + pruned) + " runnable variants pruned (" +
+               (noPruning ? std::string("no pruning on sim: every variant is simulated")
+                          : "predicted > " + std::to_string(int(settings.effectivePruneFactor())) +
+                                "x the best prediction at every size") +
+               "), " + std::to_string(left) + " to measure at " +
                std::to_string(t.measurements.sizes.size()) + " sizes");
     }
   }

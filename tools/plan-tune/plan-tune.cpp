@@ -82,7 +82,8 @@ int main(int argc, char **argv) {
   app.add_option("--report-dir", s.reportDir, "Directory for measurements.csv, report.json and SVG plots");
   app.add_flag("--quick", s.quick, "Fewer parameter values and repetitions");
   app.add_option("--prune-factor", s.pruneFactor,
-                 "Prune variants predicted this many times slower than the best at every size")
+                 "Prune variants predicted this many times slower than the best at every size "
+                 "(0: auto, 4 on cpu backends, none on sim)")
       ->capture_default_str();
   app.add_flag("--progress", s.progress, "Progress on stderr even when it is not a terminal");
   app.add_flag("-q,--quiet", s.quiet, "No progress or notes on stderr");
@@ -98,7 +99,8 @@ int main(int argc, char **argv) {
     s.ops = parseList("--ops", ops, &parseReduceOp, reduceOpNames());
     s.minBytes = parseSize("--min-bytes", minBytes);
     s.maxBytes = parseSize("--max-bytes", maxBytes);
-    if (!(s.pruneFactor >= 1)) throw TuneError("--prune-factor must be at least 1");
+    if (!(s.pruneFactor == 0 || s.pruneFactor >= 1))
+      throw TuneError("--prune-factor must be 0 (auto) or at least 1");
 
     const TuneResult result = runTune(s);
     std::fflush(stderr);
