@@ -70,10 +70,11 @@ nlohmann::json paramsToJson(const AlgorithmParams &p, int slices) {
   return j;
 }
 
+/// Prints a verified op in its custom form (both levels were verified before printing).
 std::string printOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  op->print(os);
+  op->print(os, OpPrintingFlags().assumeVerified());
   return text + "\n";
 }
 
