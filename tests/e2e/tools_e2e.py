@@ -275,7 +275,6 @@ def test_bench_errors(env):
         (["--plan", plan, "--collective", "allgather"], "the plan is for allreduce"),
         (["--bundle", os.path.join(d, "allreduce_2rank.bundle.json"), "-d", "f64"],
          "no table for allreduce f64 sum"),
-        (["--algorithm", "rdh", "--ranks", "2"], "named algorithms need plan-compile"),
         (["--plan", plan, "--algorithm", "default"], "not several"),
         (["--backend", "cpu-threads"], "--ranks is required"),
         (["--backend", "sim", "--ranks", "2"], "needs --topology"),
@@ -290,6 +289,20 @@ def test_bench_errors(env):
         p = env.run("plan-bench", *argv, expect=None)
         check(p.returncode not in (0, 3), f"plan-bench {argv}: exit {p.returncode} on bad input")
         check(needle in p.stderr, f"plan-bench {argv}: stderr lacks {needle!r}:\n{p.stderr}")
+
+
+def test_bench_named_algorithm(env):
+    """With the compiler built, --algorithm NAME compiles and runs it; without, a clear error."""
+    if os.path.exists(os.path.join(env.bin, "plan-compile")):
+        p = env.run("plan-bench", "--algorithm", "rabenseifner", "--ranks", "4", "-e", "64K",
+                    "--json")
+        doc = json.loads(p.stdout)
+        check(doc["rows"] and all(r["wrong"] == 0 for r in doc["rows"]), f"rows {doc['rows']}")
+        p = env.run("plan-bench", "--algorithm", "zigzag", "--ranks", "2", expect=None)
+        check(p.returncode == 1 and "unknown algorithm 'zigzag'" in p.stderr, p.stderr)
+    else:
+        p = env.run("plan-bench", "--algorithm", "rdh", "--ranks", "2", expect=None)
+        check(p.returncode == 1 and "named algorithms need plan-compile" in p.stderr, p.stderr)
 
 
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}

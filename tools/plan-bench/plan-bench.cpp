@@ -13,6 +13,10 @@
 
 #include <CLI/CLI.hpp>
 
+#ifdef COLLPLAN_WITH_COMPILER
+#include "compiler/export/PlanCompiler.h"
+#endif
+
 #include <climits>
 #include <cstdio>
 #include <optional>
@@ -93,16 +97,37 @@ BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int t
   return c;
 }
 
+#ifdef COLLPLAN_WITH_COMPILER
+/// Compiles `algorithm` for the benchmarked case through the compile API (verified, checked).
+Plan compileNamedAlgorithm(const std::string &algorithm, const BenchCase &c,
+                           const Topology *topology) {
+  CollectiveSpec spec;
+  spec.kind = c.kind;
+  spec.ranks = c.ranks;
+  spec.root = c.root;
+  if (needsReduceOp(c.kind)) spec.op = c.op;
+  CompileOptions options;
+  options.algorithm = algorithm;
+  options.params.topology = topology;
+  std::string error;
+  auto compiled = compileCollective(spec, options, error);
+  if (mlir::failed(compiled)) throw UsageError("--algorithm " + algorithm + ": " + error);
+  return compiled->plan;
+}
+#endif
+
 int run(const Options &o) {
   // Sources: exactly one of --plan, --bundle, --algorithm (default: the built-in plans).
   const int sources = !o.planFile.empty() + !o.bundleFile.empty() + !o.algorithm.empty();
   if (sources > 1) throw UsageError("give one of --plan, --bundle and --algorithm, not several");
-  // TODO(lead): compile named algorithms through the compile API once plan-compile has one.
-  if (!o.algorithm.empty() && o.algorithm != "default")
+  const bool named = !o.algorithm.empty() && o.algorithm != "default";
+#ifndef COLLPLAN_WITH_COMPILER
+  if (named)
     throw UsageError("--algorithm " + o.algorithm +
                      ": named algorithms need plan-compile: compile to a plan file first, then "
-                     "run it with --plan FILE (only --algorithm default runs here: the runtime's "
-                     "built-in plans)");
+                     "run it with --plan FILE (this build has no compiler; only --algorithm "
+                     "default runs here: the runtime's built-in plans)");
+#endif
   if (!isKnownBackend(o.backend))
     throw UsageError("--backend: unknown backend \"" + o.backend + "\" (expected one of: " +
                      kBackendNames + ")");
@@ -128,7 +153,11 @@ int run(const Options &o) {
   if (topology && topology->numRanks() != c.ranks)
     throw UsageError("--topology " + o.topology + " has " + std::to_string(topology->numRanks()) +
                      " ranks but the plans need " + std::to_string(c.ranks));
-  const PlanSource source = planFromFile ? PlanSource::fromPlan(*planFromFile, o.planFile, c)
+#ifdef COLLPLAN_WITH_COMPILER
+  if (named) planFromFile = compileNamedAlgorithm(o.algorithm, c, topology ? &*topology : nullptr);
+#endif
+  const std::string planLabel = named ? o.algorithm : o.planFile;
+  const PlanSource source = planFromFile ? PlanSource::fromPlan(*planFromFile, planLabel, c)
                             : !o.bundleFile.empty() ? PlanSource::fromBundleFile(o.bundleFile, c)
                                                     : PlanSource::builtIn(c);
   const std::vector<SizePoint> sizes = sizePoints(c, bytes);
