@@ -64,19 +64,6 @@ std::string labelOf(const Variant &v) {
   return s;
 }
 
-/// The spec buildSchedule checks the algorithm against (its chunks, slices, remote reads).
-CollectiveSpec specFor(const CollectiveSpec &requested, const AlgorithmInfo &a,
-                       const AlgorithmParams &p) {
-  CollectiveSpec spec = requested;
-  spec.slices = 1;
-  if (messageBlocks(spec.kind, 2) == 2 && spec.kind != CollectiveKind::Barrier)
-    spec.chunks = spec.ranks;
-  else if (a.chunks)
-    spec.chunks = a.chunks(spec, p);
-  if (a.slices) spec.slices = a.slices(spec, p);
-  if (a.remoteReads) spec.remoteReads = true;
-  return spec;
-}
 
 /// The plan's identity for de-duplication: its programs, units and scratch, not its name.
 std::string planKey(const Plan &plan) {
@@ -148,7 +135,7 @@ VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant
     if (onProgress) onProgress(i, variants.size());
     const AlgorithmInfo *a = findAlgorithm(v.algorithm);
     if (a && a->check)
-      if (auto reason = a->check(specFor(spec, *a, v.params), v.params)) {
+      if (auto reason = a->check(algorithmSpec(spec, *a, v.params), v.params)) {
         set.notes.push_back({v.label, "not-applicable", *reason});
         continue;
       }

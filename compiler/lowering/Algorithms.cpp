@@ -92,10 +92,8 @@ static std::optional<std::string> checkCommon(const CollectiveSpec &spec,
   return std::nullopt;
 }
 
-FailureOr<coll::ScheduleOp> buildSchedule(OpBuilder &builder, Location loc,
-                                          const CollectiveSpec &requested, StringRef name,
-                                          const AlgorithmInfo &algorithm,
-                                          const AlgorithmParams &params, std::string &error) {
+CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
+                             const AlgorithmParams &params) {
   CollectiveSpec spec = requested;
   spec.slices = 1;
   if (messageBlocks(spec.kind, 2) == 2 && spec.kind != CollectiveKind::Barrier)
@@ -104,6 +102,14 @@ FailureOr<coll::ScheduleOp> buildSchedule(OpBuilder &builder, Location loc,
     spec.chunks = algorithm.chunks(spec, params);
   if (algorithm.slices) spec.slices = algorithm.slices(spec, params);
   if (algorithm.remoteReads) spec.remoteReads = true;
+  return spec;
+}
+
+FailureOr<coll::ScheduleOp> buildSchedule(OpBuilder &builder, Location loc,
+                                          const CollectiveSpec &requested, StringRef name,
+                                          const AlgorithmInfo &algorithm,
+                                          const AlgorithmParams &params, std::string &error) {
+  CollectiveSpec spec = algorithmSpec(requested, algorithm, params);
   if (auto reason = checkCommon(spec, algorithm, params)) {
     error = *reason;
     return failure();

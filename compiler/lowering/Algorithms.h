@@ -70,6 +70,10 @@ void registerMeshAlgorithms(std::vector<AlgorithmInfo> &registry);          // M
 void registerShotAlgorithms(std::vector<AlgorithmInfo> &registry);          // ShotLowering.cpp
 void registerHierarchicalAlgorithms(std::vector<AlgorithmInfo> &registry);  // HierarchicalLowering.cpp
 
+/// The spec `algorithm` lowers `requested` to: its chunks, slices and remote reads.
+CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
+                             const AlgorithmParams &params);
+
 /// Builds the schedule of `algorithm` for `requested` (kind, ranks, op, root; chunks and slices
 /// are the algorithm's) at `builder`'s insertion point. On bad parameters returns failure and
 /// sets `error` (e.g. "ring order [0, 2, 2] is not a permutation of 0..2").
