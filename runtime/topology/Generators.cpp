@@ -6,32 +6,28 @@
 
 namespace collplan {
 
-Topology ring(int n, const GeneratorParams &params) {
-  std::string origin = "ring(" + std::to_string(n) + ")";
+namespace {
+
+/// Devices 0..n-1 in a chain along one dimension; `wrap` closes it into a ring.
+Topology chain(const char *kind, int n, bool wrap, const GeneratorParams &params) {
+  std::string origin = std::string(kind) + "(" + std::to_string(n) + ")";
   checkCount(origin, "devices", n, 1);
-  Topology topo = baseTopology("ring-" + std::to_string(n), n, params, origin);
+  Topology topo = baseTopology(std::string(kind) + "-" + std::to_string(n), n, params, origin);
   topo.dims = {n};
-  topo.wrap = true;
+  topo.wrap = wrap;
   for (int d = 0; d < n; ++d)
     topo.devices[d].coords = {d};
   for (int d = 0; d + 1 < n; ++d)
     addLink(topo, d, d + 1, params.link, 0);
-  if (n >= 3) addLink(topo, n - 1, 0, params.link, 0);
+  if (wrap && n >= 3) addLink(topo, n - 1, 0, params.link, 0);
   return finish(std::move(topo), origin);
 }
 
-Topology line(int n, const GeneratorParams &params) {
-  std::string origin = "line(" + std::to_string(n) + ")";
-  checkCount(origin, "devices", n, 1);
-  Topology topo = baseTopology("line-" + std::to_string(n), n, params, origin);
-  topo.dims = {n};
-  topo.wrap = false;
-  for (int d = 0; d < n; ++d)
-    topo.devices[d].coords = {d};
-  for (int d = 0; d + 1 < n; ++d)
-    addLink(topo, d, d + 1, params.link, 0);
-  return finish(std::move(topo), origin);
-}
+}  // namespace
+
+Topology ring(int n, const GeneratorParams &params) { return chain("ring", n, true, params); }
+
+Topology line(int n, const GeneratorParams &params) { return chain("line", n, false, params); }
 
 Topology switchTopology(int n, const GeneratorParams &params) {
   std::string origin = "switch(" + std::to_string(n) + ")";
