@@ -30,25 +30,37 @@ double median(std::vector<double> v) {
 
 /// Runs the sweep on one rank; `rankTimes` collects this rank's per-repetition seconds. The
 /// slowest rank per repetition is found with an allreduce(max) of the times (f64).
-void sweepRank(collplan::Comm &comm, const char *backend, bool print) {
+/// `registered`: the buffers come from comm.alloc (collplan_mem_alloc), else from the heap.
+void sweepRank(collplan::Comm &comm, const char *backend, bool print, bool registered = false) {
   const int ranks = comm.size();
   if (print) {
-    std::printf("# backend=%s ranks=%d  (median of reps; time = slowest rank)\n", backend, ranks);
+    std::printf("# backend=%s ranks=%d buffers=%s (median of reps; time = slowest rank)\n",
+                backend, ranks, registered ? "collplan_mem_alloc" : "heap");
     std::printf("%12s %10s %6s %12s %10s %10s %10s\n", "size", "count", "type", "time(us)",
                 "algbw", "busbw", "algorithm");
   }
   const size_t maxCount = kSweepBytes[kSweepSizes - 1] / 4;
-  std::vector<float> send(maxCount, 1.0f), recv(maxCount, 0.0f);
+  std::vector<float> heapSend, heapRecv;
+  float *send = nullptr, *recv = nullptr;
+  if (registered) {
+    send = static_cast<float *>(comm.alloc(maxCount * sizeof(float)));
+    recv = static_cast<float *>(comm.alloc(maxCount * sizeof(float)));
+    std::fill(send, send + maxCount, 1.0f);
+  } else {
+    heapSend.assign(maxCount, 1.0f);
+    heapRecv.assign(maxCount, 0.0f);
+    send = heapSend.data(), recv = heapRecv.data();
+  }
   for (int s = 0; s < kSweepSizes; ++s) {
     const size_t count = kSweepBytes[s] / 4;
     const int reps = sweepReps(kSweepBytes[s]);
-    for (int w = 0; w < 3; ++w) comm.allreduce(send.data(), recv.data(), count, COLLPLAN_SUM);
+    for (int w = 0; w < 3; ++w) comm.allreduce(send, recv, count, COLLPLAN_SUM);
     std::vector<double> times;
     std::string algorithm;  // of the timed call (the max-allreduce below runs its own plan)
     for (int r = 0; r < reps; ++r) {
       comm.barrier();
       const double t0 = now();
-      comm.allreduce(send.data(), recv.data(), count, COLLPLAN_SUM);
+      comm.allreduce(send, recv, count, COLLPLAN_SUM);
       double t = now() - t0;
       algorithm = comm.lastAlgorithm();
       comm.allreduce(&t, &t, 1, COLLPLAN_MAX);
@@ -98,16 +110,16 @@ int main(int argc, char **argv) {
     if (mode == "threads" && argc > 2) {
       collplan::World world = collplan::World::threads(std::atoi(argv[2]));
       world.runThreads([](collplan::Comm &comm) { sweepRank(comm, "cpu-threads", comm.rank() == 0); });
-    } else if (mode == "shm") {
+    } else if (mode == "shm" || mode == "shm-registered") {
       collplan::World world = collplan::World::fromEnv();
       collplan::Comm comm = world.comm(world.localRank());
-      sweepRank(comm, "cpu-shm", comm.rank() == 0);
+      sweepRank(comm, "cpu-shm", comm.rank() == 0, mode == "shm-registered");
     } else if (mode == "memcpy") {
       for (int threads : {1, 2})
         std::printf("memcpy 64 MiB, %d thread(s): %.2f GB/s moved (read + write)\n", threads,
                     memcpyBandwidth(threads) / 1e9);
     } else {
-      std::fprintf(stderr, "usage: %s threads N | shm (under collplan-shm-launch) | memcpy\n", argv[0]);
+      std::fprintf(stderr, "usage: %s threads N | shm | shm-registered (under collplan-shm-launch) | memcpy\n", argv[0]);
       return 2;
     }
   } catch (const std::exception &e) {

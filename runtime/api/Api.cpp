@@ -218,6 +218,22 @@ collplan_status_t collplan_comm_size(collplan_comm_t comm, int *ranks) {
   });
 }
 
+collplan_status_t collplan_mem_alloc(collplan_comm_t comm, size_t bytes, void **ptr) {
+  return guarded("collplan_mem_alloc", [&] {
+    if (!comm) nullArgument("comm");
+    if (!ptr) nullArgument("ptr");
+    *ptr = nullptr;
+    *ptr = comm->impl->allocate(bytes);
+  });
+}
+
+collplan_status_t collplan_mem_free(collplan_comm_t comm, void *ptr) {
+  return guarded("collplan_mem_free", [&] {
+    if (!comm) nullArgument("comm");
+    comm->impl->release(ptr);
+  });
+}
+
 const char *collplan_comm_last_algorithm(collplan_comm_t comm) {
   return comm ? comm->impl->lastAlgorithm().c_str() : "";
 }

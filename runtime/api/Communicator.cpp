@@ -8,6 +8,7 @@
 #include "runtime/topology/Topology.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 namespace collplan {
@@ -115,8 +116,29 @@ Communicator::Communicator(WorldImpl &world, int rank)
 }
 
 Communicator::~Communicator() {
+  for (void *p : heapAllocations_) std::free(p);
   transport_.reset();
   world_.returnRank(rank_);
+}
+
+void *Communicator::allocate(size_t bytes) {
+  if (bytes == 0) fail(ErrorCode::InvalidArgument, "cannot allocate 0 bytes");
+  if (void *shared = transport_->allocateShared(bytes)) return shared;
+  void *p = std::aligned_alloc(4096, (bytes + 4095) & ~size_t(4095));
+  if (!p) fail(ErrorCode::System, "out of memory allocating " + std::to_string(bytes) + " bytes");
+  heapAllocations_.insert(p);
+  return p;
+}
+
+void Communicator::release(void *p) {
+  if (!p) return;
+  if (heapAllocations_.erase(p)) {
+    std::free(p);
+    return;
+  }
+  if (!transport_->freeShared(p))
+    fail(ErrorCode::InvalidArgument,
+         "pointer was not returned by collplan_mem_alloc on this communicator (or was freed)");
 }
 
 const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype, ReduceOp op,

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace collplan {
@@ -86,6 +87,12 @@ public:
   /// Throws RuntimeError with the code and message the C API reports.
   void run(const CallRequest &request);
 
+  /// Memory for call buffers (collplan_mem_alloc): shared with the job's other processes on
+  /// cpu-shm, so peers read it in place; page-aligned heap memory elsewhere. Throws RuntimeError.
+  void *allocate(size_t bytes);
+  /// Frees what allocate returned. Throws RuntimeError(InvalidArgument) for any other pointer.
+  void release(void *p);
+
 private:
   const PreparedProgram &programFor(CollectiveKind kind, DType dtype, ReduceOp op, int root,
                                     uint64_t messageBytes);
@@ -104,7 +111,8 @@ private:
   static constexpr uint64_t kDirectAllReduceBytes = 256 * 1024;
   std::unordered_map<const Plan *, std::unique_ptr<PreparedProgram>> bundlePrograms_;
   std::string lastAlgorithm_;
-  std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
+  std::string brokenBy_;
+  std::unordered_set<void *> heapAllocations_;  ///< allocate()'s memory outside the transport  ///< set when a failure mid-call left the ranks out of step
 };
 
 }  // namespace collplan

@@ -150,6 +150,16 @@ typedef struct collplan_call {
 } collplan_call_t;
 collplan_status_t collplan_call(collplan_comm_t comm, const collplan_call_t *call);
 
+/** Memory for the buffers of collective calls on `comm` (page-aligned, zero-filled). On cpu-shm
+ *  it is shared with the job's other processes, so values sent from it are read in place by
+ *  the receivers (zero copy, like cpu-threads); buffers from elsewhere move by one kernel copy
+ *  (large values) or through staging (small ones). Elsewhere it is ordinary memory. Free it
+ *  with collplan_mem_free on the same communicator before destroying it (the communicator
+ *  frees what is left). bytes must be > 0. */
+collplan_status_t collplan_mem_alloc(collplan_comm_t comm, size_t bytes, void **ptr);
+/** Frees memory from collplan_mem_alloc; NULL is a no-op; any other pointer is an error. */
+collplan_status_t collplan_mem_free(collplan_comm_t comm, void *ptr);
+
 /** The algorithm of the plan the last call on `comm` ran (e.g. "ring"), for diagnostics. */
 const char *collplan_comm_last_algorithm(collplan_comm_t comm);
 

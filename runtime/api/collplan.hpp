@@ -67,6 +67,15 @@ public:
   /// The algorithm of the plan the last call ran ("ring", "pairwise", ...).
   std::string lastAlgorithm() const { return collplan_comm_last_algorithm(handle_); }
 
+  /// Buffer memory peers read in place (collplan_mem_alloc); free with free() or let the
+  /// communicator free it when destroyed.
+  void *alloc(size_t bytes) {
+    void *p = nullptr;
+    check(collplan_mem_alloc(handle_, bytes, &p));
+    return p;
+  }
+  void free(void *p) { check(collplan_mem_free(handle_, p)); }
+
   // Untyped calls: the same arguments as the C functions.
   void allreduce(const void *send, void *recv, size_t count, collplan_dtype_t dtype,
                  collplan_op_t op) {

@@ -31,7 +31,10 @@ struct CallBuffers {
 ///    copy writes it there directly, alongside the op's dsts, in the same pass) and published
 ///    from there;
 ///  - receivers read the published data in place (reducing it with local operands in one pass)
-///    and then release the slot;
+///    and then release the slot; where the sender's memory is in another address space (cpu-shm
+///    single-copy transfers), the receiver copies it out with Transport::fetch, straight into
+///    the destination for a plain copy, else piece by piece through a cache-sized bounce buffer
+///    reduced while still in cache;
 ///  - before a call returns, the rank waits until every slot it published was released, so its
 ///    buffers and staging may change as soon as the call returns; since every recv of a
 ///    deadlock-free plan completes, this drain always finishes.
@@ -55,11 +58,24 @@ private:
   /// Grows `memory` (private to this rank; tmp and staged input) to at least `bytes`.
   static std::byte *reserve(Memory &memory, size_t &capacity, size_t bytes);
 
+  /// Bytes of each remote operand copied in per step of reduceFetched: small enough that the
+  /// bounce buffers, the local operands' pieces and the targets' pieces stay in L2.
+  static constexpr size_t kFetchPieceBytes = size_t(64) << 10;
+  /// A received operand that must be copied out of another address space.
+  struct RemoteOperand {
+    uint32_t operand;  ///< index into operands_
+    int32_t peer;
+    uint32_t slot;
+  };
+  /// Computes targets_ from operands_ when some operands are remote (see remote_).
+  void reduceFetched(const CallBuffers &call, size_t bytes);
+
   Transport &transport_;
-  Memory tmp_, stagedInput_;
-  size_t tmpCapacity_ = 0, stagedInputCapacity_ = 0;
-  std::vector<const void *> operands_;
-  std::vector<void *> targets_;
+  Memory tmp_, stagedInput_, bounce_;
+  size_t tmpCapacity_ = 0, stagedInputCapacity_ = 0, bounceCapacity_ = 0;
+  std::vector<const void *> operands_, pieceOperands_;
+  std::vector<void *> targets_, pieceTargets_;
+  std::vector<RemoteOperand> remote_;
 };
 
 }  // namespace collplan

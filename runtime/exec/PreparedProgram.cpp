@@ -4,7 +4,6 @@
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/PlanValidate.h"
 
-#include <limits>
 #include <string>
 #include <unordered_map>
 
@@ -190,20 +189,26 @@ void PreparedProgram::analysePublishing(const Transport &transport) {
 }
 
 const PreparedProgram::Resolved &PreparedProgram::resolve(size_t count, DType dtype,
-                                                          AliasMode mode) const {
+                                                          AliasMode mode,
+                                                          const std::array<size_t, 3> &inPlaceMinBytes) const {
   Resolved &r = resolved_;
-  if (r.valid && r.count == count && r.dtype == dtype && r.mode == mode) return r;
+  if (r.valid && r.count == count && r.dtype == dtype && r.mode == mode &&
+      r.inPlaceMinBytes == inPlaceMinBytes)
+    return r;
   const UnitLayout layout(*plan_, count, dtype);
   r.refOffset.resize(refs_.size());
   for (size_t k = 0; k < refs_.size(); ++k) r.refOffset[k] = layout.byteRange(refs_[k]).offset;
   r.opBytes.resize(ops_.size());
-  r.stagingOffset.assign(ops_.size(), std::numeric_limits<size_t>::max());
+  r.stagingOffset.assign(ops_.size(), kNotStaged);
   size_t staging = 0;
   for (size_t i = 0; i < ops_.size(); ++i) {
     const Op &op = ops_[i];
     const uint32_t first = op.numSrcs ? op.srcBegin : op.dstBegin;
     r.opBytes[i] = (op.numSrcs || op.numDsts) ? layout.byteRange(refs_[first]).bytes : 0;
-    if (op.numSends && !op.publishInPlace[int(mode)]) {
+    const bool inPlace =
+        op.publishInPlace[int(mode)] &&
+        r.opBytes[i] >= inPlaceMinBytes[int(refs_[size_t(op.publishRef)].buf)];
+    if (op.numSends && !inPlace) {
       r.stagingOffset[i] = staging;
       staging += (r.opBytes[i] + 63) & ~size_t(63);
     }
@@ -213,6 +218,7 @@ const PreparedProgram::Resolved &PreparedProgram::resolve(size_t count, DType dt
   r.count = count;
   r.dtype = dtype;
   r.mode = mode;
+  r.inPlaceMinBytes = inPlaceMinBytes;
   r.valid = true;
   return r;
 }

@@ -5,6 +5,7 @@
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/UnitLayout.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -56,15 +57,19 @@ public:
     uint32_t slot = 0;
   };
 
-  /// Byte positions of every reference for one (count, dtype, mode); cached for the last call.
+  /// Byte positions of every reference for one (count, dtype, mode, in-place threshold); cached
+  /// for the last call.
   struct Resolved {
     size_t count = 0;
     DType dtype = DType::F32;
     AliasMode mode = AliasMode::Separate;
+    std::array<size_t, 3> inPlaceMinBytes{};  ///< by BufferKind
     bool valid = false;
     std::vector<size_t> refOffset;      ///< byte offset of each ref in its buffer
     std::vector<size_t> opBytes;        ///< bytes of each op's value
-    std::vector<size_t> stagingOffset;  ///< per op that stages its send, else SIZE_MAX
+    /// Per op that stages its send, else kNotStaged. An op stages when its value cannot be
+    /// published in place, or is smaller than the transport's inPlaceMinBytes for its buffer.
+    std::vector<size_t> stagingOffset;
     size_t stagingBytes = 0;
     size_t tmpBytes = 0;
   };
@@ -72,8 +77,11 @@ public:
   const std::vector<Op> &ops() const { return ops_; }
   const std::vector<BufRef> &refs() const { return refs_; }
   const std::vector<Send> &sends() const { return sends_; }
+  static constexpr size_t kNotStaged = SIZE_MAX;
   /// Resolves units to bytes for this call (reusing the previous result when unchanged).
-  const Resolved &resolve(size_t count, DType dtype, AliasMode mode) const;
+  /// `inPlaceMinBytes`: Transport::inPlaceMinBytes of this call's in, out and tmp buffers.
+  const Resolved &resolve(size_t count, DType dtype, AliasMode mode,
+                          const std::array<size_t, 3> &inPlaceMinBytes = {}) const;
 
 private:
   void analyseTransfers(const Transport &transport);

@@ -12,10 +12,9 @@ FlagTransport::FlagTransport(int rank, int ranks, uint32_t slotCapacity, WaitPol
   published_.reserve(64);
 }
 
-std::byte *FlagTransport::beginCall(size_t stagingBytes) {
+void FlagTransport::beginCall() {
   ++call_;
   published_.clear();
-  return reserveStaging(stagingBytes);
 }
 
 void FlagTransport::publish(int peer, uint32_t slot, const std::byte *data, size_t bytes) {
@@ -41,6 +40,22 @@ const std::byte *FlagTransport::acquire(int peer, uint32_t slot, size_t bytes) {
                            std::to_string(s.bytes) +
                            ": the ranks called the collective with different counts or dtypes");
   return decode(peer, s);
+}
+
+void FlagTransport::fetch(int peer, uint32_t slot, size_t offset, size_t bytes, std::byte *dst) {
+  const FlagSlot &s = slotOf(peer, slot);
+  if (offset + bytes > s.bytes)
+    throw RuntimeError(ErrorCode::Internal, "rank " + std::to_string(rank_) + " fetched bytes [" +
+                                                std::to_string(offset) + ", " +
+                                                std::to_string(offset + bytes) + ") of a " +
+                                                std::to_string(s.bytes) + "-byte value");
+  copyOut(peer, s, offset, bytes, dst);
+}
+
+void FlagTransport::copyOut(int peer, const FlagSlot &, size_t, size_t, std::byte *) {
+  throw RuntimeError(ErrorCode::Internal, "rank " + std::to_string(rank_) + ": the data of rank " +
+                                              std::to_string(peer) +
+                                              " is not addressable and this backend cannot copy it");
 }
 
 void FlagTransport::release(int peer, uint32_t slot) {

@@ -19,7 +19,7 @@ struct alignas(64) FlagSlot {
   std::atomic<uint64_t> ready{0};
   uint64_t where = 0;       ///< backend-specific data location (pointer or staging offset)
   uint64_t bytes = 0;
-  uint64_t generation = 0;  ///< which staging segment `where` refers to (cpu-shm)
+  uint64_t generation = 0;  ///< cpu-shm: staging segment of `where`, or kInPlaceGeneration
   alignas(64) std::atomic<uint64_t> consumed{0};
 };
 static_assert(sizeof(FlagSlot) == 128, "FlagSlot: two cache lines");
@@ -33,9 +33,11 @@ public:
   int ranks() const override { return ranks_; }
   uint32_t slotCapacity() const override { return slotCapacity_; }
 
-  std::byte *beginCall(size_t stagingBytes) override;
+  void beginCall() override;
+  std::byte *staging(size_t bytes) override { return reserveStaging(bytes); }
   void publish(int peer, uint32_t slot, const std::byte *data, size_t bytes) override;
   const std::byte *acquire(int peer, uint32_t slot, size_t bytes) override;
+  void fetch(int peer, uint32_t slot, size_t offset, size_t bytes, std::byte *dst) override;
   void release(int peer, uint32_t slot) override;
   void endCall() override;
 
@@ -46,8 +48,12 @@ protected:
   virtual std::byte *reserveStaging(size_t bytes) = 0;
   /// Describes `data` (this rank's memory) so a peer's decode() finds it.
   virtual void encode(const std::byte *data, size_t bytes, FlagSlot &slot) = 0;
-  /// The address, in this process, of data a peer described in `slot`.
+  /// The address, in this process, of data a peer described in `slot`; nullptr when it must be
+  /// copied out with copyOut().
   virtual const std::byte *decode(int peer, const FlagSlot &slot) = 0;
+  /// Copies [offset, offset + bytes) of data a peer described in `slot` (decode gave nullptr).
+  virtual void copyOut(int peer, const FlagSlot &slot, size_t offset, size_t bytes,
+                       std::byte *dst);
 
   const int rank_;
   const int ranks_;

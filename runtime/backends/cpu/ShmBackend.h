@@ -1,7 +1,9 @@
 // cpu-shm: one rank per process; slots and staging in POSIX shared memory every rank maps.
 #pragma once
 
+#include "runtime/backends/cpu/CrossMemory.h"
 #include "runtime/backends/cpu/FlagTransport.h"
+#include "runtime/backends/cpu/ShmRegions.h"
 #include "runtime/backends/cpu/ShmSegment.h"
 
 #include <string>
@@ -14,20 +16,37 @@ namespace collplan {
 ///    creates it; the others open it (waiting up to the timeout for rank 0) and check its rank
 ///    count; the last rank to attach removes the name, so nothing is left behind once all ranks
 ///    are up (the mappings stay valid).
+///    The header also holds every rank's pid and the address of a probe word, for single copy.
 ///  - Staging segment /dev/shm/collplan-<job>-r<rank>-g<generation> per rank: where the rank
-///    writes every value it sends. User buffers are private to each process, so every send is
-///    staged (one copy, fused with the op's reduction); receivers reduce straight from the
-///    sender's staging. When a call needs more staging the rank creates a larger segment with
-///    the next generation number and removes the old one (safe: every peer released its data
-///    before the previous call returned); peers map a generation lazily, read-only, the first
-///    time a slot names it. Each rank removes its staging segment when destroyed.
+///    writes the values it stages (one copy, fused with the op's reduction); receivers reduce
+///    straight from the sender's staging. When a call needs more staging the rank creates a
+///    larger segment with the next generation number and removes the old one (safe: every peer
+///    released its data before the previous call returned); peers map a generation lazily,
+///    read-only, the first time a slot names it. Each rank removes its staging segment when
+///    destroyed.
+///  - Zero copy: buffers from collplan_mem_alloc live in shared regions (ShmRegions); a value
+///    that stays put in one is published in place and peers read it through their mapping,
+///    exactly as cpu-threads does.
+///  - Single copy: other user buffers are private to each process, but a value that stays put and is
+///    at least SingleCopySettings::minBytes is published in place (its address in the sender);
+///    the receiver copies it out with process_vm_readv, straight into its destination or
+///    through a cache-sized bounce buffer it reduces from (Executor). Whether every rank may
+///    read its peers this way is probed once, in the first call: each rank reads a probe word
+///    of the next rank; any failure (Yama, seccomp, no CAP_SYS_PTRACE across users) turns
+///    single copy off for the whole job and everything is staged, as before.
 class ShmTransport final : public FlagTransport {
 public:
   /// `job` names the job's segments: letters, digits, '.', '_' and '-' only, at most 200.
   ShmTransport(const std::string &job, int rank, int ranks, uint32_t slotCapacity,
                WaitPolicy policy);
   ~ShmTransport() override;
-  bool peersCanRead(BufferKind) const override { return false; }
+  bool peersCanRead(BufferKind) const override { return true; }
+  size_t inPlaceMinBytes(const void *base, size_t bytes) const override;
+  void *allocateShared(size_t bytes) override { return regions_.allocate(bytes); }
+  bool freeShared(void *p) override { return regions_.release(p); }
+  void beginCall() override;
+  /// Whether this job moves large values with single-copy reads (known after the first call).
+  bool singleCopyActive() const { return probed_ && canFetch_ && singleCopy_.enabled; }
 
   /// Throws RuntimeError(InvalidArgument) when `job` cannot name a segment.
   static void checkJobName(const std::string &job);
@@ -37,11 +56,17 @@ protected:
   std::byte *reserveStaging(size_t bytes) override;
   void encode(const std::byte *data, size_t bytes, FlagSlot &slot) override;
   const std::byte *decode(int peer, const FlagSlot &slot) override;
+  void copyOut(int peer, const FlagSlot &slot, size_t offset, size_t bytes,
+               std::byte *dst) override;
 
 private:
   std::string controlName() const;
   std::string stagingName(int rank, uint64_t generation) const;
   void attach();
+  /// The first call's probe of cross-memory reads (a job-wide decision, see the class comment).
+  void probeSingleCopy();
+  /// Waits until `counter` reaches the rank count; throws RuntimeError(Timeout) naming `what`.
+  void waitForAllRanks(const std::atomic<uint64_t> &counter, const char *what) const;
 
   struct PeerStaging {
     uint64_t generation = 0;
@@ -53,6 +78,12 @@ private:
   ShmSegment staging_;
   uint64_t generation_ = 0;
   std::vector<PeerStaging> peers_;
+  ShmRegions regions_;
+  SingleCopySettings singleCopy_;
+  bool probed_ = false;
+  bool canFetch_ = false;  ///< every rank of the job can read its peers with process_vm_readv
+  /// What peers read to probe cross-memory access to this process (address in the header).
+  uint64_t probeWord_;
 };
 
 }  // namespace collplan

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include <unistd.h>
 
 namespace {
 
@@ -94,6 +95,41 @@ TEST(ExecApi, CommunicatorErrors) {
   EXPECT_EQ(collplan_comm_destroy(comm), COLLPLAN_SUCCESS);
   EXPECT_EQ(collplan_world_destroy(w), COLLPLAN_SUCCESS);
   EXPECT_EQ(collplan_world_destroy(nullptr), COLLPLAN_SUCCESS);
+}
+
+TEST(ExecApi, MemAllocErrorsAndOwnership) {
+  for (const char *backend : {"cpu-threads", "cpu-shm"}) {
+    collplan_config_t c = threadsConfig(1);
+    c.backend = backend;
+    const std::string job = "mem-errors-" + std::to_string(getpid());
+    if (std::string(backend) == "cpu-shm") c.rank = 0, c.shm_job = job.c_str();
+    collplan_world_t w = nullptr;
+    ASSERT_EQ(collplan_world_create(&c, &w), COLLPLAN_SUCCESS) << collplan_last_error();
+    collplan_comm_t comm = nullptr;
+    ASSERT_EQ(collplan_comm_create(w, 0, &comm), COLLPLAN_SUCCESS);
+    void *p = nullptr;
+    EXPECT_TRUE(failsWith(collplan_mem_alloc(nullptr, 8, &p), COLLPLAN_ERROR_NULL_POINTER, "comm"));
+    EXPECT_TRUE(failsWith(collplan_mem_alloc(comm, 8, nullptr), COLLPLAN_ERROR_NULL_POINTER, "ptr"));
+    EXPECT_TRUE(failsWith(collplan_mem_alloc(comm, 0, &p), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                          "cannot allocate 0 bytes"));
+    EXPECT_EQ(p, nullptr);
+    ASSERT_EQ(collplan_mem_alloc(comm, 1000, &p), COLLPLAN_SUCCESS);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 4096, 0u) << backend;
+    int local = 0;
+    EXPECT_TRUE(failsWith(collplan_mem_free(comm, &local), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                          "was not returned by collplan_mem_alloc"));
+    EXPECT_TRUE(failsWith(collplan_mem_free(comm, static_cast<char *>(p) + 8),
+                          COLLPLAN_ERROR_INVALID_ARGUMENT, "was not returned"));
+    EXPECT_EQ(collplan_mem_free(comm, nullptr), COLLPLAN_SUCCESS);
+    EXPECT_EQ(collplan_mem_free(comm, p), COLLPLAN_SUCCESS);
+    EXPECT_TRUE(failsWith(collplan_mem_free(comm, p), COLLPLAN_ERROR_INVALID_ARGUMENT, "or was freed"));
+    void *kept = nullptr;  // left for the communicator to free
+    ASSERT_EQ(collplan_mem_alloc(comm, size_t(1) << 20, &kept), COLLPLAN_SUCCESS);
+    static_cast<char *>(kept)[(size_t(1) << 20) - 1] = 1;
+    EXPECT_EQ(collplan_comm_destroy(comm), COLLPLAN_SUCCESS);
+    EXPECT_EQ(collplan_world_destroy(w), COLLPLAN_SUCCESS);
+  }
 }
 
 /// Argument errors are found before any communication, so one rank can probe them alone.

@@ -4,6 +4,12 @@
 #include "runtime/core/Reduce.h"
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -63,7 +69,8 @@ std::string CollCase::describe(int ranks) const {
   return std::string(toString(kind)) + " N=" + std::to_string(ranks) + " " +
          std::string(toString(dtype)) + (needsReduceOp(kind) ? " " + std::string(toString(op)) : "") +
          " count=" + std::to_string(count) + " " + placementName(placement) +
-         (needsRoot(kind) ? " root=" + std::to_string(root) : "");
+         (needsRoot(kind) ? " root=" + std::to_string(root) : "") +
+         (sharedBuffers ? " shared-buffers" : "");
 }
 
 double inputValue(const CollCase &c, int rank, size_t index) {
@@ -111,6 +118,45 @@ double decode(DType dtype, const void *src) {
   return 0;
 }
 
+namespace {
+
+/// A call buffer from the heap or, for CollCase::sharedBuffers, from Comm::alloc.
+class CallBuffer {
+public:
+  CallBuffer(Comm &comm, bool shared) : comm_(comm), shared_(shared) {}
+  ~CallBuffer() { reset(); }
+  CallBuffer(const CallBuffer &) = delete;
+  CallBuffer &operator=(const CallBuffer &) = delete;
+
+  void assign(size_t size, uint8_t value) {
+    reset();
+    size_ = size;
+    if (shared_) {
+      data_ = static_cast<uint8_t *>(comm_.alloc(std::max<size_t>(size, 1)));
+    } else {
+      heap_.assign(size, value);
+      return;
+    }
+    std::memset(data_, value, size);
+  }
+  uint8_t *data() { return shared_ ? data_ : heap_.data(); }
+  size_t size() const { return size_; }
+  uint8_t &operator[](size_t i) { return data()[i]; }
+
+private:
+  void reset() {
+    if (data_) comm_.free(data_);
+    data_ = nullptr;
+  }
+  Comm &comm_;
+  bool shared_;
+  uint8_t *data_ = nullptr;
+  std::vector<uint8_t> heap_;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
 std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *output) {
   const int ranks = comm.size(), rank = comm.rank();
   const size_t es = dtypeSize(c.dtype), n = c.count, blockBytes = n * es;
@@ -121,7 +167,7 @@ std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *out
   for (size_t i = 0; i < inBytes / es; ++i) encode(c.dtype, inputValue(c, rank, i), &input[i * es]);
 
   // One buffer holds everything the call touches, followed by a guard that must stay poisoned.
-  std::vector<uint8_t> buffer;
+  CallBuffer buffer(comm, c.sharedBuffers);
   const void *send = nullptr;
   void *recv = nullptr;
   size_t outOffset = 0;
@@ -129,7 +175,9 @@ std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *out
   auto put = [&](size_t offset) {
     if (inBytes) std::memcpy(buffer.data() + offset, input.data(), inBytes);
   };
-  std::vector<uint8_t> separateInput = input;
+  CallBuffer separateInput(comm, c.sharedBuffers);
+  separateInput.assign(inBytes, 0);
+  if (inBytes) std::memcpy(separateInput.data(), input.data(), inBytes);
   const bool hasBoth = inBytes && outBytes;
   Placement placement = c.placement;
   if (!hasBoth && placement == Placement::SameStart) placement = Placement::OutOfPlace;
@@ -241,6 +289,46 @@ std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps) {
             cases.push_back(c);
           }
   return cases;
+}
+
+std::string runInProcesses(int ranks, const std::function<int(int rank)> &body,
+                           int timeoutSeconds) {
+  std::vector<pid_t> children;
+  for (int r = 0; r < ranks; ++r) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      int code = 0;
+      try {
+        code = body(r);
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "rank %d: %s\n", r, e.what());
+        code = 2;
+      }
+      std::fflush(stderr);
+      _exit(code);
+    }
+    children.push_back(pid);
+  }
+  std::string result;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+  std::vector<bool> finished(children.size(), false);
+  for (size_t done = 0; done < children.size();) {
+    for (size_t r = 0; r < children.size(); ++r) {
+      int status = 0;
+      if (finished[r] || waitpid(children[r], &status, WNOHANG) != children[r]) continue;
+      finished[r] = true;
+      ++done;
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        result += "rank " + std::to_string(r) + " failed (status " + std::to_string(status) + "); ";
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      for (size_t r = 0; r < children.size(); ++r)
+        if (!finished[r]) kill(children[r], SIGKILL), waitpid(children[r], nullptr, 0);
+      return result + "timed out";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return result;
 }
 
 }  // namespace collplan::test

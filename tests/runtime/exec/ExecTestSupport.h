@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct CollCase {
   size_t count = 0;
   Placement placement = Placement::OutOfPlace;
   int root = 0;
+  /// Buffers from Comm::alloc (collplan_mem_alloc: shared memory on cpu-shm) instead of the heap.
+  bool sharedBuffers = false;
   std::string describe(int ranks) const;
 };
 
@@ -44,5 +47,11 @@ std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *out
 /// Every case of one collective for `ranks` ranks: all dtypes, ops (where reducing), the odd
 /// counts (0, 1, < ranks, not divisible by the units), every placement and two roots.
 std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps = true);
+
+/// Forks `ranks` processes that each run `body(rank)` and _exit with its result (an exception
+/// is printed and exits 2). Returns "" when every process exits 0, else which failed; kills
+/// them all and says so after `timeoutSeconds`.
+std::string runInProcesses(int ranks, const std::function<int(int rank)> &body,
+                           int timeoutSeconds = 120);
 
 }  // namespace collplan::test

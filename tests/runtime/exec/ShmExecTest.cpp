@@ -6,12 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
-#include <sys/wait.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 using namespace collplan;
@@ -49,6 +48,18 @@ std::vector<CollCase> shmCases(int ranks) {
     big.placement = p;
     cases.push_back(big);
   }
+  // Buffers from collplan_mem_alloc: values are read in place from the peers' shared regions.
+  for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather,
+                              CollectiveKind::ReduceScatter, CollectiveKind::AllToAll})
+    for (size_t count : {size_t(37), size_t(70001)})
+      for (Placement p : {Placement::OutOfPlace, Placement::InPlace, Placement::SameStart}) {
+        CollCase shared;
+        shared.kind = kind;
+        shared.count = count;
+        shared.placement = p;
+        shared.sharedBuffers = true;
+        cases.push_back(shared);
+      }
   CollCase maxF16;
   maxF16.dtype = DType::F16;
   maxF16.op = ReduceOp::Max;
@@ -57,73 +68,62 @@ std::vector<CollCase> shmCases(int ranks) {
   return cases;
 }
 
-/// Forks `ranks` processes that each attach to the job and run the cases; returns "" when all
-/// exit 0, else what went wrong.
-std::string runForked(int ranks, const std::string &job) {
-  std::vector<pid_t> children;
-  for (int r = 0; r < ranks; ++r) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      setenv("COLLPLAN_TIMEOUT_S", "30", 1);
-      int code = 0;
-      try {
-        World world = World::shm(job.c_str(), ranks, r);
-        Comm comm = world.comm(r);
-        for (const CollCase &c : shmCases(ranks)) {
-          const std::string error = runAndCheck(comm, c);
-          if (!error.empty()) {
-            std::fprintf(stderr, "%s\n", error.c_str());
-            code = 1;
-            break;
-          }
-        }
-        if (code == 0) comm.barrier();
-      } catch (const std::exception &e) {
-        std::fprintf(stderr, "rank %d: %s\n", r, e.what());
-        code = 2;
-      }
-      std::fflush(stderr);
-      _exit(code);
-    }
-    children.push_back(pid);
+/// How a sweep moves values between processes (the COLLPLAN_SHM_SINGLE_COPY* settings).
+enum class Transfers { Default, SingleCopyAlways, StagedOnly };
+
+const char *transfersName(Transfers t) {
+  switch (t) {
+  case Transfers::Default: return "Default";
+  case Transfers::SingleCopyAlways: return "SingleCopyAlways";
+  case Transfers::StagedOnly: return "StagedOnly";
   }
-  std::string result;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  size_t done = 0;
-  std::vector<bool> finished(children.size(), false);
-  while (done < children.size()) {
-    for (size_t r = 0; r < children.size(); ++r) {
-      if (finished[r]) continue;
-      int status = 0;
-      if (waitpid(children[r], &status, WNOHANG) == children[r]) {
-        finished[r] = true;
-        ++done;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-          result += "rank " + std::to_string(r) + " failed (status " + std::to_string(status) + "); ";
-      }
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      for (size_t r = 0; r < children.size(); ++r)
-        if (!finished[r]) kill(children[r], SIGKILL), waitpid(children[r], nullptr, 0);
-      return result + "timed out";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return result;
+  return "?";
 }
 
-class ExecShm : public ::testing::TestWithParam<int> {};
+void applyTransfers(Transfers t) {
+  unsetenv("COLLPLAN_SHM_SINGLE_COPY");
+  unsetenv("COLLPLAN_SHM_SINGLE_COPY_MIN");
+  if (t == Transfers::SingleCopyAlways) setenv("COLLPLAN_SHM_SINGLE_COPY_MIN", "0", 1);
+  if (t == Transfers::StagedOnly) setenv("COLLPLAN_SHM_SINGLE_COPY", "0", 1);
+}
+
+/// Forks `ranks` processes that each attach to the job and run the cases; returns "" when all
+/// exit 0, else what went wrong.
+std::string runForked(int ranks, const std::string &job, Transfers transfers = Transfers::Default) {
+  return runInProcesses(ranks, [&](int r) {
+    setenv("COLLPLAN_TIMEOUT_S", "30", 1);
+    applyTransfers(transfers);
+    World world = World::shm(job.c_str(), ranks, r);
+    Comm comm = world.comm(r);
+    for (const CollCase &c : shmCases(ranks)) {
+      const std::string error = runAndCheck(comm, c);
+      if (!error.empty()) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        return 1;
+      }
+    }
+    comm.barrier();
+    return 0;
+  });
+}
+
+class ExecShm : public ::testing::TestWithParam<std::tuple<int, Transfers>> {};
 
 TEST_P(ExecShm, RepresentativeSweepAcrossProcesses) {
   const std::string job = uniqueJob("sweep");
-  EXPECT_EQ(runForked(GetParam(), job), "");
+  EXPECT_EQ(runForked(std::get<0>(GetParam()), job, std::get<1>(GetParam())), "");
   EXPECT_TRUE(leftovers(job).empty()) << "segments left in /dev/shm";
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, ExecShm, ::testing::Values(1, 2, 3, 5, 8),
-                         [](const ::testing::TestParamInfo<int> &info) {
-                           return "N" + std::to_string(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Ranks, ExecShm,
+    ::testing::Combine(::testing::Values(1, 2, 3, 5, 8),
+                       ::testing::Values(Transfers::Default, Transfers::SingleCopyAlways,
+                                         Transfers::StagedOnly)),
+    [](const ::testing::TestParamInfo<std::tuple<int, Transfers>> &info) {
+      return "N" + std::to_string(std::get<0>(info.param)) + "_" +
+             transfersName(std::get<1>(info.param));
+    });
 
 TEST(ExecShmErrors, MissingRankZeroTimesOutWithAClearMessage) {
   setenv("COLLPLAN_TIMEOUT_S", "0.3", 1);

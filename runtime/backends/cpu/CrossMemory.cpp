@@ -1,0 +1,60 @@
+// CrossMemory: process_vm_readv with partial-transfer handling; the single-copy settings.
+#include "runtime/backends/cpu/CrossMemory.h"
+
+#include "runtime/exec/RuntimeError.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <sys/uio.h>
+
+namespace collplan {
+
+int crossMemoryRead(pid_t pid, uint64_t remote, std::byte *dst, size_t bytes) {
+  while (bytes > 0) {
+    iovec local{dst, bytes};
+    iovec source{reinterpret_cast<void *>(uintptr_t(remote)), bytes};
+    const ssize_t got = process_vm_readv(pid, &local, 1, &source, 1, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (got == 0) return EFAULT;  // nothing readable at the remote address
+    dst += got;
+    remote += uint64_t(got);
+    bytes -= size_t(got);
+  }
+  return 0;
+}
+
+namespace {
+
+/// A non-negative integer from the environment variable `name`, or `fallback` when unset.
+uint64_t unsignedFromEnv(const char *name, uint64_t fallback, const char *expected) {
+  const char *text = std::getenv(name);
+  if (!text) return fallback;
+  char *end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || text[0] == '-')
+    throw RuntimeError(ErrorCode::InvalidArgument, std::string(name) + " must be " + expected +
+                                                       ", got \"" + text + "\"");
+  return value;
+}
+
+}  // namespace
+
+SingleCopySettings SingleCopySettings::fromEnvironment() {
+  SingleCopySettings s;
+  const uint64_t enabled = unsignedFromEnv("COLLPLAN_SHM_SINGLE_COPY", 1, "0 or 1");
+  if (enabled > 1)
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "COLLPLAN_SHM_SINGLE_COPY must be 0 or 1, got \"" +
+                           std::string(std::getenv("COLLPLAN_SHM_SINGLE_COPY")) + "\"");
+  s.enabled = enabled == 1;
+  s.minBytes = size_t(unsignedFromEnv("COLLPLAN_SHM_SINGLE_COPY_MIN", s.minBytes,
+                                      "a number of bytes (digits only)"));
+  return s;
+}
+
+}  // namespace collplan
