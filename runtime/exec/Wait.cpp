@@ -1,8 +1,10 @@
 // The spin-yield-sleep wait on an acquire flag.
 #include "runtime/exec/Wait.h"
 
+#include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sched.h>
 #include <string>
@@ -53,6 +55,11 @@ WaitPolicy defaultWaitPolicy() {
                              text + "\"");
     policy.timeout = std::chrono::milliseconds(int64_t(seconds * 1000));
   }
+  policy.spins = int(std::min<uint64_t>(
+      unsignedFromEnv("COLLPLAN_WAIT_SPINS", uint64_t(policy.spins), "a number of polls"),
+      1u << 30));
+  policy.yieldFor = std::chrono::microseconds(unsignedFromEnv(
+      "COLLPLAN_WAIT_YIELD_US", uint64_t(policy.yieldFor.count()), "a number of microseconds"));
   return policy;
 }
 

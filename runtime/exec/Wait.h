@@ -8,11 +8,16 @@
 namespace collplan {
 
 struct WaitPolicy {
-  /// Busy-poll iterations (with a CPU pause) before yielding: a few microseconds.
-  int spins = 128;
+  /// Busy-poll iterations (with a CPU pause) before yielding. 0 by default: on a machine with
+  /// more runnable threads than cores (oversubscribed ranks, or other work) a rank that spins
+  /// holds the core its peer needs; measured on the 2-core VM, even 16 pauses per wait doubled
+  /// a small allreduce with 4 ranks, and 128 made N=2 9x slower under load. A yield costs a
+  /// system call (~0.3 us) when the core is free, so yielding at once loses little elsewhere.
+  int spins = 0;
   /// How long to keep yielding (sched_yield hands the core to a runnable peer at once, which is
-  /// what oversubscribed ranks need) before sleeping.
-  std::chrono::microseconds yieldFor{50};
+  /// what oversubscribed ranks need) before sleeping; a sleep's wake-up costs tens of
+  /// microseconds (timer slack), so only long waits (a peer still computing) sleep.
+  std::chrono::microseconds yieldFor{2000};
   /// Longest single sleep; sleeps start at 1 us and double up to this.
   std::chrono::microseconds maxSleep{64};
   /// Give up (waitAtLeast returns false) after this long; 0 waits forever.
@@ -23,7 +28,8 @@ struct WaitPolicy {
 /// store is visible). Returns false if `policy.timeout` elapsed first.
 bool waitAtLeast(const std::atomic<uint64_t> &flag, uint64_t target, const WaitPolicy &policy);
 
-/// The default policy, with the timeout taken from COLLPLAN_TIMEOUT_S when set (0 = forever).
+/// The default policy, overridden by COLLPLAN_TIMEOUT_S (seconds, 0 = forever),
+/// COLLPLAN_WAIT_SPINS (polls before yielding) and COLLPLAN_WAIT_YIELD_US when set.
 WaitPolicy defaultWaitPolicy();
 
 }  // namespace collplan

@@ -19,11 +19,25 @@ double nowSeconds() {
       .count();
 }
 
-/// 8-byte aligned storage for any dtype.
-struct Buffer {
-  std::vector<uint64_t> words;
-  void *data() { return words.data(); }
-  void reserve(size_t bytes) { words.assign(bytes / 8 + 1, 0); }
+/// Zero-filled call buffer, aligned for any dtype: from the transport's shared memory when
+/// asked and available (LoopSettings::sharedBuffers), else the heap.
+class Buffer {
+public:
+  Buffer(Transport &transport, size_t bytes, bool shared) : transport_(transport) {
+    if (shared) shared_ = transport.allocateShared(bytes + 8);
+    if (!shared_) words_.assign(bytes / 8 + 1, 0);
+  }
+  ~Buffer() {
+    if (shared_) transport_.freeShared(shared_);
+  }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  void *data() { return shared_ ? shared_ : words_.data(); }
+
+private:
+  Transport &transport_;
+  void *shared_ = nullptr;
+  std::vector<uint64_t> words_;
 };
 
 }  // namespace
@@ -40,9 +54,8 @@ RankTimes runRankLoop(Transport &transport, const PlanSource &source, const Benc
 
   size_t maxCount = 0;
   for (const SizePoint &s : sizes) maxCount = std::max(maxCount, s.count);
-  Buffer in, out;
-  in.reserve(inputBytes(c, rank, maxCount));
-  out.reserve(outputBytes(c, rank, maxCount));
+  Buffer in(transport, inputBytes(c, rank, maxCount), settings.sharedBuffers);
+  Buffer out(transport, outputBytes(c, rank, maxCount), settings.sharedBuffers);
   fillInput(c, rank, maxCount, in.data());  // element e's value does not depend on the count
 
   RankTimes result;

@@ -16,6 +16,9 @@ struct LoopSettings {
   int warmup = 3;     ///< untimed calls before the timed ones
   int reps = 0;       ///< timed calls; 0: autoRepetitions(bytes)
   bool check = true;  ///< one untimed call on poisoned output, compared with the host reference
+  /// Call buffers from Transport::allocateShared where the backend has it (cpu-shm: regions
+  /// peers read in place, what collplan_mem_alloc hands applications), else the heap.
+  bool sharedBuffers = true;
 };
 
 /// What one rank saw: per size, the seconds of each timed call and its #wrong (0 when unchecked).

@@ -1,10 +1,10 @@
 // CrossMemory: process_vm_readv with partial-transfer handling; the single-copy settings.
 #include "runtime/backends/cpu/CrossMemory.h"
 
+#include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 
 #include <cerrno>
-#include <cstdlib>
 #include <string>
 #include <sys/uio.h>
 
@@ -26,23 +26,6 @@ int crossMemoryRead(pid_t pid, uint64_t remote, std::byte *dst, size_t bytes) {
   }
   return 0;
 }
-
-namespace {
-
-/// A non-negative integer from the environment variable `name`, or `fallback` when unset.
-uint64_t unsignedFromEnv(const char *name, uint64_t fallback, const char *expected) {
-  const char *text = std::getenv(name);
-  if (!text) return fallback;
-  char *end = nullptr;
-  errno = 0;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || text[0] == '-')
-    throw RuntimeError(ErrorCode::InvalidArgument, std::string(name) + " must be " + expected +
-                                                       ", got \"" + text + "\"");
-  return value;
-}
-
-}  // namespace
 
 SingleCopySettings SingleCopySettings::fromEnvironment() {
   SingleCopySettings s;

@@ -132,6 +132,28 @@ TEST(ExecApi, MemAllocErrorsAndOwnership) {
   }
 }
 
+TEST(ExecApi, MalformedWaitSettingsNameTheVariable) {
+  const struct {
+    const char *name, *value, *message;
+  } cases[] = {
+      {"COLLPLAN_TIMEOUT_S", "soon", "COLLPLAN_TIMEOUT_S must be a number of seconds >= 0, got \"soon\""},
+      {"COLLPLAN_WAIT_SPINS", "-1", "COLLPLAN_WAIT_SPINS must be a number of polls, got \"-1\""},
+      {"COLLPLAN_WAIT_YIELD_US", "1e3",
+       "COLLPLAN_WAIT_YIELD_US must be a number of microseconds, got \"1e3\""},
+  };
+  for (const auto &c : cases) {
+    const char *old = std::getenv(c.name);
+    const std::string saved = old ? old : "";
+    setenv(c.name, c.value, 1);
+    collplan_config_t config = threadsConfig(2);
+    collplan_world_t w = nullptr;
+    EXPECT_TRUE(failsWith(collplan_world_create(&config, &w), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                          c.message));
+    if (old) setenv(c.name, saved.c_str(), 1);
+    else unsetenv(c.name);
+  }
+}
+
 /// Argument errors are found before any communication, so one rank can probe them alone.
 TEST(ExecApi, CollectiveArgumentErrors) {
   collplan::World world = collplan::World::threads(2);
