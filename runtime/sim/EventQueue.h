@@ -14,6 +14,7 @@ enum class EventKind : uint8_t {
   OpEnd,     ///< an op's sends are all delivered and its rank is free (a = global op, b = rank)
   Arrival,   ///< one transfer's data is at its receiver (a = receiving global op, b = rank)
   RankFree,  ///< the rank's current op is over (a = rank)
+  OverheadDone,  ///< an op's software overhead is paid: it starts moving data (a = global op, b = rank)
 };
 
 struct Event {

@@ -243,7 +243,10 @@ void buildRoutes(const Plan &plan, const Topology &topo, SimModel &model) {
         uint64_t key = uint64_t(r) * uint64_t(plan.ranks) + uint64_t(to);
         auto [it, inserted] = cache.emplace(key, int(model.routes.size()));
         if (inserted) model.routes.push_back(buildRoute(topo, table, model, r, to));
-        model.sends[model.sendBase[g] + k].route = it->second;
+        SimSend &send = model.sends[model.sendBase[g] + k];
+        send.route = it->second;
+        if (model.pull && model.routes[send.route].intraDevice >= 0)
+          model.ops[send.receiverOp].pulledRecv = true;
       }
     }
   }
@@ -255,6 +258,7 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
   model.memoryBase = 2 * numLinks;
   model.reduceBase = model.memoryBase + numDevices;
   model.capacities.assign(model.reduceBase + numDevices, 0);
+  model.opOverheadUs.assign(numDevices, 0);
   for (int l = 0; l < numLinks; ++l)
     model.capacities[2 * l] = model.capacities[2 * l + 1] = topo.links[l].bandwidthGBps * 1e3;
   for (int d = 0; d < numDevices; ++d) {
@@ -269,16 +273,26 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
         throw SimError(vertexName(topo, d) + " has reduceGBps " + num(device.reduceGBps) +
                        " (must be >= 0; 0 means limited by memory only)");
     }
-    // A call whose footprint (every rank's input and output) fits the device's cache runs its
-    // memory traffic at the cache's bandwidth (validateTopology checks it is positive).
-    double footprint = 2.0 * model.unitBytes * double(plan.units) * double(device.ranks.size());
-    bool cached = device.cacheBytes > 0 && footprint <= device.cacheBytes;
-    if (cached && options.memory && !finitePositive(device.cacheBandwidthGBps))
-      throw SimError(vertexName(topo, d) + " has cacheBandwidthGBps " +
-                     num(device.cacheBandwidthGBps) + " with a " + num(device.cacheBytes) +
-                     "-byte cache (must be positive)");
-    model.capacities[model.memoryBase + d] =
-        (cached ? device.cacheBandwidthGBps : device.memBandwidthGBps) * 1e3;
+    // A call whose footprint (every rank's input, output and scratch) fits one of the device's
+    // caches runs its memory traffic at the smallest such cache's bandwidth.
+    double footprint = model.unitBytes * (2.0 * double(plan.units) + double(plan.scratchUnits)) *
+                       double(device.ranks.size());
+    double bandwidth = device.memBandwidthGBps;
+    auto tier = [&](double bytes, double gbps, const char *what) {
+      if (!(bytes > 0 && footprint <= bytes)) return false;
+      if (options.memory && !finitePositive(gbps))
+        throw SimError(vertexName(topo, d) + " has " + what + " " + num(gbps) + " with a " +
+                       num(bytes) + "-byte cache (must be positive)");
+      bandwidth = gbps;
+      return true;
+    };
+    if (!tier(device.nearCacheBytes, device.nearCacheBandwidthGBps, "nearCacheBandwidthGBps"))
+      tier(device.cacheBytes, device.cacheBandwidthGBps, "cacheBandwidthGBps");
+    if (!finiteNonNegative(device.opOverheadUs))
+      throw SimError(vertexName(topo, d) + " has opOverheadUs " + num(device.opOverheadUs) +
+                     " (must be >= 0)");
+    model.opOverheadUs[d] = device.opOverheadUs;
+    model.capacities[model.memoryBase + d] = bandwidth * 1e3;
     model.capacities[model.reduceBase + d] = device.reduceGBps * 1e3;
   }
 }
@@ -313,6 +327,8 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   model.ranks = plan.ranks;
   model.unitBytes = double(messageBytes) / double(plan.units);
   model.multicast = topo.features.multicast;
+  model.pull = topo.intraDevicePull;
+  model.pullCapBytesPerUs = topo.intraDeviceBandwidthGBps * 1e3;
   model.deviceOfRank = topo.rankToDevice;
   uint64_t totalOps = 0, maxOps = 0;
   model.opCount.resize(plan.ranks);
@@ -337,6 +353,7 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
     packed.hasRecv = op.recv.has_value();
     packed.operands = uint32_t(op.numOperands());
     packed.localTouches = packed.operands + uint32_t(op.dsts.size());
+    packed.dsts = uint16_t(std::min<size_t>(op.dsts.size(), UINT16_MAX));
   });
   model.sendBase.assign(model.slots + 1, 0);
   for (uint32_t g = 0; g < model.slots; ++g) model.sendBase[g + 1] = model.sendBase[g] + sendCount[g];

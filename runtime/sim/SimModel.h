@@ -38,7 +38,13 @@ struct SimOp {
   uint32_t units = 0;         ///< length of the op's value
   uint32_t localTouches = 0;  ///< accesses to its own device's memory: srcs + recv + dsts
   uint32_t operands = 0;      ///< reduction operands: srcs + recv
+  uint16_t dsts = 0;
   bool hasRecv = false;
+  /// Its recv is a pull (Topology::intraDevicePull): this op reads the sender's buffer, capped
+  /// at the intra-device bandwidth.
+  bool pulledRecv = false;
+  /// A send of one resident src, no recv, no dst: under pull it moves nothing itself.
+  bool forwardsSrc() const { return operands == 1 && !hasRecv && dsts == 0; }
 };
 
 /// Ops are numbered globally ("slots"). When the ranks' programs have similar lengths, op i of
@@ -65,6 +71,9 @@ struct SimModel {
   int memoryBase = 0;  ///< resource index of device 0's memory
   int reduceBase = 0;  ///< resource index of device 0's reduction unit
   bool multicast = false;
+  bool pull = false;                     ///< Topology::intraDevicePull
+  double pullCapBytesPerUs = 0;          ///< intra-device bandwidth, for pulled recvs
+  std::vector<double> opOverheadUs;      ///< per device (Device::opOverheadUs)
 
   int linkResource(const Topology &topo, const Hop &hop) const {
     return 2 * hop.link + (topo.links[hop.link].duplex && hop.reverse ? 1 : 0);

@@ -29,6 +29,7 @@ private:
   void dispatch(const Event &event);
   void drainNow();
   void tryStart(int rank);
+  void startData(int rank, uint32_t globalOp);
   void bandwidthDone(int rank, uint32_t globalOp, double time);
   void deliver(uint32_t receiverOp, int receiver);
   void rankFree(int rank);
@@ -109,6 +110,9 @@ void Engine::dispatch(const Event &event) {
   case EventKind::RankFree:
     rankFree(int(event.a));
     return;
+  case EventKind::OverheadDone:
+    startData(int(event.b), event.a);
+    return;
   }
 }
 
@@ -132,6 +136,16 @@ void Engine::tryStart(int rank) {
   if (op.hasRecv && std::isnan(timing.dataReadyUs)) return;  // waits for its data
   busy_[rank] = 1;
   timing.startUs = time_;
+  double overhead = model_.opOverheadUs[model_.deviceOfRank[rank]];
+  if (overhead > 0)
+    schedule(time_ + overhead, EventKind::OverheadDone, globalOp, uint32_t(rank));
+  else
+    startData(rank, globalOp);
+}
+
+/// The op's data phase: it streams its bytes at the rate its resources allow.
+void Engine::startData(int rank, uint32_t globalOp) {
+  const SimOp &op = model_.ops[globalOp];
   double bytes = double(op.units) * model_.unitBytes;
   double cap = std::numeric_limits<double>::infinity();
   collectUses(rank, globalOp, op, bytes, cap);
@@ -184,11 +198,23 @@ void Engine::collectUses(int rank, uint32_t globalOp, const SimOp &op, double by
   };
   int device = model_.deviceOfRank[rank];
   uint32_t firstSend = model_.sendBase[globalOp], endSend = model_.sendBase[globalOp + 1];
+  auto pulled = [&](uint32_t s) {
+    return model_.pull && model_.routes[model_.sends[s].route].intraDevice >= 0;
+  };
+  if (op.pulledRecv) cap = std::min(cap, model_.pullCapBytesPerUs);  // reads a peer's buffer
   if (options_.memory) {
+    // Pulled sends land nowhere (their receiver's op reads them); the sender writes the value
+    // once when it is computed and has no dst to be read from, and a forwarded src is not read.
+    uint32_t pulledSends = 0;
+    for (uint32_t s = firstSend; s < endSend; ++s) pulledSends += pulled(s) ? 1 : 0;
+    bool pushes = pulledSends < endSend - firstSend;
     double local = double(op.localTouches);
+    if (pulledSends > 0 && op.forwardsSrc() && !pushes) local -= 1;
+    else if (pulledSends > 0 && op.dsts == 0 && !op.forwardsSrc()) local += 1;
     if (local > 0) addUse(model_.memoryBase + device, local);
     result_.devices[device].memoryBytes += local * bytes;
     for (uint32_t s = firstSend; s < endSend; ++s) {
+      if (pulled(s)) continue;
       int target = model_.deviceOfRank[model_.sends[s].receiverRank];
       addUse(model_.memoryBase + target, 1);  // the data lands in the receiver's memory
       result_.devices[target].memoryBytes += bytes;
@@ -205,7 +231,7 @@ void Engine::collectUses(int rank, uint32_t globalOp, const SimOp &op, double by
     result_.transfers++;
     result_.bytesMoved += bytes;
     if (route.intraDevice >= 0) {
-      cap = std::min(cap, route.capBytesPerUs);
+      if (!model_.pull) cap = std::min(cap, route.capBytesPerUs);  // a pull is capped at its reader
       result_.devices[route.intraDevice].intraDeviceBytes += bytes;
       continue;
     }

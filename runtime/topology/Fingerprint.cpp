@@ -62,6 +62,15 @@ std::string Topology::fingerprint() const {
       h.f64(device.cacheBytes);
       h.f64(device.cacheBandwidthGBps);
     }
+    if (device.nearCacheBytes > 0) {  // new terms only when present, likewise
+      h.tag('N');
+      h.f64(device.nearCacheBytes);
+      h.f64(device.nearCacheBandwidthGBps);
+    }
+    if (device.opOverheadUs > 0) {
+      h.tag('O');
+      h.f64(device.opOverheadUs);
+    }
   }
   h.tag('S');
   h.u64(switches.size());
@@ -88,6 +97,7 @@ std::string Topology::fingerprint() const {
   h.tag('I');
   h.f64(intraDeviceBandwidthGBps);
   h.f64(intraDeviceLatencyUs);
+  if (intraDevicePull) h.tag('P');
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h.value());
   return hex;

@@ -25,6 +25,14 @@ struct Device {
   /// memory traffic runs at `cacheBandwidthGBps` instead (`calibrate` fits both).
   double cacheBytes = 0;
   double cacheBandwidthGBps = 0;
+  /// A smaller, faster cache level inside `cacheBytes` (e.g. L2 under the LLC; 0 = none): a
+  /// call whose footprint fits `nearCacheBytes` runs its memory traffic at
+  /// `nearCacheBandwidthGBps`. Must not exceed `cacheBytes` when both are given.
+  double nearCacheBytes = 0;
+  double nearCacheBandwidthGBps = 0;
+  /// Software time each op of a rank on this device costs before it moves data (executor
+  /// dispatch, flag protocol): the rank is busy for it. 0 in the α-β model.
+  double opOverheadUs = 0;
   std::vector<int> coords;      ///< position along `Topology::dims` (torus, hypercube)
 };
 
@@ -75,6 +83,12 @@ struct Topology {
   /// Bandwidth and latency of a transfer between two ranks of one device (through its memory).
   double intraDeviceBandwidthGBps = 0;
   double intraDeviceLatencyUs = 0;
+  /// Transfers between ranks of one device are pulls (shared-memory executors such as
+  /// cpu-threads: the receiver reads the sender's buffer): the bytes cross the memory once, as
+  /// the receiving op's read, which is capped at `intraDeviceBandwidthGBps`. The sender writes
+  /// the value only when it must materialise it (a computed value with no dst); a send of a
+  /// resident buffer moves nothing. false: pushes (the sender's op writes the receiver's memory).
+  bool intraDevicePull = false;
 
   int numRanks() const;
   int numVertices() const { return int(devices.size() + switches.size()); }

@@ -126,7 +126,8 @@ std::string indexed(const std::string &array, size_t i) {
 Device parseDevice(const json &value, const std::string &path, const std::string &origin) {
   ObjectReader in(value, path, origin,
                   {"name", "kind", "ranks", "node", "mem_bandwidth_gbps", "reduce_gbps", "coords",
-                   "cache_bytes", "cache_bandwidth_gbps"});
+                   "cache_bytes", "cache_bandwidth_gbps", "near_cache_bytes",
+                   "near_cache_bandwidth_gbps", "op_overhead_us"});
   Device device;
   device.name = in.string("name");
   device.kind = in.string("kind", "chip");
@@ -136,6 +137,9 @@ Device parseDevice(const json &value, const std::string &path, const std::string
   device.reduceGBps = in.number("reduce_gbps", 0.0);
   device.cacheBytes = in.number("cache_bytes", 0.0);
   device.cacheBandwidthGBps = in.number("cache_bandwidth_gbps", 0.0);
+  device.nearCacheBytes = in.number("near_cache_bytes", 0.0);
+  device.nearCacheBandwidthGBps = in.number("near_cache_bandwidth_gbps", 0.0);
+  device.opOverheadUs = in.number("op_overhead_us", 0.0);
   if (in.has("coords")) device.coords = in.integers("coords");
   return device;
 }
@@ -206,9 +210,10 @@ Topology topologyFromJson(const json &document, const std::string &origin) {
   }
 
   ObjectReader intra(top.require("intra_device"), "intra_device", origin,
-                     {"bandwidth_gbps", "latency_us"});
+                     {"bandwidth_gbps", "latency_us", "pull"});
   topo.intraDeviceBandwidthGBps = intra.number("bandwidth_gbps");
   topo.intraDeviceLatencyUs = intra.number("latency_us");
+  topo.intraDevicePull = intra.boolean("pull", false);
 
   // Links name their ends, so names must be unique before links can be read.
   if (topo.devices.empty()) throw TopologyError(origin, "devices", "needs at least one device");
@@ -267,6 +272,11 @@ json topologyToJson(const Topology &topo) {
       out["cache_bytes"] = device.cacheBytes;
       out["cache_bandwidth_gbps"] = device.cacheBandwidthGBps;
     }
+    if (device.nearCacheBytes > 0) {
+      out["near_cache_bytes"] = device.nearCacheBytes;
+      out["near_cache_bandwidth_gbps"] = device.nearCacheBandwidthGBps;
+    }
+    if (device.opOverheadUs > 0) out["op_overhead_us"] = device.opOverheadUs;
     devices.push_back(out);
   }
   json switches = json::array();
@@ -283,6 +293,9 @@ json topologyToJson(const Topology &topo) {
   json features = json::array();
   for (const char *name : kFeatureNames)
     if (featureEnabled(topo.features, name)) features.push_back(name);
+  json intra = {{"bandwidth_gbps", topo.intraDeviceBandwidthGBps},
+                {"latency_us", topo.intraDeviceLatencyUs}};
+  if (topo.intraDevicePull) intra["pull"] = true;
   return json{{"format_version", kTopologyFormatVersion},
               {"name", topo.name},
               {"ranks", topo.numRanks()},
@@ -293,9 +306,7 @@ json topologyToJson(const Topology &topo) {
               {"wrap", topo.wrap},
               {"routing", std::string(toString(topo.routing))},
               {"features", features},
-              {"intra_device",
-               {{"bandwidth_gbps", topo.intraDeviceBandwidthGBps},
-                {"latency_us", topo.intraDeviceLatencyUs}}}};
+              {"intra_device", intra}};
 }
 
 Topology loadTopologyFile(const std::string &path) {

@@ -64,6 +64,17 @@ void checkDevices(const Topology &topo, const std::string &origin) {
       checkPositive(device.cacheBandwidthGBps, origin, field + ".cache_bandwidth_gbps");
     else
       checkNonNegative(device.cacheBandwidthGBps, origin, field + ".cache_bandwidth_gbps");
+    checkNonNegative(device.nearCacheBytes, origin, field + ".near_cache_bytes");
+    if (device.nearCacheBytes > 0)
+      checkPositive(device.nearCacheBandwidthGBps, origin, field + ".near_cache_bandwidth_gbps");
+    else
+      checkNonNegative(device.nearCacheBandwidthGBps, origin,
+                       field + ".near_cache_bandwidth_gbps");
+    if (device.cacheBytes > 0 && device.nearCacheBytes > device.cacheBytes)
+      throw TopologyError(origin, field + ".near_cache_bytes",
+                          "must not exceed cache_bytes (" + std::to_string(device.cacheBytes) +
+                              "): the near cache is the smaller level");
+    checkNonNegative(device.opOverheadUs, origin, field + ".op_overhead_us");
   }
 }
 

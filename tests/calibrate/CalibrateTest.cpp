@@ -56,21 +56,6 @@ TEST(Calibrate, SyntheticFitsAreExact) {
   EXPECT_GT(c.modelMemGBps, 0);
 }
 
-TEST(Calibrate, SimulatorReproducesTheTransferLine) {
-  for (int n : {2, 4}) {
-    Calibration c = calibrateMachine(settings(n), synthetic());
-    for (size_t i = 0; i < c.pointToPoint.bytes.size(); ++i)
-      EXPECT_NEAR(c.pointToPoint.simulatedUs[i] / c.pointToPoint.timesUs[i], 1.0, 1e-6)
-          << "n=" << n << " size " << c.pointToPoint.bytes[i];
-    // Reductions are slower than the memory model alone: the reduce figure binds, exactly.
-    EXPECT_GT(c.modelReduceGBps, 0);
-    size_t last = c.reduce.bytes.size() - 1;
-    double simSlope = (c.reduce.simulatedUs[last] - c.reduce.simulatedUs[last - 1]) /
-                      double(c.reduce.bytes[last] - c.reduce.bytes[last - 1]);
-    EXPECT_NEAR(simSlope / c.reduce.fit.usPerByte, 1.0, 1e-6);
-  }
-}
-
 TEST(Calibrate, WrittenTopologyLoadsValidatesAndSimulates) {
   Calibration c = calibrateMachine(settings(4), synthetic());
   std::string path = tempPath("topo.json");

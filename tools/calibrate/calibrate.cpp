@@ -90,6 +90,12 @@ void printMeasurement(const Measurement &m, const char *title) {
                 bench::formatBytes(m.bytes[r.worstPoint]).c_str());
   else
     std::printf("  two regimes: no break fits better than one line\n");
+  std::printf("  tiers (what the model uses): alpha = %.3f us  ", m.tiers.alphaUs);
+  for (size_t k = 0; k < m.tiers.regimes(); ++k)
+    std::printf(" %.3f GB/s%s%s", m.tiers.bandwidthGBps(k), k + 1 < m.tiers.regimes() ? " below " : "",
+                k + 1 < m.tiers.regimes() ? bench::formatBytes(m.bytes[m.tiers.breaks[k]]).c_str() : "");
+  std::printf("   |residual| median %.1f %%, max %.1f %%\n", 100 * m.tiers.medianAbsResidual,
+              100 * m.tiers.maxAbsResidual);
 }
 
 void printAccuracy(const std::vector<AccuracyRow> &rows, const std::vector<AccuracyCase> &cases) {
@@ -157,14 +163,17 @@ int run(const Options &o) {
                                                     : "unweighted (absolute residuals)");
   printMeasurement(c.pointToPoint, "point-to-point (ring shift: every rank sends M bytes to the next)");
   printMeasurement(c.copy, "copy (every rank copies M bytes, all at once)");
+  printMeasurement(c.copyChain, "copy chain (the same copy as 8 ops of M/8 bytes: per-op overhead)");
   printMeasurement(c.reduce, "reduce (every rank adds M bytes of input into its output, all at once)");
   std::printf("\nmeasured (largest sizes): memcpy traffic %.2f GB/s (reads + writes, %d ranks "
               "at once); reductions %.2f GB/s combined\n",
               c.copyTrafficGBps, s.ranks, c.reduceCombineGBps);
-  std::printf("model: intra-device latency %.3f us, memory %.2f GB/s, cache %.2f GB/s below a "
-              "footprint of %.0f bytes (2 x M x ranks), reduce %.2f GB/s%s\n"
-              "       (effective figures: the simulator charges a transfer at both ends)\n",
-              c.latencyUs, c.modelMemGBps, c.modelCacheGBps, c.cacheBytes, c.modelReduceGBps,
+  std::printf("model: intra-device latency %.3f us, per-op overhead %.3f us, pull transfers at "
+              "%.2f GB/s per receiver;\n       memory %.2f GB/s, cache %.2f GB/s below a footprint "
+              "of %.0f bytes, near cache %.2f GB/s below %.0f bytes (footprint: M x ranks x (2 + "
+              "scratch units / units)), reduce %.2f GB/s%s\n",
+              c.latencyUs, c.opOverheadUs, c.pullGBps, c.modelMemGBps, c.modelCacheGBps,
+              c.cacheBytes, c.modelNearCacheGBps, c.nearCacheBytes, c.modelReduceGBps,
               c.modelReduceGBps == 0 ? " (memory-bound)" : "");
   for (const std::string &note : c.notes) std::printf("note: %s\n", note.c_str());
   std::printf("simulator on the calibrated topology vs the calibration measurements: median "

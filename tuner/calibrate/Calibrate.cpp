@@ -43,6 +43,7 @@ Measurement measureOne(const std::string &what, Plan plan, const CalibrationSett
   try {
     m.fit = fitAlphaBeta(x, m.timesUs, settings.weighting);
     m.regimes = fitTwoRegimes(x, m.timesUs, settings.weighting);
+    m.tiers = fitTiers(x, m.timesUs, settings.weighting);
   } catch (const std::invalid_argument &e) {
     throw std::runtime_error(what + ": " + e.what());
   }
@@ -64,7 +65,117 @@ double simulatedSlope(const Plan &plan, const Topology &topo, const std::vector<
   return (simulateTimeUs(plan, topo, hi) - simulateTimeUs(plan, topo, lo)) / double(hi - lo);
 }
 
+/// Simulated time per message byte of `plan` on `topo` just below `bytes` (from bytes / 2).
+double simulatedSlopeAt(const Plan &plan, const Topology &topo, uint64_t bytes) {
+  uint64_t lo = bytes / 2;
+  return (simulateTimeUs(plan, topo, bytes) - simulateTimeUs(plan, topo, lo)) / double(bytes - lo);
+}
+
+/// Σ of squared relative errors of the simulated plan against a measurement.
+double simulationError(const Measurement &m, const Topology &topo) {
+  double sum = 0;
+  for (size_t i = 0; i < m.bytes.size(); ++i) {
+    double e = (simulateTimeUs(m.plan, topo, m.bytes[i]) - m.timesUs[i]) / m.timesUs[i];
+    sum += e * e;
+  }
+  return sum;
+}
+
 }  // namespace
+
+/// Derives the model figures from the measurements, each solved with the simulator itself:
+///  - memory tiers from the copy (a purely local 1R1W stream): its tier fit gives up to three
+///    slopes (near cache, cache, DRAM) and the breaks, turned into footprints (2·M·ranks);
+///  - the per-op overhead from the copy chain: (its α − the copy's α) / (ops − 1);
+///  - reductions: the measured combine rate when slower than the memory model predicts;
+///  - transfers are pulls (the cpu backends read a peer's buffer in place); the latency is the
+///    ring shift's α less its ops' overheads, and the pull bandwidth the cap that best reproduces
+///    the ring shift at every size (golden-section search on a log scale).
+void deriveModel(Calibration &c, const std::function<void(const std::string &)> &log) {
+  const int n = c.settings.ranks;
+  const std::vector<uint64_t> &sizes = c.settings.sizes;
+  ModelFigures f;
+  const double reference = 1000;
+  f.memGBps = reference;
+  f.pullGBps = 1e6;
+  const double scale =
+      reference * simulatedSlope(c.copy.plan, calibratedTopology(c.settings, f), sizes);
+  const TierFit &tiers = c.copy.tiers;
+  auto footprint = [&](size_t breakIndex) {  // between the two measured sizes around the break
+    return 2.0 * n * std::sqrt(double(sizes[breakIndex - 1]) * double(sizes[breakIndex]));
+  };
+  const size_t k = tiers.regimes();
+  f.memGBps = scale / tiers.usPerByte[k - 1];
+  if (k >= 2) {
+    f.cacheBytes = footprint(tiers.breaks[k - 2]);
+    f.cacheGBps = scale / tiers.usPerByte[k - 2];
+  }
+  if (k == 3) {
+    f.nearCacheBytes = footprint(tiers.breaks[0]);
+    f.nearCacheGBps = scale / tiers.usPerByte[0];
+  }
+  if ((k >= 2 && f.cacheGBps < f.memGBps) || (k == 3 && f.nearCacheGBps < f.cacheGBps))
+    c.notes.push_back("a nearer memory tier measured slower than a farther one");
+
+  f.opOverheadUs = (c.copyChain.tiers.alphaUs - c.copy.tiers.alphaUs) / double(kCopyChainOps - 1);
+  if (!(f.opOverheadUs >= 0)) {
+    c.notes.push_back("the copy chain's alpha was below the copy's; per-op overhead clamped to 0");
+    f.opOverheadUs = 0;
+  }
+
+  // Reductions, compared in the nearest tier (where compute rather than memory may limit them).
+  const uint64_t nearTop = k >= 2 ? sizes[tiers.breaks[0] - 1] : sizes.back();
+  const double measuredSlope = c.reduce.tiers.usPerByte[0];
+  double simSlope =
+      simulatedSlopeAt(c.reduce.plan, calibratedTopology(c.settings, f), std::max<uint64_t>(nearTop, 2));
+  if (measuredSlope > simSlope * (1 + 1e-9)) {
+    f.reduceGBps = 1e-3 * n / measuredSlope;
+  } else {
+    c.notes.push_back("reductions are no slower than the memory model predicts: reduce_gbps = 0 "
+                      "(memory-bound)");
+  }
+
+  // Transfers: latency, then the pull cap.
+  f.latencyUs = 0;
+  double overheads = simulateTimeUs(c.pointToPoint.plan, calibratedTopology(c.settings, f), 0);
+  f.latencyUs = c.pointToPoint.tiers.alphaUs - overheads;
+  if (f.latencyUs < 0) {
+    c.notes.push_back("the ring shift's alpha (" + fmt(c.pointToPoint.tiers.alphaUs) +
+                      " us) was below its ops' overheads; latency clamped to 0");
+    f.latencyUs = 0;
+  }
+  if (log) log("fitting the pull bandwidth to the ring shift");
+  auto errorAt = [&](double logCap) {
+    ModelFigures trial = f;
+    trial.pullGBps = std::pow(10.0, logCap);
+    return simulationError(c.pointToPoint, calibratedTopology(c.settings, trial));
+  };
+  double lo = -2, hi = 5;  // 0.01 GB/s .. 100 TB/s
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  double e1 = errorAt(x1), e2 = errorAt(x2);
+  for (int it = 0; it < 60; ++it) {
+    if (e1 <= e2) {
+      hi = x2, x2 = x1, e2 = e1;
+      x1 = hi - g * (hi - lo), e1 = errorAt(x1);
+    } else {
+      lo = x1, x1 = x2, e1 = e2;
+      x2 = lo + g * (hi - lo), e2 = errorAt(x2);
+    }
+  }
+  f.pullGBps = std::pow(10.0, 0.5 * (lo + hi));
+
+  c.latencyUs = f.latencyUs;
+  c.modelMemGBps = f.memGBps;
+  c.modelReduceGBps = f.reduceGBps;
+  c.cacheBytes = f.cacheBytes;
+  c.modelCacheGBps = f.cacheGBps;
+  c.nearCacheBytes = f.nearCacheBytes;
+  c.modelNearCacheGBps = f.nearCacheGBps;
+  c.opOverheadUs = f.opOverheadUs;
+  c.pullGBps = f.pullGBps;
+  c.topology = calibratedTopology(c.settings, f);
+}
 
 void checkSettings(const CalibrationSettings &s) {
   if (s.ranks < 2)
@@ -98,10 +209,20 @@ Topology calibratedTopology(const CalibrationSettings &settings, const ModelFigu
     device.reduceGBps = f.reduceGBps * share;
     device.cacheBytes = f.cacheBytes * share;
     device.cacheBandwidthGBps = f.cacheBytes > 0 ? f.cacheGBps * share : 0;
+    device.nearCacheBytes = f.nearCacheBytes * share;
+    device.nearCacheBandwidthGBps = f.nearCacheBytes > 0 ? f.nearCacheGBps * share : 0;
+    device.opOverheadUs = f.opOverheadUs;
   }
-  // Ranks of one device talk through its memory, which the memory model already charges; the
-  // private cap must not bind before it (an op alone gets at most half the memory: read + write).
-  topo.intraDeviceBandwidthGBps = std::max(f.memGBps, f.cacheBytes > 0 ? f.cacheGBps : 0.0);
+  if (f.pullGBps > 0) {
+    // Shared memory: a receiver reads the sender's buffer in place, at most at the pull rate.
+    topo.intraDevicePull = true;
+    topo.intraDeviceBandwidthGBps = f.pullGBps;
+  } else {
+    // Pushes through the memory, which the memory model already charges: the private cap must
+    // not bind before it (an op alone gets at most half the memory: read + write).
+    topo.intraDeviceBandwidthGBps = std::max(
+        {f.memGBps, f.cacheBytes > 0 ? f.cacheGBps : 0.0, f.nearCacheBytes > 0 ? f.nearCacheGBps : 0.0});
+  }
   topo.intraDeviceLatencyUs = f.latencyUs;
   topo.features = Features{true, true, false};
   validateTopology(topo, settings.name);
@@ -118,73 +239,31 @@ Calibration calibrateMachine(const CalibrationSettings &settings, const MeasureF
   c.settings.sizes.erase(std::unique(c.settings.sizes.begin(), c.settings.sizes.end()),
                          c.settings.sizes.end());
   const int n = settings.ranks;
-  const std::vector<uint64_t> &sizes = c.settings.sizes;
   c.pointToPoint = measureOne("point-to-point", ringShiftPlan(n), c.settings, measure, log);
   c.copy = measureOne("copy", localCopyPlan(n), c.settings, measure, log);
   c.reduce = measureOne("reduce", localReducePlan(n), c.settings, measure, log);
+
+  // The chain's units must be whole f32 elements: only sizes that split into kCopyChainOps.
+  CalibrationSettings chain = c.settings;
+  chain.sizes.clear();
+  for (uint64_t bytes : c.settings.sizes)
+    if (bytes % (4 * kCopyChainOps) == 0) chain.sizes.push_back(bytes);
+  if (chain.sizes.size() < 2)
+    throw std::runtime_error("the size range needs at least two sizes that are multiples of " +
+                             std::to_string(4 * kCopyChainOps) + " bytes (the copy chain)");
+  c.copyChain = measureOne("copy-chain", localCopyChainPlan(n, kCopyChainOps), chain, measure, log);
 
   // Physical figures (largest sizes, out of cache when there is a break): every rank copies M
   // bytes (read + write) / combines M bytes, all at once.
   c.copyTrafficGBps = 2.0 * n * c.copy.regimes.memBandwidthGBps;
   c.reduceCombineGBps = n * c.reduce.regimes.memBandwidthGBps;
-
-  // Model figures, solved with the simulator itself so that it reproduces the transfer fit:
-  // latency = α; memory (and cache) bandwidth such that the simulated slope of the ring shift
-  // equals the measured out-of-cache (in-cache) slope. Simulated rates scale with the memory
-  // bandwidth, so one simulation at a reference bandwidth gives the factor. The figures are
-  // effective ones: the simulator charges a transfer at both ends, while the cpu executor reads
-  // a peer's buffer once.
-  const TwoRegimeFit &p2p = c.pointToPoint.regimes;
-  ModelFigures f;
-  f.latencyUs = p2p.cache.alphaUs;
-  if (f.latencyUs < 0) {
-    c.notes.push_back("the fitted point-to-point latency was negative (" + fmt(f.latencyUs) +
-                      " us); clamped to 0");
-    f.latencyUs = 0;
-  }
-  if (!(p2p.cache.usPerByte > 0) || !(p2p.memUsPerByte > 0))
-    throw std::runtime_error("point-to-point: the measured times do not grow with the "
-                             "message size in each regime; measure a wider size range");
-  const double reference = 1000;
-  f.memGBps = reference;
-  Topology trial = calibratedTopology(c.settings, f);
-  const double scale = reference * simulatedSlope(c.pointToPoint.plan, trial, sizes);
-  f.memGBps = scale / p2p.memUsPerByte;
-  if (p2p.hasBreak()) {
-    // The break lies between two measured sizes: take their geometric mean's footprint.
-    double lo = double(sizes[p2p.breakIndex - 1]), hi = double(sizes[p2p.breakIndex]);
-    f.cacheBytes = 2.0 * n * std::sqrt(lo * hi);
-    f.cacheGBps = scale / p2p.cache.usPerByte;
-    if (f.cacheGBps < f.memGBps)
-      c.notes.push_back("the in-cache transfers were slower than the out-of-cache ones");
-  }
-  // Reductions: the reduce unit gets the measured combine rate when it is slower than what the
-  // memory model alone gives (in cache, where compute rather than memory limits the kernel).
-  const TwoRegimeFit &red = c.reduce.regimes;
-  const double measuredSlope = red.cache.usPerByte;  // the whole line when there is no break
-  ModelFigures memoryOnly;
-  memoryOnly.latencyUs = f.latencyUs;
-  memoryOnly.memGBps = f.cacheBytes > 0 ? f.cacheGBps : f.memGBps;
-  double simSlope =
-      simulatedSlope(c.reduce.plan, calibratedTopology(c.settings, memoryOnly), sizes);
-  if (measuredSlope > 0 && measuredSlope > simSlope * (1 + 1e-9)) {
-    f.reduceGBps = 1e-3 * n / measuredSlope;
-  } else {
-    c.notes.push_back("reductions are no slower than the memory model predicts: reduce_gbps = 0 "
-                      "(memory-bound)");
-  }
-  c.latencyUs = f.latencyUs;
-  c.modelMemGBps = f.memGBps;
-  c.modelReduceGBps = f.reduceGBps;
-  c.cacheBytes = f.cacheBytes;
-  c.modelCacheGBps = f.cacheGBps;
-  c.topology = calibratedTopology(c.settings, f);
+  deriveModel(c, log);
   if (c.topology.devices.size() > 1)
     c.notes.push_back(std::to_string(c.topology.devices.size()) +
                       " NUMA devices: their links keep hwloc's estimates (not calibrated)");
 
   std::vector<double> errors;
-  for (Measurement *meas : {&c.pointToPoint, &c.copy, &c.reduce}) {
+  for (Measurement *meas : {&c.pointToPoint, &c.copy, &c.copyChain, &c.reduce}) {
     meas->simulatedUs.clear();
     for (size_t i = 0; i < meas->bytes.size(); ++i) {
       double sim = simulateTimeUs(meas->plan, c.topology, meas->bytes[i]);
@@ -213,8 +292,17 @@ nlohmann::json calibrationToJson(const Calibration &c) {
                               {"r2", r.r2},
                               {"median_abs_residual", r.medianAbsResidual},
                               {"max_abs_residual", r.maxAbsResidual}};
+    nlohmann::json tierSlopes = nlohmann::json::array(), tierBreaks = nlohmann::json::array();
+    for (size_t k = 0; k < m.tiers.regimes(); ++k) tierSlopes.push_back(m.tiers.bandwidthGBps(k));
+    for (size_t b : m.tiers.breaks) tierBreaks.push_back(m.bytes[b]);
+    nlohmann::json tiers = {{"alpha_us", m.tiers.alphaUs},
+                            {"bandwidth_gbps", tierSlopes},
+                            {"break_bytes", tierBreaks},
+                            {"median_abs_residual", m.tiers.medianAbsResidual},
+                            {"max_abs_residual", m.tiers.maxAbsResidual}};
     return nlohmann::json{{"plan", m.plan.algorithm},
                           {"two_regimes", regimes},
+                          {"tiers", tiers},
                           {"alpha_us", m.fit.alphaUs},
                           {"bandwidth_gbps", m.fit.bandwidthGBps},
                           {"r2", m.fit.r2},
@@ -230,10 +318,15 @@ nlohmann::json calibrationToJson(const Calibration &c) {
           {"reduce", measurement(c.reduce)},
           {"copy_traffic_gbps", c.copyTrafficGBps},
           {"reduce_combine_gbps", c.reduceCombineGBps},
+          {"copy_chain", measurement(c.copyChain)},
           {"model", {{"latency_us", c.latencyUs},
+                     {"op_overhead_us", c.opOverheadUs},
+                     {"pull_bandwidth_gbps", c.pullGBps},
                      {"mem_bandwidth_gbps", c.modelMemGBps},
                      {"cache_bytes", c.cacheBytes},
                      {"cache_bandwidth_gbps", c.modelCacheGBps},
+                     {"near_cache_bytes", c.nearCacheBytes},
+                     {"near_cache_bandwidth_gbps", c.modelNearCacheGBps},
                      {"reduce_gbps", c.modelReduceGBps}}},
           {"self_check_median_error", c.selfCheckMedianError},
           {"notes", c.notes},

@@ -4,6 +4,7 @@
 #include "runtime/plan/Plan.h"
 #include "runtime/topology/Topology.h"
 #include "tuner/calibrate/LeastSquares.h"
+#include "tuner/calibrate/TierFit.h"
 
 #include <cstdint>
 #include <functional>
@@ -43,15 +44,17 @@ struct Measurement {
   std::vector<uint64_t> bytes;
   std::vector<double> timesUs;
   AlphaBetaFit fit;          ///< one line over every size
-  TwoRegimeFit regimes;      ///< in cache / out of cache, sharing α (what the model uses)
+  TwoRegimeFit regimes;      ///< in cache / out of cache, sharing α
+  TierFit tiers;             ///< up to three memory tiers sharing α (what the model uses)
   std::vector<double> simulatedUs;  ///< the calibrated topology's prediction of each point
 };
 
 /// The measured figures, the model parameters derived from them, and the topology.
 struct Calibration {
   CalibrationSettings settings;
-  Measurement pointToPoint;  ///< ringShiftPlan: α and the transfer bandwidth
-  Measurement copy;          ///< localCopyPlan: memcpy bandwidth
+  Measurement pointToPoint;  ///< ringShiftPlan: α and the pull bandwidth of transfers
+  Measurement copy;          ///< localCopyPlan: the memory tiers (cache levels and DRAM)
+  Measurement copyChain;     ///< localCopyChainPlan: the per-op overhead
   Measurement reduce;        ///< localReducePlan: reduction throughput
   /// Physical figures, aggregated over all ranks at once: memcpy traffic (reads + writes) and
   /// bytes combined per second by 2-operand reductions.
@@ -63,6 +66,10 @@ struct Calibration {
   double modelReduceGBps = 0;
   double cacheBytes = 0;  ///< per rank-footprint threshold for the whole machine; 0: no cache
   double modelCacheGBps = 0;
+  double nearCacheBytes = 0;  ///< the smaller cache level's threshold; 0: none
+  double modelNearCacheGBps = 0;
+  double opOverheadUs = 0;
+  double pullGBps = 0;  ///< cap of one rank's read of a peer's freshly written buffer
   std::vector<std::string> notes;  ///< clamps and caveats met while deriving the parameters
   Topology topology;
   /// Median |simulated − measured| / measured over the three calibration plans' points.
@@ -75,6 +82,11 @@ struct Calibration {
 Calibration calibrateMachine(const CalibrationSettings &settings, const MeasureFn &measure,
                              const std::function<void(const std::string &)> &log = {});
 
+/// Derives the model figures and the topology of `c` from its four measurements (point to point,
+/// copy, copy chain, reduce; see Calibrate.cpp), solving each with the simulator. Called by
+/// calibrateMachine; tests call it on synthetic measurements.
+void deriveModel(Calibration &c, const std::function<void(const std::string &)> &log = {});
+
 /// The model figures a calibrated topology carries (whole-machine values).
 struct ModelFigures {
   double latencyUs = 0;
@@ -82,7 +94,16 @@ struct ModelFigures {
   double reduceGBps = 0;
   double cacheBytes = 0;  ///< footprint (2 × M × ranks) below which the cache bandwidth applies
   double cacheGBps = 0;
+  double nearCacheBytes = 0;  ///< footprint below which the near cache's bandwidth applies
+  double nearCacheGBps = 0;
+  double opOverheadUs = 0;  ///< Device::opOverheadUs
+  /// Topology::intraDeviceBandwidthGBps with pull transfers; 0: push transfers capped only by
+  /// memory (the intra-device cap then set so that it never binds).
+  double pullGBps = 0;
 };
+
+/// Ops per rank of the copy chain that measures the per-op overhead.
+inline constexpr uint32_t kCopyChainOps = 8;
 
 /// The calibrated topology: this machine's NUMA structure (localMachine, hwloc) with `ranks`
 /// ranks, every device's memory, cache and reduction figures replaced by the model figures

@@ -38,17 +38,22 @@ Plan validated(Plan plan) {
 Plan ringShiftPlan(int ranks) {
   if (ranks < 2) throw std::invalid_argument("ring shift: needs at least 2 ranks");
   Plan plan = emptyPlan(ranks, "calibration-ring-shift", 1);
+  plan.scratchUnits = 1;
   for (int r = 0; r < ranks; ++r) {
     int next = (r + 1) % ranks, prev = (r + ranks - 1) % ranks;
+    PlanOp fresh = op(OpKind::Copy);
+    fresh.srcs = {{BufferKind::In, 0, 1}};
+    fresh.dsts = {{BufferKind::Tmp, 0, 1}};
+    fresh.step = 0;
     PlanOp send = op(OpKind::Send);
-    send.srcs = {{BufferKind::In, 0, 1}};
+    send.srcs = {{BufferKind::Tmp, 0, 1}};
     send.sends = {{next, uint32_t(r)}};  // transfer id = sender
     send.step = 0;
     PlanOp recv = op(OpKind::Recv);
     recv.recv = Endpoint{prev, uint32_t(prev)};
     recv.dsts = {{BufferKind::Out, 0, 1}};
     recv.step = 1;
-    plan.programs[size_t(r)].ops = {send, recv};
+    plan.programs[size_t(r)].ops = {fresh, send, recv};
   }
   plan.predicted = {1, 1};
   return validated(std::move(plan));
@@ -63,6 +68,20 @@ Plan localCopyPlan(int ranks) {
     copy.step = 0;
     program.ops = {copy};
   }
+  return validated(std::move(plan));
+}
+
+Plan localCopyChainPlan(int ranks, uint32_t ops) {
+  if (ops < 1) throw std::invalid_argument("copy chain: needs at least one op");
+  Plan plan = emptyPlan(ranks, "calibration-copy-chain", ops);
+  for (auto &program : plan.programs)
+    for (uint32_t u = 0; u < ops; ++u) {
+      PlanOp copy = op(OpKind::Copy);
+      copy.srcs = {{BufferKind::In, u, 1}};
+      copy.dsts = {{BufferKind::Out, u, 1}};
+      copy.step = int32_t(u);
+      program.ops.push_back(copy);
+    }
   return validated(std::move(plan));
 }
 

@@ -9,10 +9,16 @@ namespace collplan::calibrate {
 /// collective: they are measured with the correctness check off. Every rank does the same work at
 /// the same time, as in a collective's step.
 
-/// Point to point: every rank sends its whole input (one unit) to rank r+1 and receives rank
-/// r−1's into its output. With 2 ranks this is an exchange. One transfer on the critical path, so
-/// its time is α + M/B of the backend's transfers (all ranks busy, as in a ring step).
+/// Point to point: every rank copies its input (one unit) to scratch, sends that to rank r+1 and
+/// receives rank r−1's into its output. With 2 ranks this is an exchange. The sent value is
+/// written in every call, as a collective's step values are, so the receiver reads data fresh in
+/// another core's cache (a resident, unmodified buffer would be read from its own cache copy and
+/// look many times faster). One transfer on the critical path (all ranks busy, as in a ring step).
 Plan ringShiftPlan(int ranks);
+
+/// Per-op overhead: every rank copies its input to its output as `ops` copies of one unit each
+/// (units = ops). Against localCopyPlan (the same bytes in one op) it isolates the cost per op.
+Plan localCopyChainPlan(int ranks, uint32_t ops);
 
 /// Memory copy: every rank copies its input to its output (one unit, no transfer).
 Plan localCopyPlan(int ranks);

@@ -1,0 +1,97 @@
+// Known model figures in, the same figures out: measurements simulated on a calibrated topology
+// with chosen parameters are fitted back by calibrateMachine (tiers, overhead, latency, pull).
+#include "tuner/calibrate/Calibrate.h"
+#include "tuner/calibrate/TierFit.h"
+
+#include "runtime/sim/Simulator.h"
+
+#include <gtest/gtest.h>
+
+using namespace collplan;
+using namespace collplan::calibrate;
+
+namespace {
+
+CalibrationSettings settings(int ranks) {
+  CalibrationSettings s;
+  s.ranks = ranks;
+  for (uint64_t m = 8; m <= (128u << 20); m *= 4) s.sizes.push_back(m);  // 2+ points per tier
+  return s;
+}
+
+/// The truth. Cache thresholds sit at the geometric mean of the copy footprints (2·M·N) of two
+/// neighbouring sizes, where calibrate places a break, so the recovered values are exact.
+ModelFigures truth(int ranks) {
+  ModelFigures f;
+  f.latencyUs = 2.0;
+  f.opOverheadUs = 0.05;
+  f.pullGBps = 6;
+  f.memGBps = 10;
+  f.cacheGBps = 50;
+  f.cacheBytes = 2.0 * ranks * std::sqrt(double(8u << 20) * double(32u << 20));
+  f.nearCacheGBps = 200;
+  f.nearCacheBytes = 2.0 * ranks * std::sqrt(double(128u << 10) * double(512u << 10));
+  return f;
+}
+
+/// Every calibration plan "measured" by simulating it on the true topology.
+MeasureFn simulatedOn(const Topology &topo) {
+  return [topo](const Plan &plan, const std::vector<uint64_t> &sizes) {
+    std::vector<double> t;
+    for (uint64_t m : sizes) t.push_back(simulateTimeUs(plan, topo, m));
+    return t;
+  };
+}
+
+}  // namespace
+
+TEST(ModelFit, TierFitRecoversThreeExactRegimes) {
+  // α = 1 µs; 100 GB/s (1e-5 µs/B) below 64 KiB, 20 GB/s below 4 MiB, 5 GB/s from it.
+  std::vector<double> x, t;
+  for (double m = 8; m <= 64 << 20; m *= 2) {
+    double slope = m < 65536 ? 1e-5 : m < (4 << 20) ? 5e-5 : 2e-4;
+    x.push_back(m);
+    t.push_back(1.0 + slope * m);
+  }
+  TierFit fit = fitTiers(x, t);
+  ASSERT_EQ(fit.regimes(), 3u);
+  EXPECT_NEAR(fit.alphaUs, 1.0, 1e-9);
+  EXPECT_NEAR(fit.bandwidthGBps(0), 100, 1e-6);
+  EXPECT_NEAR(fit.bandwidthGBps(1), 20, 1e-6);
+  EXPECT_NEAR(fit.bandwidthGBps(2), 5, 1e-6);
+  EXPECT_EQ(x[fit.breaks[0]], 65536);
+  EXPECT_EQ(x[fit.breaks[1]], 4 << 20);
+  EXPECT_LT(fit.maxAbsResidual, 1e-9);
+}
+
+TEST(ModelFit, TierFitKeepsOneLineWhenTheDataAreOneLine) {
+  std::vector<double> x, t;
+  for (double m = 8; m <= 64 << 20; m *= 2) x.push_back(m), t.push_back(3.0 + m / 7e3);
+  TierFit fit = fitTiers(x, t);
+  EXPECT_EQ(fit.regimes(), 1u);
+  EXPECT_NEAR(fit.bandwidthGBps(0), 7, 1e-6);
+}
+
+TEST(ModelFit, KnownFiguresInSameFiguresOut) {
+  for (int n : {2, 4}) {
+    CalibrationSettings s = settings(n);
+    ModelFigures known = truth(n);
+    Topology topo = calibratedTopology(s, known);
+    ASSERT_TRUE(topo.intraDevicePull);
+    Calibration c = calibrateMachine(s, simulatedOn(topo));
+    EXPECT_NEAR(c.opOverheadUs, known.opOverheadUs, 1e-9) << "n=" << n;
+    EXPECT_NEAR(c.latencyUs, known.latencyUs, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.modelMemGBps / known.memGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.modelCacheGBps / known.cacheGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.modelNearCacheGBps / known.nearCacheGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.cacheBytes / known.cacheBytes, 1.0, 1e-9) << "n=" << n;
+    EXPECT_NEAR(c.nearCacheBytes / known.nearCacheBytes, 1.0, 1e-9) << "n=" << n;
+    EXPECT_NEAR(c.pullGBps / known.pullGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_EQ(c.modelReduceGBps, 0) << "memory-bound reductions";
+    // And the simulator on the derived topology reproduces every calibration measurement.
+    for (const Measurement *m : {&c.pointToPoint, &c.copy, &c.copyChain, &c.reduce})
+      for (size_t i = 0; i < m->bytes.size(); ++i)
+        EXPECT_NEAR(m->simulatedUs[i] / m->timesUs[i], 1.0, 1e-6)
+            << m->what << " n=" << n << " at " << m->bytes[i];
+  }
+}

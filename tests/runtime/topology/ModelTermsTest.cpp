@@ -1,0 +1,95 @@
+// The calibrated-machine fields (op_overhead_us, near cache, intra_device.pull): loading, writing,
+// validation errors naming the field, and fingerprints that change only when they are present.
+#include "TopologyTestUtil.h"
+
+#include "runtime/topology/Validate.h"
+
+#include <cmath>
+#include <limits>
+
+namespace collplan::test {
+namespace {
+
+using nlohmann::json;
+
+json withModelTerms() {
+  json document = validDocument();
+  document["devices"][0]["op_overhead_us"] = 0.125;
+  document["devices"][0]["cache_bytes"] = 1 << 20;
+  document["devices"][0]["cache_bandwidth_gbps"] = 40;
+  document["devices"][0]["near_cache_bytes"] = 65536;
+  document["devices"][0]["near_cache_bandwidth_gbps"] = 80;
+  document["intra_device"]["pull"] = true;
+  return document;
+}
+
+TEST(TopologyModelTerms, LoadAndRoundTrip) {
+  Topology topo = topologyFromJson(withModelTerms(), "terms.json");
+  EXPECT_EQ(topo.devices[0].opOverheadUs, 0.125);
+  EXPECT_EQ(topo.devices[0].nearCacheBytes, 65536);
+  EXPECT_EQ(topo.devices[0].nearCacheBandwidthGBps, 80);
+  EXPECT_TRUE(topo.intraDevicePull);
+  Topology back = topologyFromJson(topologyToJson(topo), "back");
+  EXPECT_EQ(back.devices[0].opOverheadUs, 0.125);
+  EXPECT_EQ(back.devices[0].nearCacheBandwidthGBps, 80);
+  EXPECT_TRUE(back.intraDevicePull);
+  EXPECT_EQ(back.fingerprint(), topo.fingerprint());
+  expectWellFormed(topo);
+}
+
+TEST(TopologyModelTerms, AbsentTermsAreNotWrittenAndKeepTheFingerprint) {
+  Topology plain = topologyFromJson(validDocument(), "plain.json");
+  json written = topologyToJson(plain);
+  EXPECT_FALSE(written["devices"][0].contains("op_overhead_us"));
+  EXPECT_FALSE(written["devices"][0].contains("near_cache_bytes"));
+  EXPECT_FALSE(written["intra_device"].contains("pull"));
+  json zeros = validDocument();
+  zeros["devices"][0]["op_overhead_us"] = 0;
+  zeros["intra_device"]["pull"] = false;
+  EXPECT_EQ(topologyFromJson(zeros, "zeros.json").fingerprint(), plain.fingerprint());
+}
+
+TEST(TopologyModelTerms, EachTermChangesTheFingerprint) {
+  const std::string base = topologyFromJson(validDocument(), "a").fingerprint();
+  json overhead = validDocument(), pull = validDocument(), nearCache = validDocument();
+  overhead["devices"][0]["op_overhead_us"] = 0.1;
+  pull["intra_device"]["pull"] = true;
+  nearCache["devices"][0]["near_cache_bytes"] = 4096;
+  nearCache["devices"][0]["near_cache_bandwidth_gbps"] = 100;
+  EXPECT_NE(topologyFromJson(overhead, "o").fingerprint(), base);
+  EXPECT_NE(topologyFromJson(pull, "p").fingerprint(), base);
+  EXPECT_NE(topologyFromJson(nearCache, "n").fingerprint(), base);
+}
+
+TEST(TopologyModelTerms, BadOverheadNamesTheField) {
+  json negative = validDocument();
+  negative["devices"][0]["op_overhead_us"] = -0.5;
+  EXPECT_TRUE(rejects(negative, "devices[0].op_overhead_us", "must be a non-negative number"));
+  json text = validDocument();
+  text["devices"][0]["op_overhead_us"] = "NaN";
+  EXPECT_TRUE(rejects(text, "devices[0].op_overhead_us", "expected a number, got a string"));
+  // NaN cannot be written in JSON; a topology built in code is validated the same way.
+  Topology topo = topologyFromJson(validDocument(), "code");
+  topo.devices[0].opOverheadUs = std::numeric_limits<double>::quiet_NaN();
+  try {
+    validateTopology(topo, "code");
+    FAIL() << "accepted a NaN overhead";
+  } catch (const TopologyError &error) {
+    EXPECT_EQ(error.field(), "devices[0].op_overhead_us");
+  }
+}
+
+TEST(TopologyModelTerms, BadNearCacheAndPull) {
+  json noBandwidth = validDocument();
+  noBandwidth["devices"][0]["near_cache_bytes"] = 4096;
+  EXPECT_TRUE(rejects(noBandwidth, "devices[0].near_cache_bandwidth_gbps", "must be a positive"));
+  json larger = withModelTerms();
+  larger["devices"][0]["near_cache_bytes"] = 2 << 20;
+  EXPECT_TRUE(rejects(larger, "devices[0].near_cache_bytes", "must not exceed cache_bytes"));
+  json pull = validDocument();
+  pull["intra_device"]["pull"] = 1;
+  EXPECT_TRUE(rejects(pull, "intra_device.pull", "expected a boolean"));
+}
+
+}  // namespace
+}  // namespace collplan::test
