@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the issue-3 runtime benchmarks in one go: memcpy roofline, cpu-threads, cpu-shm and Open
-# MPI's MPI_Allreduce for N=2 and N=4, then the dispatch benchmark.
+# Runs the issue-3 runtime benchmarks in one go: memcpy roofline, cpu-threads, cpu-shm (buffers
+# from collplan_mem_alloc, then heap buffers) and Open MPI's MPI_Allreduce for N=2 and N=4, then
+# the dispatch benchmark.
 # Usage: bench/runtime/run_allreduce_sweep.sh [build-dir]   (default: build-exec)
 set -euo pipefail
 build=${1:-build-exec}
@@ -10,6 +11,7 @@ echo "# $(date -u +%FT%TZ) $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg
 "$bin/collplan_bench_allreduce" memcpy
 for n in 2 4; do
   "$bin/collplan_bench_allreduce" threads "$n"
+  "$bin/collplan-shm-launch" -n "$n" "$bin/collplan_bench_allreduce" shm-registered
   "$bin/collplan-shm-launch" -n "$n" "$bin/collplan_bench_allreduce" shm
   if [[ -x $bin/collplan_bench_mpi_allreduce ]]; then
     mpirun -np "$n" --oversubscribe "$bin/collplan_bench_mpi_allreduce"

@@ -112,7 +112,8 @@ void Executor::run(const PreparedProgram &program, const CallBuffers &call) {
 void Executor::reduceFetched(const CallBuffers &call, size_t bytes) {
   // One received value copied straight into its one target: a single copy, no bounce.
   if (operands_.size() == 1 && targets_.size() == 1) {
-    transport_.fetch(remote_[0].peer, remote_[0].slot, 0, bytes, static_cast<std::byte *>(targets_[0]));
+    transport_.fetch(remote_[0].peer, remote_[0].slot, 0, bytes,
+                     static_cast<std::byte *>(targets_[0]));
     return;
   }
   // Otherwise piece by piece through a cache-resident bounce buffer per remote operand, so the

@@ -188,9 +188,9 @@ void PreparedProgram::analysePublishing(const Transport &transport) {
   }
 }
 
-const PreparedProgram::Resolved &PreparedProgram::resolve(size_t count, DType dtype,
-                                                          AliasMode mode,
-                                                          const std::array<size_t, 3> &inPlaceMinBytes) const {
+const PreparedProgram::Resolved &
+PreparedProgram::resolve(size_t count, DType dtype, AliasMode mode,
+                         const std::array<size_t, 3> &inPlaceMinBytes) const {
   Resolved &r = resolved_;
   if (r.valid && r.count == count && r.dtype == dtype && r.mode == mode &&
       r.inPlaceMinBytes == inPlaceMinBytes)

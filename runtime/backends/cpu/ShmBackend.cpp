@@ -163,7 +163,8 @@ void ShmTransport::waitForAllRanks(const std::atomic<uint64_t> &counter, const c
   if (!waitAtLeast(counter, uint64_t(ranks_), policy_))
     throw RuntimeError(ErrorCode::Timeout,
                        "rank " + std::to_string(rank_) + " of cpu-shm job \"" + job_ +
-                           "\" waited more than " + std::to_string(policy_.timeout.count() / 1000.0) +
+                           "\" waited more than " +
+                           std::to_string(policy_.timeout.count() / 1000.0) +
                            " s for every rank to " + what +
                            ": did every process of the job start and make the first call?");
 }

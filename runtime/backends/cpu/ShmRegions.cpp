@@ -52,10 +52,9 @@ const std::byte *ShmRegions::peerData(int peer, uint64_t id, uint64_t offset, ui
   std::vector<Mapped> &mapped = peers_[size_t(peer)];
   auto it = std::find_if(mapped.begin(), mapped.end(), [&](const Mapped &m) { return m.id == id; });
   if (it == mapped.end()) {
+    auto older = [](const Mapped &a, const Mapped &b) { return a.lastUse < b.lastUse; };
     if (mapped.size() >= kMappedPerPeer)
-      mapped.erase(std::min_element(mapped.begin(), mapped.end(), [](const Mapped &a, const Mapped &b) {
-        return a.lastUse < b.lastUse;
-      }));
+      mapped.erase(std::min_element(mapped.begin(), mapped.end(), older));
     const std::string name = nameOf(peer, id);
     Mapped m;
     m.id = id;
