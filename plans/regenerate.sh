@@ -14,6 +14,6 @@ for preset in "${presets[@]}"; do
   echo "== $preset -> plans/bundles/$name" >&2
   "$build/bin/plan-tune" --topology "$preset" --backend sim \
     --collectives allreduce,allgather,reduce_scatter --dtypes f32 --ops sum \
-    --min-bytes 8 --max-bytes 256M --quick -q \
+    --min-bytes 8 --max-bytes 256M -q \
     -o "$out/bundle.json" --report-dir "$out/report" > "$out/report.txt"
 done

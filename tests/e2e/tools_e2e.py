@@ -41,6 +41,10 @@ class Env:
     def path(self, name):
         return os.path.join(self.work, name)
 
+    def has_compiler(self):
+        """True when the build has the compiler (plan-compile is built next to the tools)."""
+        return os.path.exists(os.path.join(self.bin, "plan-compile"))
+
 
 def parse_svg(path):
     try:
@@ -140,7 +144,6 @@ def test_view_errors(env):
         ([os.path.join(d, "allreduce_2rank.plan.json"), "--sim", "bogus:3"], "unknown topology"),
         ([os.path.join(d, "allreduce_2rank.plan.json"), "--sim", "ring:4"], "has 4 ranks"),
         (["--algorithm", "default"], "needs --ranks"),
-        (["--algorithm", "rdh", "--ranks", "4"], "named algorithms need plan-compile"),
         ([], "give exactly one of"),
         (["--algorithm", "default", "--ranks", "4", "--collective", "allsum"], "--collective"),
         (["--algorithm", "default", "--ranks", "4", "--bytes", "12Q", "--sim", "ring:4"],
@@ -151,6 +154,115 @@ def test_view_errors(env):
         check(p.returncode != 0, f"plan-view {argv}: exit 0 on bad input")
         check(needle in p.stderr, f"plan-view {argv}: stderr lacks {needle!r}:\n{p.stderr}")
         check("plan-view: " in p.stderr, f"plan-view {argv}: message not prefixed")
+
+
+def test_view_named_algorithm(env):
+    """--algorithm NAME draws a compiled algorithm (with --param); without the compiler, says so."""
+    if not env.has_compiler():
+        p = env.run("plan-view", "--algorithm", "ring", "--ranks", "2", expect=1)
+        check("named algorithms need plan-compile" in p.stderr, p.stderr)
+        return None
+    out = env.path("ring-bidir.svg")
+    env.run("plan-view", "--algorithm", "ring", "--param", "channels=2", "--param",
+            "bidirectional=true", "--ranks", "4", "-o", out)
+    root = parse_svg(out)
+    rows, _, arrows = svg_counts(root)
+    check(len(rows) == 4 and arrows, f"rows {len(rows)}, arrows {len(arrows)}")
+    text = open(out, encoding="utf-8").read()
+    check("ring bidirectional=true channels=2" in text, "the title does not name the algorithm")
+    out = env.path("rabenseifner.html")
+    env.run("plan-view", "--algorithm", "rabenseifner", "-n", "4", "--html", "-o", out)
+    html = open(out, encoding="utf-8").read()
+    check(html.startswith("<!DOCTYPE html>") and "rabenseifner" in html, "HTML page")
+    out = env.path("kangaring-trn2.svg")
+    env.run("plan-view", "--algorithm", "kangaring", "--topology", "trn2", "-c", "allgather",
+            "-o", out)
+    check("kangaring" in open(out, encoding="utf-8").read(), "topology-aware drawing")
+
+
+# Parameters some algorithms need to apply at 4 ranks (nodes, device pairs).
+EXTRA_PARAMS = {"hierarchical": ["--param", "ranks-per-node=2"],
+                "kangaring": ["--param", "ranks-per-device=2"]}
+
+
+def test_view_every_algorithm(env):
+    """Every algorithm plan-compile --list names draws, for the first collective it implements."""
+    if not env.has_compiler():
+        print("no compiler in this build: skipped")
+        return SKIP
+    listing = env.run("plan-compile", "--list").stdout.splitlines()
+    check(len(listing) > 10, f"plan-compile --list: {listing}")
+    for line in listing:
+        name, kinds = line.split("\t")[:2]
+        out = env.path(name + ".svg")
+        env.run("plan-view", "--algorithm", name, "-c", kinds.split(",")[0], "-n", "4",
+                *EXTRA_PARAMS.get(name, []), "-o", out)
+        text = open(out, encoding="utf-8").read()
+        check(f"· {name}" in text, f"{name}: the drawing does not name the algorithm")
+        check(len(svg_counts(parse_svg(out))[0]) == 4, f"{name}: expected 4 rank rows")
+
+
+# Bad --algorithm / --param input, the same for both tools: (argv, message with the compiler,
+# message in the runtime-only build).
+NO_COMPILER = "named algorithms need plan-compile"
+PARAM_ERRORS = [
+    (["-n", "2", "--param", "channels=2"],
+     "--param channels=2: parameters need --algorithm NAME", None),
+    (["--algorithm", "default", "-n", "2", "--param", "channels=2"],
+     "parameters need --algorithm NAME", None),
+    (["--algorithm", "ring", "-n", "2", "--param", "colour=red"],
+     "--param colour=red: unknown key \"colour\" (valid keys: slices, channels, bidirectional, "
+     "order, fanout, pipeline, ranks-per-device, dims, ranks-per-node, inter)", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "2", "--param", "channels"],
+     "--param channels: expected KEY=VALUE", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "2", "--param", "channels=two"],
+     "--param channels=two: \"two\" is not an integer", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "2", "--param", "slices=100000"],
+     "--param slices=100000: \"100000\" is above the limit of 1024", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "4", "--param", "order=0,1,,3"],
+     "--param order=0,1,,3: \"0,1,,3\" is not a comma-separated list of integers", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "2", "--param", "bidirectional=maybe"],
+     "\"maybe\" is not true or false", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "2", "--param", "channels=2", "--param", "channels=3"],
+     "--param channels=3: channels is given twice", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "2", "--param", "fanout=4"],
+     "--param fanout=4: algorithm 'ring' does not take fanout (it takes: slices, channels, "
+     "bidirectional, order)", NO_COMPILER),
+    (["--algorithm", "dissemination", "-c", "barrier", "-n", "2", "--param", "slices=2"],
+     "algorithm 'dissemination' does not take slices (it takes: none)", NO_COMPILER),
+    (["--algorithm", "ring", "-c", "broadcast", "-n", "2"],
+     "--algorithm ring does not apply to broadcast (it implements: allgather, reduce_scatter, "
+     "allreduce)", NO_COMPILER),
+    (["--algorithm", "zigzag", "-n", "2"],
+     "--algorithm zigzag: unknown algorithm 'zigzag' (known: ring, line,", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "4", "--param", "channels=0"],
+     "--algorithm ring --param channels=0: channels must be at least 1 (got 0)", NO_COMPILER),
+    (["--algorithm", "ring", "-n", "4", "--param", "order=0,1,1,3"],
+     "ring order [0, 1, 1, 3] is not a permutation of 0..3", NO_COMPILER),
+    (["--algorithm", "hierarchical", "-n", "4"],
+     "but no topology is given: set ranks-per-node or topology", NO_COMPILER),
+]
+
+
+def check_param_errors(env, tool, extra_cases):
+    for argv, needle, needle_rt in PARAM_ERRORS + extra_cases:
+        expected = needle if env.has_compiler() else (needle_rt or needle)
+        p = env.run(tool, *argv, expect=None)
+        check(p.returncode == 1, f"{tool} {argv}: exit {p.returncode} on bad input")
+        check(expected in p.stderr,
+              f"{tool} {argv}: stderr lacks {expected!r}:\n{p.stderr}")
+        check(p.stderr.startswith(f"{tool}: "), f"{tool} {argv}: message not prefixed")
+
+
+def test_view_param_errors(env):
+    plan = os.path.join(env.data, "allreduce_2rank.plan.json")
+    check_param_errors(env, "plan-view", [
+        ([plan, "--param", "channels=2"], "parameters need --algorithm NAME", None),
+        (["--algorithm", "default", "-n", "2", "--topology", "ring:2"],
+         "--topology is only used by --algorithm NAME", None),
+        (["--algorithm", "ring", "-n", "2", "--topology", "ring:4"],
+         "--topology ring:4 has 4 ranks but --ranks is 2", NO_COMPILER),
+    ])
 
 
 # --------------------------------------------------------------------------------- plan-bench
@@ -293,7 +405,7 @@ def test_bench_errors(env):
 
 def test_bench_named_algorithm(env):
     """With the compiler built, --algorithm NAME compiles and runs it; without, a clear error."""
-    if os.path.exists(os.path.join(env.bin, "plan-compile")):
+    if env.has_compiler():
         p = env.run("plan-bench", "--algorithm", "rabenseifner", "--ranks", "4", "-e", "64K",
                     "--json")
         doc = json.loads(p.stdout)
@@ -303,6 +415,38 @@ def test_bench_named_algorithm(env):
     else:
         p = env.run("plan-bench", "--algorithm", "rdh", "--ranks", "2", expect=None)
         check(p.returncode == 1 and "named algorithms need plan-compile" in p.stderr, p.stderr)
+
+
+def test_bench_named_params(env):
+    """--algorithm NAME --param KEY=VALUE on cpu-threads: correct at every size, named."""
+    if not env.has_compiler():
+        p = env.run("plan-bench", "--algorithm", "ring", "--param", "channels=2", "-n", "2",
+                    expect=1)
+        check(NO_COMPILER in p.stderr, p.stderr)
+        return None
+    p = env.run("plan-bench", "--algorithm", "ring", "--param", "channels=2", "--param",
+                "bidirectional=true", "--param", "slices=2", "--backend", "cpu-threads", "-n",
+                "2", "-b", "8", "-e", "4K", "-f", "8", "--reps", "2")
+    check("# plans: ring channels=2 bidirectional=true slices=2" in p.stdout,
+          f"header does not name the parameters:\n{p.stdout}")
+    rows = table_rows(p.stdout)
+    check([int(m.group(1)) for m in rows] == [8, 64, 512, 4096], "sizes")
+    for m in rows:
+        check(m.group(9) == "0", f"#wrong {m.group(9)} at {m.group(1)} B")
+        check(m.group(10).split()[-1] == "ring", f"algorithm column: {m.group(10)!r}")
+    p = env.run("plan-bench", "--algorithm", "pipelined-tree", "--param", "fanout=3", "--param",
+                "pipeline=2", "-c", "broadcast", "--root", "1", "-n", "2", "-b", "8", "-e",
+                "1K", "-f", "8", "--reps", "2", "--json")
+    doc = json.loads(p.stdout)
+    check(doc["rows"] and all(r["wrong"] == 0 and r["algorithm"] == "pipelined-tree"
+                              for r in doc["rows"]), f"rows {doc['rows']}")
+
+
+def test_bench_param_errors(env):
+    plan = os.path.join(env.data, "allreduce_2rank.plan.json")
+    check_param_errors(env, "plan-bench", [
+        (["--plan", plan, "--param", "channels=2"], "parameters need --algorithm NAME", None),
+    ])
 
 
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}

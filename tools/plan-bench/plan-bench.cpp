@@ -10,12 +10,9 @@
 #include "tuner/bench/BenchReport.h"
 #include "tuner/bench/ByteSize.h"
 #include "tuner/bench/MpiBaseline.h"
+#include "tools/named-algorithm/NamedAlgorithm.h"
 
 #include <CLI/CLI.hpp>
-
-#ifdef COLLPLAN_WITH_COMPILER
-#include "compiler/export/PlanCompiler.h"
-#endif
 
 #include <climits>
 #include <cstdio>
@@ -35,7 +32,8 @@ struct UsageError : std::runtime_error {
 };
 
 struct Options {
-  std::string planFile, bundleFile, algorithm;
+  std::string planFile, bundleFile;
+  tools::AlgorithmRequest algorithm;  ///< --algorithm and its --param list
   std::string collective, dtype = "f32", op, backend = "cpu-threads", topology;
   std::optional<int> root, ranks;
   std::string minBytes = "8", maxBytes = "64M";
@@ -88,7 +86,10 @@ BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int t
   else if (p) c.ranks = p->ranks;
   else if (topologyRanks > 0) c.ranks = topologyRanks;
   else if (!o.bundleFile.empty()) c.ranks = loadBundleFileForTool(o.bundleFile).ranks;
-  else throw UsageError("--ranks is required with the built-in plans on backend " + o.backend);
+  else
+    throw UsageError("--ranks is required with " +
+                     std::string(o.algorithm.named() ? "--algorithm NAME" : "the built-in plans") +
+                     " on backend " + o.backend);
   if (c.ranks < 1 || c.ranks > 4096)
     throw UsageError("--ranks must be between 1 and 4096, got " + std::to_string(c.ranks));
   if (needsRoot(c.kind) && (c.root < 0 || c.root >= c.ranks))
@@ -97,45 +98,21 @@ BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int t
   return c;
 }
 
-#ifdef COLLPLAN_WITH_COMPILER
-/// Compiles `algorithm` for the benchmarked case through the compile API (verified, checked).
-Plan compileNamedAlgorithm(const std::string &algorithm, const BenchCase &c,
-                           const Topology *topology) {
-  CollectiveSpec spec;
-  spec.kind = c.kind;
-  spec.ranks = c.ranks;
-  spec.root = c.root;
-  if (needsReduceOp(c.kind)) spec.op = c.op;
-  CompileOptions options;
-  options.algorithm = algorithm;
-  options.params.topology = topology;
-  std::string error;
-  auto compiled = compileCollective(spec, options, error);
-  if (mlir::failed(compiled)) throw UsageError("--algorithm " + algorithm + ": " + error);
-  return compiled->plan;
-}
-#endif
-
 int run(const Options &o) {
   // Sources: exactly one of --plan, --bundle, --algorithm (default: the built-in plans).
-  const int sources = !o.planFile.empty() + !o.bundleFile.empty() + !o.algorithm.empty();
+  const int sources =
+      !o.planFile.empty() + !o.bundleFile.empty() + !o.algorithm.algorithm.empty();
   if (sources > 1) throw UsageError("give one of --plan, --bundle and --algorithm, not several");
-  const bool named = !o.algorithm.empty() && o.algorithm != "default";
-#ifndef COLLPLAN_WITH_COMPILER
-  if (named)
-    throw UsageError("--algorithm " + o.algorithm +
-                     ": named algorithms need plan-compile: compile to a plan file first, then "
-                     "run it with --plan FILE (this build has no compiler; only --algorithm "
-                     "default runs here: the runtime's built-in plans)");
-#endif
+  tools::checkAlgorithmRequest(o.algorithm);
+  const bool named = o.algorithm.named();
   if (!isKnownBackend(o.backend))
     throw UsageError("--backend: unknown backend \"" + o.backend + "\" (expected one of: " +
                      kBackendNames + ")");
   const bool sim = o.backend == "sim";
   if (sim && o.topology.empty())
     throw UsageError("--backend sim needs --topology SPEC (" + acceptedTopologySpecs() + ")");
-  if (!sim && !o.topology.empty())
-    throw UsageError("--topology is only used by --backend sim");
+  if (!sim && !named && !o.topology.empty())
+    throw UsageError("--topology is only used by --backend sim and --algorithm NAME");
   if (!o.baseline.empty() && o.baseline != "mpi")
     throw UsageError("--baseline: unknown baseline \"" + o.baseline + "\" (expected: mpi)");
   if (!o.baseline.empty() && sim)
@@ -147,16 +124,15 @@ int run(const Options &o) {
                 o.stepFactor);
 
   std::optional<Topology> topology;
-  if (sim) topology = resolveTopology(o.topology, o.ranks.value_or(0));
+  if (!o.topology.empty()) topology = resolveTopology(o.topology, o.ranks.value_or(0));
   std::optional<Plan> planFromFile;
   const BenchCase c = resolveCase(o, planFromFile, topology ? topology->numRanks() : 0);
   if (topology && topology->numRanks() != c.ranks)
     throw UsageError("--topology " + o.topology + " has " + std::to_string(topology->numRanks()) +
                      " ranks but the plans need " + std::to_string(c.ranks));
-#ifdef COLLPLAN_WITH_COMPILER
-  if (named) planFromFile = compileNamedAlgorithm(o.algorithm, c, topology ? &*topology : nullptr);
-#endif
-  const std::string planLabel = named ? o.algorithm : o.planFile;
+  if (named)
+    planFromFile = tools::compileAlgorithmRequest(o.algorithm, c, topology ? &*topology : nullptr);
+  const std::string planLabel = named ? tools::describe(o.algorithm) : o.planFile;
   const PlanSource source = planFromFile ? PlanSource::fromPlan(*planFromFile, planLabel, c)
                             : !o.bundleFile.empty() ? PlanSource::fromBundleFile(o.bundleFile, c)
                                                     : PlanSource::builtIn(c);
@@ -229,16 +205,18 @@ int main(int argc, char **argv) {
   Options o;
   app.add_option("--plan", o.planFile, "Plan file to run at every size");
   app.add_option("--bundle", o.bundleFile, "Bundle: each size runs its bucket's plan");
-  app.add_option("--algorithm", o.algorithm,
-                 "\"default\": the runtime's built-in plans (the default when no plan or bundle "
-                 "is given)");
+  tools::addAlgorithmOptions(app, o.algorithm,
+                             "the runtime's built-in plans (the default when no plan or bundle "
+                             "is given)");
   app.add_option("--collective,-c", o.collective, "Collective (default: the plan's, else allreduce)");
   app.add_option("--dtype,-d", o.dtype, "Element type: " + dtypeNames())->capture_default_str();
   app.add_option("--op,-o", o.op, "Reduction op: " + reduceOpNames() + " (default: the plan's, else sum)");
   app.add_option("--root,-r", o.root, "Root of rooted collectives (default: the plan's, else 0)");
   app.add_option("--ranks,-n", o.ranks, "Ranks (default: the plan's, the bundle's or the topology's)");
   app.add_option("--backend", o.backend, std::string("Backend: ") + kBackendNames)->capture_default_str();
-  app.add_option("--topology", o.topology, "Topology for --backend sim: " + acceptedTopologySpecs());
+  app.add_option("--topology", o.topology,
+                 "Topology for --backend sim, and for compiling --algorithm NAME: " +
+                     acceptedTopologySpecs());
   app.add_option("--min-bytes,-b", o.minBytes, "Smallest message M (K, M, G suffixes)")->capture_default_str();
   app.add_option("--max-bytes,-e", o.maxBytes, "Largest message M")->capture_default_str();
   app.add_option("--step-factor,-f", o.stepFactor, "Multiply the size by this between rows")->capture_default_str();

@@ -1,4 +1,5 @@
 // plan-compile: compiles a collective (or a researcher's .mlir schedule) to a verified plan.
+#include "compiler/export/CompileParams.h"
 #include "compiler/export/PlanCompiler.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
@@ -67,23 +68,24 @@ int main(int argc, char **argv) {
   int ranks = 0, root = 0;
   CompileOptions options;
   bool cost = false, list = false;
-  std::vector<int> order, dims;
   app.add_option("input", input, "A .mlir file with one coll.collective or coll.schedule");
   app.add_option("-c,--collective", collective, "Collective kind: " + collectiveKindNames());
   app.add_option("-n,--ranks", ranks, "Number of ranks");
   app.add_option("-a,--algorithm", options.algorithm, "Algorithm (see --list)");
   app.add_option("--op", opName, "Reduction op: " + reduceOpNames());
   app.add_option("--root", root, "Root rank of rooted collectives");
-  app.add_option("--slices", options.slices, "Pipelining slices per chunk");
-  app.add_option("--channels", options.params.channels, "Ring channels");
-  app.add_flag("--bidirectional", options.params.bidirectional, "Rings in both directions");
-  app.add_option("--order", order, "Ring order (comma separated permutation)")->delimiter(',');
-  app.add_option("--fanout", options.params.fanout, "Tree fan-out");
-  app.add_option("--pipeline", options.params.pipeline, "Pipelined tree chunks");
-  app.add_option("--ranks-per-device", options.params.ranksPerDevice, "Ranks per device");
-  app.add_option("--dims", dims, "RDH dimensions (comma separated)")->delimiter(',');
-  app.add_option("--ranks-per-node", options.params.ranksPerNode, "Hierarchical: ranks per node");
-  app.add_option("--inter", options.params.inter, "Hierarchical: inter-node algorithm");
+  // One flag per compile parameter, parsed by the parser --param of plan-view/plan-bench uses.
+  std::vector<std::pair<const CompileParam *, std::string>> paramFlags;
+  for (const CompileParam &p : compileParams()) {
+    const std::string help = p.help + " (" + p.syntax + ")";
+    if (p.isSwitch)
+      app.add_flag_callback(
+          "--" + p.key, [&paramFlags, &p] { paramFlags.emplace_back(&p, "true"); }, help);
+    else
+      app.add_option_function<std::string>(
+          "--" + p.key, [&paramFlags, &p](const std::string &v) { paramFlags.emplace_back(&p, v); },
+          help);
+  }
   app.add_option("-t,--topology", topologySpec, "Topology: file, preset or generator spec");
   app.add_option("--symbol", symbol, "Which collective/schedule of the input file");
   app.add_option("--emit", emit, "mlir (level 2), program (level 3), plan (JSON), bundle")
@@ -108,8 +110,9 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  options.params.order = order;
-  options.params.dims = dims;
+  for (const auto &[param, value] : paramFlags)
+    if (auto why = param->set(options, value))
+      return fail("--" + param->key + " " + value + ": " + *why);
   options.keepIR = emit != "plan" && emit != "bundle";
   std::optional<DType> dtype = parseDType(dtypeName);
   if (!dtype) return fail("unknown dtype '" + dtypeName + "' (expected one of: " + dtypeNames() + ")");

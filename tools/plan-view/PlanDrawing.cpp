@@ -70,12 +70,21 @@ OpBox makeBox(const Plan &plan, int rank, int index) {
   return b;
 }
 
+/// " channels=2 order=[0,2,1,3]": the parameters the plan records, so the title names them.
+std::string paramsOf(const Plan &plan) {
+  std::string text;
+  if (plan.params.is_object())
+    for (const auto &[key, value] : plan.params.items())
+      text += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  return text;
+}
+
 std::string titleOf(const Plan &plan) {
   std::string t = std::string(toString(plan.collective));
   if (plan.op) t += " (" + std::string(toString(*plan.op)) + ")";
   if (needsRoot(plan.collective)) t += " root " + std::to_string(plan.root);
-  return t + " · " + plan.algorithm + " · " + std::to_string(plan.ranks) + " ranks · " +
-         std::to_string(plan.units) + " units";
+  return t + " · " + plan.algorithm + paramsOf(plan) + " · " + std::to_string(plan.ranks) +
+         " ranks · " + std::to_string(plan.units) + " units";
 }
 
 /// Adds an arrow for every transfer whose both ends are shown; counts the others.

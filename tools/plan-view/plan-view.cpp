@@ -4,6 +4,7 @@
 #include "runtime/plan/PlanJson.h"
 #include "runtime/sim/Simulator.h"
 #include "runtime/topology/Resolver.h"
+#include "tools/named-algorithm/NamedAlgorithm.h"
 #include "tools/plan-view/PlanSvg.h"
 #include "tuner/bench/ByteSize.h"
 #include "tuner/bench/PlanSource.h"
@@ -22,7 +23,8 @@ using namespace collplan;
 namespace {
 
 struct Options {
-  std::string planFile, bundleFile, algorithm, output, sim, bytes = "1M";
+  std::string planFile, bundleFile, output, sim, topology, bytes = "1M";
+  tools::AlgorithmRequest algorithm;  ///< --algorithm and its --param list
   std::string collective, dtype = "f32", op;
   std::optional<int> root, ranks;
   bool html = false;
@@ -39,18 +41,17 @@ T parseName(const char *flag, const std::string &text, std::optional<T> (*parse)
   return *v;
 }
 
-/// The plan to draw, from exactly one of --plan, --bundle and --algorithm default.
+/// The plan to draw, from exactly one of --plan, --bundle and --algorithm (default or a name).
 Plan choosePlan(const Options &o, uint64_t bytes) {
-  const int sources = !o.planFile.empty() + !o.bundleFile.empty() + !o.algorithm.empty();
+  tools::checkAlgorithmRequest(o.algorithm);
+  const int sources =
+      !o.planFile.empty() + !o.bundleFile.empty() + !o.algorithm.algorithm.empty();
   if (sources != 1)
     usage("give exactly one of --plan FILE, --bundle FILE (with --collective) or --algorithm "
-          "default (with --collective and --ranks)");
+          "default|NAME (with --collective and --ranks)");
+  if (!o.topology.empty() && !o.algorithm.named())
+    usage("--topology is only used by --algorithm NAME (to draw simulated time use --sim)");
   if (!o.planFile.empty()) return bench::loadPlanFileForTool(o.planFile);
-  // TODO(lead): draw named algorithms through the compile API once plan-compile has one.
-  if (!o.algorithm.empty() && o.algorithm != "default")
-    usage("--algorithm " + o.algorithm +
-          ": named algorithms need plan-compile: compile to a plan file first, then draw it with "
-          "--plan FILE (only --algorithm default draws the runtime's built-in plans)");
   bench::BenchCase c;
   c.kind = parseName("--collective", o.collective.empty() ? "allreduce" : o.collective,
                      &parseCollectiveKind, collectiveKindNames());
@@ -62,9 +63,16 @@ Plan choosePlan(const Options &o, uint64_t bytes) {
     c.ranks = o.ranks.value_or(bundle.ranks);
     return bench::PlanSource::fromBundleFile(o.bundleFile, c).planFor(bytes);
   }
-  if (!o.ranks) usage("--algorithm default needs --ranks N");
-  c.ranks = *o.ranks;
+  std::optional<Topology> topology;
+  if (!o.topology.empty()) topology = resolveTopology(o.topology, o.ranks.value_or(0));
+  if (!o.ranks && !topology) usage("--algorithm " + o.algorithm.algorithm + " needs --ranks N");
+  c.ranks = o.ranks ? *o.ranks : topology->numRanks();
   if (c.ranks < 1 || c.ranks > 4096) usage("--ranks must be between 1 and 4096");
+  if (topology && topology->numRanks() != c.ranks)
+    usage("--topology " + o.topology + " has " + std::to_string(topology->numRanks()) +
+          " ranks but --ranks is " + std::to_string(c.ranks));
+  if (o.algorithm.named())
+    return tools::compileAlgorithmRequest(o.algorithm, c, topology ? &*topology : nullptr);
   return bench::PlanSource::builtIn(c).planFor(bytes);
 }
 
@@ -110,12 +118,14 @@ int main(int argc, char **argv) {
   app.add_option("plan", o.planFile, "Plan file (same as --plan)");
   app.add_option("--plan", o.planFile, "Plan file to draw");
   app.add_option("--bundle", o.bundleFile, "Bundle: draw the plan of the bucket holding --bytes");
-  app.add_option("--algorithm", o.algorithm, "\"default\": the runtime's built-in plan");
+  tools::addAlgorithmOptions(app, o.algorithm, "the runtime's built-in plan");
+  app.add_option("--topology", o.topology,
+                 "Compile --algorithm NAME for this topology: " + acceptedTopologySpecs());
   app.add_option("--collective,-c", o.collective, "Collective for --bundle / --algorithm (default allreduce)");
   app.add_option("--dtype,-d", o.dtype, "Element type for --bundle: " + dtypeNames())->capture_default_str();
   app.add_option("--op", o.op, "Reduction op for --bundle / --algorithm (default sum)");
-  app.add_option("--root,-r", o.root, "Root for --algorithm default (default 0)");
-  app.add_option("--ranks,-n", o.ranks, "Ranks for --algorithm default");
+  app.add_option("--root,-r", o.root, "Root for --algorithm (default 0)");
+  app.add_option("--ranks,-n", o.ranks, "Ranks for --algorithm (default: the topology's)");
   app.add_option("--bytes", o.bytes, "Message size for --sim and --bundle (K, M, G suffixes)")->capture_default_str();
   app.add_option("--sim", o.sim, "Draw simulated time on this topology: " + acceptedTopologySpecs());
   app.add_option("-o,--output", o.output, "Output file (default stdout; *.html implies --html)");

@@ -1,0 +1,79 @@
+// compileAlgorithmRequest through the compile API: parameters parsed by the parser plan-compile
+// uses, checked against what the algorithm takes, then compiled, verified and checked.
+#include "tools/named-algorithm/NamedAlgorithm.h"
+
+#include "compiler/export/CompileParams.h"
+#include "compiler/export/PlanCompiler.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace collplan::tools {
+namespace {
+
+std::string joined(const std::vector<std::string> &items) {
+  std::string text;
+  for (const std::string &item : items) text += (text.empty() ? "" : ", ") + item;
+  return text.empty() ? "none" : text;
+}
+
+/// Parses every --param into `options`, each key at most once and only keys `algorithm` takes.
+void applyParams(const AlgorithmRequest &request, const AlgorithmInfo &algorithm,
+                 CompileOptions &options) {
+  const std::vector<std::string> taken = compileParamsTakenBy(algorithm);
+  std::vector<std::string> seen;
+  for (const std::string &param : request.params) {
+    auto fail = [&](const std::string &reason) {
+      throw std::invalid_argument("--param " + param + ": " + reason);
+    };
+    std::string key;
+    if (auto why = applyCompileParam(param, options, &key)) fail(*why);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      fail(key + " is given twice");
+    seen.push_back(key);
+    if (std::find(taken.begin(), taken.end(), key) == taken.end())
+      fail("algorithm '" + algorithm.name + "' does not take " + key +
+           " (it takes: " + joined(taken) + ")");
+  }
+}
+
+}  // namespace
+
+bool compilerBuilt() { return true; }
+
+std::string paramKeys() { return compileParamKeys(); }
+
+Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::BenchCase &c,
+                             const Topology *topology) {
+  checkAlgorithmRequest(request);
+  const std::string flag = "--algorithm " + request.algorithm;
+  const AlgorithmInfo *algorithm = findAlgorithm(request.algorithm);
+  if (!algorithm)
+    throw std::invalid_argument(flag + ": unknown algorithm '" + request.algorithm +
+                                "' (known: " + algorithmNames() + ")");
+  if (!algorithm->supports(c.kind)) {
+    std::vector<std::string> kinds;
+    for (CollectiveKind k : algorithm->kinds) kinds.emplace_back(toString(k));
+    throw std::invalid_argument(flag + " does not apply to " + std::string(toString(c.kind)) +
+                                " (it implements: " + joined(kinds) + ")");
+  }
+  CompileOptions options;
+  options.algorithm = request.algorithm;
+  applyParams(request, *algorithm, options);
+  options.params.topology = topology;
+  CollectiveSpec spec;
+  spec.kind = c.kind;
+  spec.ranks = c.ranks;
+  spec.root = c.root;
+  if (needsReduceOp(c.kind)) spec.op = c.op;
+  std::string error;
+  mlir::FailureOr<CompiledPlan> compiled = compileCollective(spec, options, error);
+  if (mlir::failed(compiled)) {
+    std::string typed = flag;  // the values the compiler rejected, as the user typed them
+    for (const std::string &param : request.params) typed += " --param " + param;
+    throw std::invalid_argument(typed + ": " + error);
+  }
+  return std::move(compiled->plan);
+}
+
+}  // namespace collplan::tools

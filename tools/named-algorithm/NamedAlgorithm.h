@@ -1,0 +1,54 @@
+// --algorithm NAME [--param KEY=VALUE ...]: a registered algorithm compiled on the fly for what
+// plan-view draws or plan-bench runs. MLIR-free, so both tools use it in every build.
+#pragma once
+
+#include "runtime/plan/Plan.h"
+#include "tuner/bench/BenchCase.h"
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+namespace collplan {
+struct Topology;
+}
+
+namespace collplan::tools {
+
+/// What the user asked for with --algorithm and --param.
+struct AlgorithmRequest {
+  std::string algorithm;            ///< "" or "default" (the built-in plans), or a registered name
+  std::vector<std::string> params;  ///< each --param as typed: "KEY=VALUE"
+  /// True when `algorithm` names an algorithm to compile rather than the built-in plans.
+  bool named() const { return !algorithm.empty() && algorithm != "default"; }
+};
+
+/// Adds --algorithm and the repeatable --param KEY=VALUE (one assignment per flag) to `app`;
+/// `defaultMeaning` says what --algorithm default is in this tool.
+void addAlgorithmOptions(CLI::App &app, AlgorithmRequest &request,
+                         const std::string &defaultMeaning);
+
+/// False in the runtime-only build (COLLPLAN_BUILD_COMPILER=OFF), which links no MLIR.
+bool compilerBuilt();
+
+/// "slices, channels, ...": the --param keys, for --help (a note in the runtime-only build).
+std::string paramKeys();
+
+/// Checks the flags before anything is loaded: --param needs --algorithm NAME, and a named
+/// algorithm needs a build with the compiler. Throws std::invalid_argument.
+void checkAlgorithmRequest(const AlgorithmRequest &request);
+
+/// Compiles the named algorithm with its parameters for case `c` (collective, ranks, op, root),
+/// topology-aware when `topology` is given; verified and checked as plan-compile does. Throws
+/// std::invalid_argument naming --algorithm or --param and the reason: an unknown algorithm, one
+/// that does not implement the collective, an unknown key (the valid ones listed), a bad value, a
+/// key given twice or not taken by the algorithm, or the compiler's rejection of the values.
+Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::BenchCase &c,
+                             const Topology *topology);
+
+/// "ring channels=2 bidirectional=true": the algorithm and its parameters, for labels.
+std::string describe(const AlgorithmRequest &request);
+
+}  // namespace collplan::tools
