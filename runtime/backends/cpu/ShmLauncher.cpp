@@ -38,6 +38,22 @@ void removeSegments(const std::string &job) {
 
 }  // namespace
 
+namespace {
+
+/// The signal that asked the launcher to stop (0: none), and the ranks to pass it on to.
+volatile sig_atomic_t gStopSignal = 0;
+pid_t *gChildren = nullptr;
+volatile sig_atomic_t gChildCount = 0;
+
+/// SIGTERM/SIGINT/SIGHUP: stop every rank, then let main() reap them and remove the segments
+/// (a launcher killed by `timeout` or Ctrl-C must not leave ranks or /dev/shm objects behind).
+void stopRanks(int signal) {
+  gStopSignal = signal;
+  for (int k = 0; k < gChildCount; ++k) kill(gChildren[k], SIGTERM);
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
   int ranks = 0;
   std::string job = "job" + std::to_string(getpid());
@@ -67,7 +83,13 @@ int main(int argc, char **argv) {
   if (ranks < 1 || i >= argc) return usage(argv[0]);
 
   std::vector<pid_t> children;
-  for (int r = 0; r < ranks; ++r) {
+  children.reserve(size_t(ranks));
+  gChildren = children.data();
+  struct sigaction action = {};
+  action.sa_handler = stopRanks;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGTERM, SIGINT, SIGHUP}) sigaction(signal, &action, nullptr);
+  for (int r = 0; r < ranks && !gStopSignal; ++r) {
     const pid_t pid = fork();
     if (pid < 0) {
       std::fprintf(stderr, "collplan-shm-launch: fork failed: %s\n", std::strerror(errno));
@@ -85,19 +107,22 @@ int main(int argc, char **argv) {
       _exit(127);
     }
     children.push_back(pid);
+    gChildCount = sig_atomic_t(children.size());
   }
+  if (gStopSignal) stopRanks(gStopSignal);
 
   int result = 0;
   size_t running = children.size();
   while (running > 0) {
     int status = 0;
     const pid_t pid = wait(&status);
+    if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) break;
     --running;
     int rank = 0;
     while (rank < ranks && children[size_t(rank)] != pid) ++rank;
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok && result == 0) {
+    if (!ok && result == 0 && !gStopSignal) {
       if (WIFSIGNALED(status))
         std::fprintf(stderr, "collplan-shm-launch: rank %d killed by signal %d\n", rank,
                      WTERMSIG(status));
@@ -110,5 +135,5 @@ int main(int argc, char **argv) {
     }
   }
   removeSegments(job);
-  return result;
+  return gStopSignal ? 128 + gStopSignal : result;
 }

@@ -291,6 +291,11 @@ std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps) {
   return cases;
 }
 
+std::string uniqueJob(const std::string &tag) {
+  return tag + "-" + std::to_string(getpid()) + "-" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
+}
+
 std::string runInProcesses(int ranks, const std::function<int(int rank)> &body,
                            int timeoutSeconds) {
   std::vector<pid_t> children;

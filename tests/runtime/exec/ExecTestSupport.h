@@ -48,6 +48,9 @@ std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *out
 /// counts (0, 1, < ranks, not divisible by the units), every placement and two roots.
 std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps = true);
 
+/// A cpu-shm job name unique to this process and moment, starting with `tag`.
+std::string uniqueJob(const std::string &tag);
+
 /// Forks `ranks` processes that each run `body(rank)` and _exit with its result (an exception
 /// is printed and exits 2). Returns "" when every process exits 0, else which failed; kills
 /// them all and says so after `timeoutSeconds`.

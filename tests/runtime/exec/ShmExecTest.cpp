@@ -18,11 +18,6 @@ using namespace collplan::test;
 
 namespace {
 
-std::string uniqueJob(const char *tag) {
-  return std::string("test-") + tag + "-" + std::to_string(getpid()) + "-" +
-         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
-}
-
 /// Names under /dev/shm that belong to `job`.
 std::vector<std::string> leftovers(const std::string &job) {
   std::vector<std::string> found;
@@ -110,7 +105,7 @@ std::string runForked(int ranks, const std::string &job, Transfers transfers = T
 class ExecShm : public ::testing::TestWithParam<std::tuple<int, Transfers>> {};
 
 TEST_P(ExecShm, RepresentativeSweepAcrossProcesses) {
-  const std::string job = uniqueJob("sweep");
+  const std::string job = uniqueJob("test-sweep");
   EXPECT_EQ(runForked(std::get<0>(GetParam()), job, std::get<1>(GetParam())), "");
   EXPECT_TRUE(leftovers(job).empty()) << "segments left in /dev/shm";
 }
@@ -127,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ExecShmErrors, MissingRankZeroTimesOutWithAClearMessage) {
   setenv("COLLPLAN_TIMEOUT_S", "0.3", 1);
-  const std::string job = uniqueJob("alone");
+  const std::string job = uniqueJob("test-alone");
   try {
     World world = World::shm(job.c_str(), 2, 1);
     FAIL() << "expected a timeout";
@@ -142,7 +137,7 @@ TEST(ExecShmErrors, MissingRankZeroTimesOutWithAClearMessage) {
 
 TEST(ExecShmErrors, RankCountMismatchIsReported) {
   setenv("COLLPLAN_TIMEOUT_S", "5", 1);
-  const std::string job = uniqueJob("mismatch");
+  const std::string job = uniqueJob("test-mismatch");
   World first = World::shm(job.c_str(), 2, 0);
   try {
     World second = World::shm(job.c_str(), 3, 1);
@@ -155,7 +150,7 @@ TEST(ExecShmErrors, RankCountMismatchIsReported) {
 }
 
 TEST(ExecShmErrors, WorldsOfOneProcessCleanUp) {
-  const std::string job = uniqueJob("clean");
+  const std::string job = uniqueJob("test-clean");
   {
     World world = World::shm(job.c_str(), 1, 0);
     Comm comm = world.comm(0);

@@ -20,11 +20,6 @@ using namespace collplan::test;
 
 namespace {
 
-std::string uniqueJob(const char *tag) {
-  return std::string("sc-") + tag + "-" + std::to_string(getpid()) + "-" +
-         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
-}
-
 /// Whether a child process may read this process's memory here (the condition the probe tests;
 /// containers without CAP_SYS_PTRACE or with Yama ptrace_scope >= 1 refuse it).
 bool crossMemoryWorksHere() {
@@ -47,7 +42,7 @@ void check(bool ok, const std::string &what) {
 
 TEST(ShmSingleCopy, LargeValuesArePublishedInPlaceAndFetchedByRange) {
   const bool expected = crossMemoryWorksHere();
-  const std::string job = uniqueJob("fetch");
+  const std::string job = uniqueJob("sc-fetch");
   const size_t bytes = size_t(1) << 20;
   const std::string result = runInProcesses(2, [&](int rank) {
     setenv("COLLPLAN_TIMEOUT_S", "30", 1);
@@ -92,7 +87,7 @@ TEST(ShmSingleCopy, LargeValuesArePublishedInPlaceAndFetchedByRange) {
 }
 
 TEST(ShmSingleCopy, DisabledJobsStageEveryValue) {
-  const std::string job = uniqueJob("off");
+  const std::string job = uniqueJob("sc-off");
   const std::string result = runInProcesses(2, [&](int rank) {
     setenv("COLLPLAN_TIMEOUT_S", "30", 1);
     setenv("COLLPLAN_SHM_SINGLE_COPY", "0", 1);
@@ -124,7 +119,7 @@ TEST(ShmSingleCopy, DisabledJobsStageEveryValue) {
 
 TEST(ShmSingleCopy, AFetchFromAnExitedPeerIsAClearError) {
   if (!crossMemoryWorksHere()) GTEST_SKIP() << "cross-memory reads are not permitted here";
-  const std::string job = uniqueJob("gone");
+  const std::string job = uniqueJob("sc-gone");
   const std::string result = runInProcesses(2, [&](int rank) {
     setenv("COLLPLAN_TIMEOUT_S", "30", 1);
     unsetenv("COLLPLAN_SHM_SINGLE_COPY");
@@ -167,7 +162,7 @@ TEST(ShmSingleCopy, MalformedSettingsNameTheVariable) {
     unsetenv("COLLPLAN_SHM_SINGLE_COPY_MIN");
     setenv(c.name, c.value, 1);
     try {
-      World world = World::shm(uniqueJob("env").c_str(), 1, 0);
+      World world = World::shm(uniqueJob("sc-env").c_str(), 1, 0);
       ADD_FAILURE() << c.name << "=" << c.value << " was accepted";
     } catch (const Error &e) {
       EXPECT_EQ(e.status(), COLLPLAN_ERROR_INVALID_ARGUMENT);
