@@ -4,46 +4,13 @@
 Usage: tools_e2e.py --bin BUILD/bin --data tests/e2e/data --work DIR TEST
 Exit 0 on success, 77 when the test cannot run here (skipped), 1 on failure.
 """
-import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-SVG = "{http://www.w3.org/2000/svg}"
-SKIP = 77
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
-
-
-class Env:
-    def __init__(self, args):
-        self.bin, self.data, self.work = args.bin, args.data, args.work
-        os.makedirs(self.work, exist_ok=True)
-
-    def run(self, tool, *argv, expect=0):
-        cmd = [os.path.join(self.bin, tool), *argv]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        if expect is not None and p.returncode != expect:
-            raise Failure(f"{' '.join(cmd)}: exit {p.returncode}, expected {expect}\n"
-                          f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}")
-        return p
-
-    def path(self, name):
-        return os.path.join(self.work, name)
-
-    def has_compiler(self):
-        """True when the build has the compiler (plan-compile is built next to the tools)."""
-        return os.path.exists(os.path.join(self.bin, "plan-compile"))
+from e2e_support import SKIP, SVG, Failure, check, run_main
 
 
 def parse_svg(path):
@@ -449,26 +416,5 @@ def test_bench_param_errors(env):
     ])
 
 
-TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("test", choices=sorted(TESTS))
-    args = ap.parse_args()
-    try:
-        result = TESTS[args.test](Env(args))
-    except Failure as e:
-        print(f"FAIL {args.test}: {e}")
-        return 1
-    if result == SKIP:
-        return SKIP
-    print(f"PASS {args.test}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(globals(), timeout=300, with_data=True))

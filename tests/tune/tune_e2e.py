@@ -4,7 +4,6 @@
 Usage: tune_e2e.py --bin BUILD/bin --work DIR TEST
 Exit 0 on success, 77 when the test cannot run here (skipped), 1 on failure. No timing asserts.
 """
-import argparse
 import csv
 import json
 import os
@@ -15,35 +14,10 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
-SVG = "{http://www.w3.org/2000/svg}"
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from e2e_support import SVG, Failure, check, run_main  # noqa: E402
+
 U64_MAX = 18446744073709551615
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failure(message)
-
-
-class Env:
-    def __init__(self, args):
-        self.bin, self.work = args.bin, args.work
-        os.makedirs(self.work, exist_ok=True)
-
-    def run(self, tool, *argv, expect=0):
-        cmd = [os.path.join(self.bin, tool), *argv]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        if expect is not None and p.returncode != expect:
-            raise Failure(f"{' '.join(cmd)}: exit {p.returncode}, expected {expect}\n"
-                          f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}")
-        return p
-
-    def path(self, name):
-        return os.path.join(self.work, name)
 
 
 def check_bundle(path, backend, ranks, tables):
@@ -232,25 +206,5 @@ def test_tune_errors(env):
         check("plan-tune: error:" in p.stderr, "errors start with 'plan-tune: error:'")
 
 
-TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("test", choices=sorted(TESTS))
-    args = ap.parse_args()
-    try:
-        result = TESTS[args.test](Env(args))
-    except Failure as e:
-        print(f"FAIL {args.test}: {e}", file=sys.stderr)
-        return 1
-    if result == SKIP:
-        return SKIP
-    print(f"PASS {args.test}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(globals(), timeout=600))
