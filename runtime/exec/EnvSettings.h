@@ -5,8 +5,9 @@
 
 namespace collplan {
 
-/// The non-negative integer in environment variable `name`, or `fallback` when it is unset.
+/// The integer in [0, max] in environment variable `name`, or `fallback` when it is unset.
 /// Throws RuntimeError(InvalidArgument) "NAME must be <expected>, got "TEXT"" otherwise.
-uint64_t unsignedFromEnv(const char *name, uint64_t fallback, const char *expected);
+uint64_t unsignedFromEnv(const char *name, uint64_t fallback, const char *expected,
+                         uint64_t max = UINT64_MAX);
 
 }  // namespace collplan

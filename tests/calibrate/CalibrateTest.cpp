@@ -52,8 +52,8 @@ TEST(Calibrate, SyntheticFitsAreExact) {
   EXPECT_NEAR(c.reduce.fit.bandwidthGBps, 1.0, 1e-9);
   EXPECT_NEAR(c.copyTrafficGBps, 2 * 2 * 5.0, 1e-9);
   EXPECT_NEAR(c.reduceCombineGBps, 2 * 1.0, 1e-9);
-  EXPECT_NEAR(c.latencyUs, 4.0, 1e-9);
-  EXPECT_GT(c.modelMemGBps, 0);
+  EXPECT_NEAR(c.model.latencyUs, 4.0, 1e-9);
+  EXPECT_GT(c.model.memGBps, 0);
 }
 
 TEST(Calibrate, WrittenTopologyLoadsValidatesAndSimulates) {
@@ -84,8 +84,8 @@ TEST(Calibrate, RealCpuThreadsRunGivesAUsableTopology) {
   s.reps = 3;
   Calibration c = calibrateMachine(s, backendMeasure(s));
   EXPECT_EQ(c.topology.numRanks(), 2);
-  EXPECT_GT(c.modelMemGBps, 0);
-  EXPECT_GE(c.latencyUs, 0);
+  EXPECT_GT(c.model.memGBps, 0);
+  EXPECT_GE(c.model.latencyUs, 0);
   auto rows = measureAccuracy(builtInAccuracyCases(2), c.topology, {8, 65536}, backendMeasure(s));
   ASSERT_EQ(rows.size(), 4u);
   for (const AccuracyRow &row : rows) {

@@ -79,15 +79,15 @@ TEST(ModelFit, KnownFiguresInSameFiguresOut) {
     Topology topo = calibratedTopology(s, known);
     ASSERT_TRUE(topo.intraDevicePull);
     Calibration c = calibrateMachine(s, simulatedOn(topo));
-    EXPECT_NEAR(c.opOverheadUs, known.opOverheadUs, 1e-9) << "n=" << n;
-    EXPECT_NEAR(c.latencyUs, known.latencyUs, 1e-6) << "n=" << n;
-    EXPECT_NEAR(c.modelMemGBps / known.memGBps, 1.0, 1e-6) << "n=" << n;
-    EXPECT_NEAR(c.modelCacheGBps / known.cacheGBps, 1.0, 1e-6) << "n=" << n;
-    EXPECT_NEAR(c.modelNearCacheGBps / known.nearCacheGBps, 1.0, 1e-6) << "n=" << n;
-    EXPECT_NEAR(c.cacheBytes / known.cacheBytes, 1.0, 1e-9) << "n=" << n;
-    EXPECT_NEAR(c.nearCacheBytes / known.nearCacheBytes, 1.0, 1e-9) << "n=" << n;
-    EXPECT_NEAR(c.pullGBps / known.pullGBps, 1.0, 1e-6) << "n=" << n;
-    EXPECT_EQ(c.modelReduceGBps, 0) << "memory-bound reductions";
+    EXPECT_NEAR(c.model.opOverheadUs, known.opOverheadUs, 1e-9) << "n=" << n;
+    EXPECT_NEAR(c.model.latencyUs, known.latencyUs, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.model.memGBps / known.memGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.model.cacheGBps / known.cacheGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.model.nearCacheGBps / known.nearCacheGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.model.cacheBytes / known.cacheBytes, 1.0, 1e-9) << "n=" << n;
+    EXPECT_NEAR(c.model.nearCacheBytes / known.nearCacheBytes, 1.0, 1e-9) << "n=" << n;
+    EXPECT_NEAR(c.model.pullGBps / known.pullGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_EQ(c.model.reduceGBps, 0) << "memory-bound reductions";
     // And the simulator on the derived topology reproduces every calibration measurement.
     for (const Measurement *m : {&c.pointToPoint, &c.copy, &c.copyChain, &c.reduce})
       for (size_t i = 0; i < m->bytes.size(); ++i)

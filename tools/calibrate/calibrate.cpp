@@ -172,9 +172,9 @@ int run(const Options &o) {
               "%.2f GB/s per receiver;\n       memory %.2f GB/s, cache %.2f GB/s below a footprint "
               "of %.0f bytes, near cache %.2f GB/s below %.0f bytes (footprint: M x ranks x (2 + "
               "scratch units / units)), reduce %.2f GB/s%s\n",
-              c.latencyUs, c.opOverheadUs, c.pullGBps, c.modelMemGBps, c.modelCacheGBps,
-              c.cacheBytes, c.modelNearCacheGBps, c.nearCacheBytes, c.modelReduceGBps,
-              c.modelReduceGBps == 0 ? " (memory-bound)" : "");
+              c.model.latencyUs, c.model.opOverheadUs, c.model.pullGBps, c.model.memGBps, c.model.cacheGBps,
+              c.model.cacheBytes, c.model.nearCacheGBps, c.model.nearCacheBytes, c.model.reduceGBps,
+              c.model.reduceGBps == 0 ? " (memory-bound)" : "");
   for (const std::string &note : c.notes) std::printf("note: %s\n", note.c_str());
   std::printf("simulator on the calibrated topology vs the calibration measurements: median "
               "error %.1f %%\n",

@@ -165,15 +165,7 @@ void deriveModel(Calibration &c, const std::function<void(const std::string &)> 
   }
   f.pullGBps = std::pow(10.0, 0.5 * (lo + hi));
 
-  c.latencyUs = f.latencyUs;
-  c.modelMemGBps = f.memGBps;
-  c.modelReduceGBps = f.reduceGBps;
-  c.cacheBytes = f.cacheBytes;
-  c.modelCacheGBps = f.cacheGBps;
-  c.nearCacheBytes = f.nearCacheBytes;
-  c.modelNearCacheGBps = f.nearCacheGBps;
-  c.opOverheadUs = f.opOverheadUs;
-  c.pullGBps = f.pullGBps;
+  c.model = f;
   c.topology = calibratedTopology(c.settings, f);
 }
 
@@ -319,15 +311,15 @@ nlohmann::json calibrationToJson(const Calibration &c) {
           {"copy_traffic_gbps", c.copyTrafficGBps},
           {"reduce_combine_gbps", c.reduceCombineGBps},
           {"copy_chain", measurement(c.copyChain)},
-          {"model", {{"latency_us", c.latencyUs},
-                     {"op_overhead_us", c.opOverheadUs},
-                     {"pull_bandwidth_gbps", c.pullGBps},
-                     {"mem_bandwidth_gbps", c.modelMemGBps},
-                     {"cache_bytes", c.cacheBytes},
-                     {"cache_bandwidth_gbps", c.modelCacheGBps},
-                     {"near_cache_bytes", c.nearCacheBytes},
-                     {"near_cache_bandwidth_gbps", c.modelNearCacheGBps},
-                     {"reduce_gbps", c.modelReduceGBps}}},
+          {"model", {{"latency_us", c.model.latencyUs},
+                     {"op_overhead_us", c.model.opOverheadUs},
+                     {"pull_bandwidth_gbps", c.model.pullGBps},
+                     {"mem_bandwidth_gbps", c.model.memGBps},
+                     {"cache_bytes", c.model.cacheBytes},
+                     {"cache_bandwidth_gbps", c.model.cacheGBps},
+                     {"near_cache_bytes", c.model.nearCacheBytes},
+                     {"near_cache_bandwidth_gbps", c.model.nearCacheGBps},
+                     {"reduce_gbps", c.model.reduceGBps}}},
           {"self_check_median_error", c.selfCheckMedianError},
           {"notes", c.notes},
           {"topology_fingerprint", c.topology.fingerprint()}};

@@ -49,6 +49,21 @@ struct Measurement {
   std::vector<double> simulatedUs;  ///< the calibrated topology's prediction of each point
 };
 
+/// The model figures a calibrated topology carries (whole-machine values).
+struct ModelFigures {
+  double latencyUs = 0;
+  double memGBps = 0;
+  double reduceGBps = 0;
+  double cacheBytes = 0;  ///< footprint (2 × M × ranks) below which the cache bandwidth applies
+  double cacheGBps = 0;
+  double nearCacheBytes = 0;  ///< footprint below which the near cache's bandwidth applies
+  double nearCacheGBps = 0;
+  double opOverheadUs = 0;  ///< Device::opOverheadUs
+  /// Topology::intraDeviceBandwidthGBps with pull transfers; 0: push transfers capped only by
+  /// memory (the intra-device cap then set so that it never binds).
+  double pullGBps = 0;
+};
+
 /// The measured figures, the model parameters derived from them, and the topology.
 struct Calibration {
   CalibrationSettings settings;
@@ -61,15 +76,7 @@ struct Calibration {
   double copyTrafficGBps = 0;
   double reduceCombineGBps = 0;
   /// Model parameters written to the topology (see calibratedTopology).
-  double latencyUs = 0;
-  double modelMemGBps = 0;
-  double modelReduceGBps = 0;
-  double cacheBytes = 0;  ///< per rank-footprint threshold for the whole machine; 0: no cache
-  double modelCacheGBps = 0;
-  double nearCacheBytes = 0;  ///< the smaller cache level's threshold; 0: none
-  double modelNearCacheGBps = 0;
-  double opOverheadUs = 0;
-  double pullGBps = 0;  ///< cap of one rank's read of a peer's freshly written buffer
+  ModelFigures model;
   std::vector<std::string> notes;  ///< clamps and caveats met while deriving the parameters
   Topology topology;
   /// Median |simulated − measured| / measured over the three calibration plans' points.
@@ -87,20 +94,6 @@ Calibration calibrateMachine(const CalibrationSettings &settings, const MeasureF
 /// calibrateMachine; tests call it on synthetic measurements.
 void deriveModel(Calibration &c, const std::function<void(const std::string &)> &log = {});
 
-/// The model figures a calibrated topology carries (whole-machine values).
-struct ModelFigures {
-  double latencyUs = 0;
-  double memGBps = 0;
-  double reduceGBps = 0;
-  double cacheBytes = 0;  ///< footprint (2 × M × ranks) below which the cache bandwidth applies
-  double cacheGBps = 0;
-  double nearCacheBytes = 0;  ///< footprint below which the near cache's bandwidth applies
-  double nearCacheGBps = 0;
-  double opOverheadUs = 0;  ///< Device::opOverheadUs
-  /// Topology::intraDeviceBandwidthGBps with pull transfers; 0: push transfers capped only by
-  /// memory (the intra-device cap then set so that it never binds).
-  double pullGBps = 0;
-};
 
 /// Ops per rank of the copy chain that measures the per-op overhead.
 inline constexpr uint32_t kCopyChainOps = 8;

@@ -2,10 +2,8 @@
 #include "runtime/backends/cpu/CrossMemory.h"
 
 #include "runtime/exec/EnvSettings.h"
-#include "runtime/exec/RuntimeError.h"
 
 #include <cerrno>
-#include <string>
 #include <sys/uio.h>
 
 namespace collplan {
@@ -29,12 +27,7 @@ int crossMemoryRead(pid_t pid, uint64_t remote, std::byte *dst, size_t bytes) {
 
 SingleCopySettings SingleCopySettings::fromEnvironment() {
   SingleCopySettings s;
-  const uint64_t enabled = unsignedFromEnv("COLLPLAN_SHM_SINGLE_COPY", 1, "0 or 1");
-  if (enabled > 1)
-    throw RuntimeError(ErrorCode::InvalidArgument,
-                       "COLLPLAN_SHM_SINGLE_COPY must be 0 or 1, got \"" +
-                           std::string(std::getenv("COLLPLAN_SHM_SINGLE_COPY")) + "\"");
-  s.enabled = enabled == 1;
+  s.enabled = unsignedFromEnv("COLLPLAN_SHM_SINGLE_COPY", 1, "0 or 1", 1) == 1;
   s.minBytes = size_t(unsignedFromEnv("COLLPLAN_SHM_SINGLE_COPY_MIN", s.minBytes,
                                       "a number of bytes (digits only)"));
   return s;
