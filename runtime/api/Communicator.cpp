@@ -23,7 +23,9 @@ constexpr uint32_t kSlotCapacity = 4096;
 
 }  // namespace
 
-WorldImpl::WorldImpl(const WorldConfig &config) : config_(config), policy_(defaultWaitPolicy()) {
+WorldImpl::WorldImpl(const WorldConfig &config)
+    : config_(config), policy_(defaultWaitPolicy()),
+      streamingCopyMinBytes_(streamingCopyMinBytesFromEnv()) {
   const WorldConfig &c = config_;
   if (c.backend != "cpu-threads" && c.backend != "cpu-shm")
     fail(ErrorCode::InvalidArgument,
@@ -111,7 +113,8 @@ void WorldImpl::returnRank(int rank) {
 }
 
 Communicator::Communicator(WorldImpl &world, int rank)
-    : world_(world), rank_(rank), transport_(world.takeTransport(rank)), executor_(*transport_) {
+    : world_(world), rank_(rank), transport_(world.takeTransport(rank)),
+      executor_(*transport_, world.streamingCopyMinBytes()) {
   defaults_.resize(size_t(kNumCollectiveKinds) * 4 * size_t(world.ranks()) * 2);
 }
 

@@ -46,6 +46,8 @@ public:
   std::unique_ptr<Transport> takeTransport(int rank);
   void returnRank(int rank);
   int liveCommunicators() const { return live_.load(); }
+  /// COLLPLAN_STREAMING_COPY_MIN as read when the world was created.
+  size_t streamingCopyMinBytes() const { return streamingCopyMinBytes_; }
 
 private:
   WorldConfig config_;
@@ -56,6 +58,7 @@ private:
   std::unique_ptr<std::atomic<bool>[]> taken_;
   std::atomic<int> live_{0};
   WaitPolicy policy_;
+  size_t streamingCopyMinBytes_;
 };
 
 /// One collective call as the C API received it (enums not yet validated).

@@ -2,6 +2,8 @@
 #include "runtime/exec/Executor.h"
 
 #include "runtime/core/Reduce.h"
+#include "runtime/core/StreamingCopy.h"
+#include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 
 #include <algorithm>
@@ -11,6 +13,11 @@
 #include <string>
 
 namespace collplan {
+
+size_t streamingCopyMinBytesFromEnv() {
+  return size_t(unsignedFromEnv("COLLPLAN_STREAMING_COPY_MIN", kDefaultStreamingCopyMinBytes,
+                                "a number of bytes"));
+}
 
 void Executor::AlignedFree::operator()(std::byte *p) const { std::free(p); }
 
@@ -88,11 +95,15 @@ void Executor::run(const PreparedProgram &program, const CallBuffers &call) {
     std::byte *staged = stage ? staging + stagingOffset : nullptr;
     if (stage && bytes) targets_.push_back(staged);
     if (!targets_.empty() && !operands_.empty() && bytes) {
-      if (remote_.empty())
+      if (!remote_.empty())
+        reduceFetched(call, bytes);
+      else if (operands_.size() == 1 && bytes >= streamingCopyMinBytes_)
+        for (void *target : targets_) {
+          if (target != operands_[0]) streamingCopy(target, operands_[0], bytes);
+        }
+      else
         reduceInto(call.dtype, call.op, targets_.data(), targets_.size(), operands_.data(),
                    operands_.size(), bytes / elementSize);
-      else
-        reduceFetched(call, bytes);
     }
 
     if (tail.numSends) {

@@ -21,6 +21,10 @@ struct CallBuffers {
   ReduceOp op = ReduceOp::Sum;  ///< used when the plan reduces
 };
 
+/// COLLPLAN_STREAMING_COPY_MIN (bytes), else kDefaultStreamingCopyMinBytes. Throws RuntimeError
+/// naming the variable when it is malformed.
+size_t streamingCopyMinBytesFromEnv();
+
 /// Interprets plan ops; the same code serves every backend.
 ///
 /// Transfer protocol (see Transport.h for the flag level). Sends never wait for receivers:
@@ -43,7 +47,10 @@ struct CallBuffers {
 /// otherwise the input is first copied to a private staging buffer.
 class Executor {
 public:
-  explicit Executor(Transport &transport) : transport_(transport) {}
+  /// Plain copies of at least `streamingCopyMinBytes` bytes use streaming stores
+  /// (StreamingCopy.h); pass streamingCopyMinBytesFromEnv() to honour the user's setting.
+  Executor(Transport &transport, size_t streamingCopyMinBytes)
+      : transport_(transport), streamingCopyMinBytes_(streamingCopyMinBytes) {}
 
   /// Runs `program` for one call. Throws RuntimeError on a size mismatch with a peer or timeout.
   void run(const PreparedProgram &program, const CallBuffers &call);
@@ -71,6 +78,7 @@ private:
   void reduceFetched(const CallBuffers &call, size_t bytes);
 
   Transport &transport_;
+  size_t streamingCopyMinBytes_;
   Memory tmp_, stagedInput_, bounce_;
   size_t tmpCapacity_ = 0, stagedInputCapacity_ = 0, bounceCapacity_ = 0;
   std::vector<const void *> operands_, pieceOperands_;

@@ -46,7 +46,7 @@ RankTimes runRankLoop(Transport &transport, const PlanSource &source, const Benc
                       const std::vector<SizePoint> &sizes, const LoopSettings &settings,
                       const ProgressFn &progress) {
   const int rank = transport.rank();
-  Executor executor(transport);
+  Executor executor(transport, streamingCopyMinBytesFromEnv());
   const Plan barrierPlan = disseminationBarrierPlan(c.ranks);
   const PreparedProgram barrier(barrierPlan, rank, transport);
   const CallBuffers barrierCall;

@@ -132,7 +132,7 @@ TEST(ExecApi, MemAllocErrorsAndOwnership) {
   }
 }
 
-TEST(ExecApi, MalformedWaitSettingsNameTheVariable) {
+TEST(ExecApi, MalformedEnvironmentSettingsNameTheVariable) {
   const struct {
     const char *name, *value, *message;
   } cases[] = {
@@ -140,6 +140,8 @@ TEST(ExecApi, MalformedWaitSettingsNameTheVariable) {
       {"COLLPLAN_WAIT_SPINS", "-1", "COLLPLAN_WAIT_SPINS must be a number of polls, got \"-1\""},
       {"COLLPLAN_WAIT_YIELD_US", "1e3",
        "COLLPLAN_WAIT_YIELD_US must be a number of microseconds, got \"1e3\""},
+      {"COLLPLAN_STREAMING_COPY_MIN", "16M",
+       "COLLPLAN_STREAMING_COPY_MIN must be a number of bytes, got \"16M\""},
   };
   for (const auto &c : cases) {
     const char *old = std::getenv(c.name);
