@@ -245,8 +245,11 @@ void buildRoutes(const Plan &plan, const Topology &topo, SimModel &model) {
         if (inserted) model.routes.push_back(buildRoute(topo, table, model, r, to));
         SimSend &send = model.sends[model.sendBase[g] + k];
         send.route = it->second;
-        if (model.pull && model.routes[send.route].intraDevice >= 0)
+        if (model.pull && model.routes[send.route].intraDevice >= 0) {
           model.ops[send.receiverOp].pulledRecv = true;
+          model.ops[send.receiverOp].cleanPull =
+              model.ops[g].sendsInput && model.cleanPullsLocal[model.deviceOfRank[to]];
+        }
       }
     }
   }
@@ -257,8 +260,10 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
   int numLinks = int(topo.links.size()), numDevices = int(topo.devices.size());
   model.memoryBase = 2 * numLinks;
   model.reduceBase = model.memoryBase + numDevices;
-  model.capacities.assign(model.reduceBase + numDevices, 0);
+  model.pullBase = model.reduceBase + numDevices;
+  model.capacities.assign(model.pullBase + numDevices, 0);
   model.opOverheadUs.assign(numDevices, 0);
+  model.cleanPullsLocal.assign(numDevices, 0);
   for (int l = 0; l < numLinks; ++l)
     model.capacities[2 * l] = model.capacities[2 * l + 1] = topo.links[l].bandwidthGBps * 1e3;
   for (int d = 0; d < numDevices; ++d) {
@@ -278,6 +283,7 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
     double footprint = model.unitBytes * (2.0 * double(plan.units) + double(plan.scratchUnits)) *
                        double(device.ranks.size());
     double bandwidth = device.memBandwidthGBps;
+    model.cleanPullsLocal[d] = footprint <= topo.intraDeviceCleanPullBytes;
     auto tier = [&](double bytes, double gbps, const char *what) {
       if (!(bytes > 0 && footprint <= bytes)) return false;
       if (options.memory && !finitePositive(gbps))
@@ -294,6 +300,10 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
     model.opOverheadUs[d] = device.opOverheadUs;
     model.capacities[model.memoryBase + d] = bandwidth * 1e3;
     model.capacities[model.reduceBase + d] = device.reduceGBps * 1e3;
+    if (!finiteNonNegative(device.pullGBps))
+      throw SimError(vertexName(topo, d) + " has pullGBps " + num(device.pullGBps) +
+                     " (must be >= 0; 0 means no shared pull limit)");
+    model.capacities[model.pullBase + d] = device.pullGBps * 1e3;
   }
 }
 
@@ -329,6 +339,8 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   model.multicast = topo.features.multicast;
   model.pull = topo.intraDevicePull;
   model.pullCapBytesPerUs = topo.intraDeviceBandwidthGBps * 1e3;
+  model.handshake = topo.intraDevicePull && topo.intraDeviceHandshake;
+  model.intraLatencyUs = topo.intraDeviceLatencyUs;
   model.deviceOfRank = topo.rankToDevice;
   uint64_t totalOps = 0, maxOps = 0;
   model.opCount.resize(plan.ranks);
@@ -354,6 +366,8 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
     packed.operands = uint32_t(op.numOperands());
     packed.localTouches = packed.operands + uint32_t(op.dsts.size());
     packed.dsts = uint16_t(std::min<size_t>(op.dsts.size(), UINT16_MAX));
+    packed.sendsInput = packed.forwardsSrc() && !op.sends.empty() &&
+                        op.srcs.size() == 1 && op.srcs[0].buf == BufferKind::In;
   });
   model.sendBase.assign(model.slots + 1, 0);
   for (uint32_t g = 0; g < model.slots; ++g) model.sendBase[g + 1] = model.sendBase[g] + sendCount[g];

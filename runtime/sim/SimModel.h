@@ -43,6 +43,12 @@ struct SimOp {
   /// Its recv is a pull (Topology::intraDevicePull): this op reads the sender's buffer, capped
   /// at the intra-device bandwidth.
   bool pulledRecv = false;
+  /// Its pulled recv reads the sender's unmodified input while the call fits the clean-pull
+  /// footprint (Topology::intraDeviceCleanPullBytes): a local read, not held to the pull cap or
+  /// the device's pull capacity.
+  bool cleanPull = false;
+  /// A send of one src from the `in` buffer (which no op writes), no recv, no dst.
+  bool sendsInput = false;
   /// A send of one resident src, no recv, no dst: under pull it moves nothing itself.
   bool forwardsSrc() const { return operands == 1 && !hasRecv && dsts == 0; }
 };
@@ -53,7 +59,7 @@ struct SimOp {
 /// per-rank streams (cache and TLB misses dominated the loop at 1024 ranks). Otherwise op i of
 /// rank r is slot opBase[r] + i. Interleaved layouts may hold empty slots (no op).
 /// Resources are numbered: link l direction 0/1 at 2l/2l+1 (a half-duplex link uses 2l for both),
-/// then device memories, then device reduction units. Capacities are in bytes/µs (GB/s × 1e3).
+/// then device memories, then device reduction units, then device pull capacities. Capacities are in bytes/µs (GB/s × 1e3).
 struct SimModel {
   int ranks = 0;
   double unitBytes = 0;
@@ -70,10 +76,15 @@ struct SimModel {
   std::vector<double> capacities;
   int memoryBase = 0;  ///< resource index of device 0's memory
   int reduceBase = 0;  ///< resource index of device 0's reduction unit
+  int pullBase = 0;    ///< resource index of device 0's shared pull capacity (Device::pullGBps)
   bool multicast = false;
   bool pull = false;                     ///< Topology::intraDevicePull
   double pullCapBytesPerUs = 0;          ///< intra-device bandwidth, for pulled recvs
+  bool handshake = false;                ///< pull && Topology::intraDeviceHandshake
+  double intraLatencyUs = 0;             ///< Topology::intraDeviceLatencyUs (the release hand-off)
   std::vector<double> opOverheadUs;      ///< per device (Device::opOverheadUs)
+  /// Per device: the call's footprint fits Topology::intraDeviceCleanPullBytes.
+  std::vector<uint8_t> cleanPullsLocal;
 
   int linkResource(const Topology &topo, const Hop &hop) const {
     return 2 * hop.link + (topo.links[hop.link].duplex && hop.reverse ? 1 : 0);

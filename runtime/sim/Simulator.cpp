@@ -23,6 +23,8 @@ public:
         timing_(model.slots, OpTiming{0, 0, std::numeric_limits<double>::quiet_NaN()}) {}
 
   void run();
+  /// When the last release of a handshake reached its sender (0 without the handshake).
+  double lastReleaseUs() const { return lastReleaseUs_; }
 
 private:
   void schedule(double time, EventKind kind, uint32_t a, uint32_t b);
@@ -50,6 +52,8 @@ private:
   std::vector<OpTiming> timing_;  ///< per slot; copied into result_.timelines at the end
   std::vector<ResourceUse> uses_;
   std::vector<Hop> seenHops_;
+  /// Under the handshake: when the last release reached its sender (a call ends no earlier).
+  double lastReleaseUs_ = 0;
 };
 
 void Engine::schedule(double time, EventKind kind, uint32_t a, uint32_t b) {
@@ -122,7 +126,10 @@ void Engine::deliver(uint32_t receiverOp, int receiver) {
 }
 
 void Engine::rankFree(int rank) {
-  timing_[model_.slot(rank, next_[rank])].endUs = time_;
+  uint32_t slot = model_.slot(rank, next_[rank]);
+  timing_[slot].endUs = time_;
+  if (model_.handshake && model_.ops[slot].pulledRecv)  // the release flag goes back
+    lastReleaseUs_ = std::max(lastReleaseUs_, time_ + model_.intraLatencyUs);
   next_[rank]++;
   busy_[rank] = 0;
   tryStart(rank);
@@ -166,8 +173,12 @@ void Engine::startData(int rank, uint32_t globalOp) {
 void Engine::bandwidthDone(int rank, uint32_t globalOp, double time) {
   uint32_t first = model_.sendBase[globalOp], end = model_.sendBase[globalOp + 1];
   auto latency = [&](uint32_t s) { return model_.routes[model_.sends[s].route].latencyUs; };
+  // Under the handshake a pulled send is published and the sender goes on: only its data waits.
+  auto published = [&](uint32_t s) {
+    return model_.handshake && model_.routes[model_.sends[s].route].intraDevice >= 0;
+  };
   double common = first < end ? latency(first) : 0;
-  bool uniform = true;
+  bool uniform = !model_.handshake;
   for (uint32_t s = first + 1; s < end && uniform; ++s) uniform = latency(s) == common;
   if (uniform) {
     schedule(time + common, EventKind::OpEnd, globalOp, uint32_t(rank));
@@ -176,7 +187,7 @@ void Engine::bandwidthDone(int rank, uint32_t globalOp, double time) {
   double maxLatency = 0;
   for (uint32_t s = first; s < end; ++s) {
     const SimSend &send = model_.sends[s];
-    maxLatency = std::max(maxLatency, latency(s));
+    if (!published(s)) maxLatency = std::max(maxLatency, latency(s));
     schedule(time + latency(s), EventKind::Arrival, send.receiverOp, uint32_t(send.receiverRank));
   }
   schedule(time + maxLatency, EventKind::RankFree, uint32_t(rank), 0);
@@ -201,7 +212,10 @@ void Engine::collectUses(int rank, uint32_t globalOp, const SimOp &op, double by
   auto pulled = [&](uint32_t s) {
     return model_.pull && model_.routes[model_.sends[s].route].intraDevice >= 0;
   };
-  if (op.pulledRecv) cap = std::min(cap, model_.pullCapBytesPerUs);  // reads a peer's buffer
+  if (op.pulledRecv && !op.cleanPull) {  // migrates lines another core wrote: capped, shared
+    cap = std::min(cap, model_.pullCapBytesPerUs);
+    if (model_.capacities[model_.pullBase + device] > 0) addUse(model_.pullBase + device, 1);
+  }
   if (options_.memory) {
     // Pulled sends land nowhere (their receiver's op reads them); the sender writes the value
     // once when it is computed and has no dst to be read from, and a forwarded src is not read.
@@ -278,7 +292,9 @@ SimResult simulate(const Plan &plan, const Topology &topo, uint64_t messageBytes
   result.timelines.resize(plan.ranks);
   result.links.assign(topo.links.size(), LinkUsage{});
   result.devices.assign(topo.devices.size(), DeviceUsage{});
-  Engine(plan, model, options, result).run();
+  Engine engine(plan, model, options, result);
+  engine.run();
+  result.totalUs = engine.lastReleaseUs();
   for (const auto &timeline : result.timelines)
     for (const OpTiming &timing : timeline) result.totalUs = std::max(result.totalUs, timing.endUs);
   finishUsage(topo, result);

@@ -71,6 +71,10 @@ std::string Topology::fingerprint() const {
       h.tag('O');
       h.f64(device.opOverheadUs);
     }
+    if (device.pullGBps > 0) {
+      h.tag('U');
+      h.f64(device.pullGBps);
+    }
   }
   h.tag('S');
   h.u64(switches.size());
@@ -98,6 +102,11 @@ std::string Topology::fingerprint() const {
   h.f64(intraDeviceBandwidthGBps);
   h.f64(intraDeviceLatencyUs);
   if (intraDevicePull) h.tag('P');
+  if (intraDeviceHandshake) h.tag('H');
+  if (intraDeviceCleanPullBytes > 0) {
+    h.tag('L');
+    h.f64(intraDeviceCleanPullBytes);
+  }
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h.value());
   return hex;

@@ -33,6 +33,11 @@ struct Device {
   /// Software time each op of a rank on this device costs before it moves data (executor
   /// dispatch, flag protocol): the rank is busy for it. 0 in the α-β model.
   double opOverheadUs = 0;
+  /// All pulls (Topology::intraDevicePull) by this device's ranks together read at most this
+  /// fast (0 = no shared limit; each pull keeps its own intra-device cap). Set when the ranks
+  /// outnumber the cores: a pull is a core copying another core's lines, so oversubscribed
+  /// ranks share the cores' pull rate, while fewer concurrent pulls each get a whole core.
+  double pullGBps = 0;
   std::vector<int> coords;      ///< position along `Topology::dims` (torus, hypercube)
 };
 
@@ -89,6 +94,18 @@ struct Topology {
   /// the value only when it must materialise it (a computed value with no dst); a send of a
   /// resident buffer moves nothing. false: pushes (the sender's op writes the receiver's memory).
   bool intraDevicePull = false;
+  /// With pulls: when a call's footprint on a device (as for its caches) is at most this, a pull
+  /// of a sender's unmodified input (a send of an `in` buffer, which no op writes) reads clean
+  /// lines the reader's core still caches from earlier calls, as fast as a local read: it is
+  /// charged to memory like any read and not held to the pull cap or Device::pullGBps, which
+  /// price migrating lines another core has just written. 0: every pull is capped.
+  double intraDeviceCleanPullBytes = 0;
+  /// With pulls: transfers between ranks of one device follow a flag handshake (the cpu
+  /// backends' publish / acquire / release): the sender publishes and goes on (its op does not
+  /// wait for the latency), and its call is over only once every receiver has released the
+  /// data, which costs a second hand-off (receiving op's end + latency). false: the sender's op
+  /// ends when its data has arrived, and nothing comes back (the α-β model).
+  bool intraDeviceHandshake = false;
 
   int numRanks() const;
   int numVertices() const { return int(devices.size() + switches.size()); }

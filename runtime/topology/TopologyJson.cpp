@@ -127,7 +127,7 @@ Device parseDevice(const json &value, const std::string &path, const std::string
   ObjectReader in(value, path, origin,
                   {"name", "kind", "ranks", "node", "mem_bandwidth_gbps", "reduce_gbps", "coords",
                    "cache_bytes", "cache_bandwidth_gbps", "near_cache_bytes",
-                   "near_cache_bandwidth_gbps", "op_overhead_us"});
+                   "near_cache_bandwidth_gbps", "op_overhead_us", "pull_bandwidth_gbps"});
   Device device;
   device.name = in.string("name");
   device.kind = in.string("kind", "chip");
@@ -140,6 +140,7 @@ Device parseDevice(const json &value, const std::string &path, const std::string
   device.nearCacheBytes = in.number("near_cache_bytes", 0.0);
   device.nearCacheBandwidthGBps = in.number("near_cache_bandwidth_gbps", 0.0);
   device.opOverheadUs = in.number("op_overhead_us", 0.0);
+  device.pullGBps = in.number("pull_bandwidth_gbps", 0.0);
   if (in.has("coords")) device.coords = in.integers("coords");
   return device;
 }
@@ -210,10 +211,13 @@ Topology topologyFromJson(const json &document, const std::string &origin) {
   }
 
   ObjectReader intra(top.require("intra_device"), "intra_device", origin,
-                     {"bandwidth_gbps", "latency_us", "pull"});
+                     {"bandwidth_gbps", "latency_us", "pull", "clean_pull_local_bytes",
+                      "handshake"});
   topo.intraDeviceBandwidthGBps = intra.number("bandwidth_gbps");
   topo.intraDeviceLatencyUs = intra.number("latency_us");
   topo.intraDevicePull = intra.boolean("pull", false);
+  topo.intraDeviceCleanPullBytes = intra.number("clean_pull_local_bytes", 0.0);
+  topo.intraDeviceHandshake = intra.boolean("handshake", false);
 
   // Links name their ends, so names must be unique before links can be read.
   if (topo.devices.empty()) throw TopologyError(origin, "devices", "needs at least one device");
@@ -277,6 +281,7 @@ json topologyToJson(const Topology &topo) {
       out["near_cache_bandwidth_gbps"] = device.nearCacheBandwidthGBps;
     }
     if (device.opOverheadUs > 0) out["op_overhead_us"] = device.opOverheadUs;
+    if (device.pullGBps > 0) out["pull_bandwidth_gbps"] = device.pullGBps;
     devices.push_back(out);
   }
   json switches = json::array();
@@ -296,6 +301,9 @@ json topologyToJson(const Topology &topo) {
   json intra = {{"bandwidth_gbps", topo.intraDeviceBandwidthGBps},
                 {"latency_us", topo.intraDeviceLatencyUs}};
   if (topo.intraDevicePull) intra["pull"] = true;
+  if (topo.intraDeviceHandshake) intra["handshake"] = true;
+  if (topo.intraDeviceCleanPullBytes > 0)
+    intra["clean_pull_local_bytes"] = topo.intraDeviceCleanPullBytes;
   return json{{"format_version", kTopologyFormatVersion},
               {"name", topo.name},
               {"ranks", topo.numRanks()},

@@ -75,6 +75,7 @@ void checkDevices(const Topology &topo, const std::string &origin) {
                           "must not exceed cache_bytes (" + std::to_string(device.cacheBytes) +
                               "): the near cache is the smaller level");
     checkNonNegative(device.opOverheadUs, origin, field + ".op_overhead_us");
+    checkNonNegative(device.pullGBps, origin, field + ".pull_bandwidth_gbps");
   }
 }
 
@@ -224,6 +225,7 @@ void validateTopology(const Topology &topo, const std::string &origin) {
   checkLinks(topo, origin);
   checkPositive(topo.intraDeviceBandwidthGBps, origin, "intra_device.bandwidth_gbps");
   checkNonNegative(topo.intraDeviceLatencyUs, origin, "intra_device.latency_us");
+  checkNonNegative(topo.intraDeviceCleanPullBytes, origin, "intra_device.clean_pull_local_bytes");
   checkDimensionOrderLinks(topo, origin);
   checkConnected(topo, origin);
 }

@@ -95,3 +95,25 @@ TEST(ModelFit, KnownFiguresInSameFiguresOut) {
             << m->what << " n=" << n << " at " << m->bytes[i];
   }
 }
+
+TEST(ModelFit, FewerCoresThanRanksShareThePullRate) {
+  // 4 ranks on 2 cores: a pull alone runs at its cap (6 GB/s) and all pulls together at most
+  // 12 GB/s, so the ring shift's 4 concurrent pulls get 3 GB/s each. Calibrating measurements
+  // simulated on that truth gives both back; clean pulls stay off (ranks migrate between cores).
+  CalibrationSettings s = settings(4);
+  s.cores = 2;
+  ModelFigures known = truth(4);
+  known.devicePullGBps = 12;
+  Topology topo = calibratedTopology(s, known);
+  EXPECT_EQ(topo.devices[0].pullGBps, 12);
+  Calibration c = calibrateMachine(s, simulatedOn(topo));
+  EXPECT_NEAR(c.model.pullGBps / 6, 1.0, 1e-6);
+  EXPECT_NEAR(c.model.devicePullGBps / 12, 1.0, 1e-6);
+  EXPECT_EQ(c.model.cleanPullBytes, 0);
+  EXPECT_EQ(c.topology.intraDeviceCleanPullBytes, 0);
+  // One rank per core: no shared limit, and unmodified inputs below the cache footprint are
+  // local reads.
+  Calibration own = calibrateMachine(settings(4), simulatedOn(calibratedTopology(settings(4), truth(4))));
+  EXPECT_EQ(own.model.devicePullGBps, 0);
+  EXPECT_NEAR(own.model.cleanPullBytes / truth(4).cacheBytes, 1.0, 1e-9);
+}

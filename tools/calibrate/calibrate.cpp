@@ -5,6 +5,7 @@
 #include "tuner/bench/PlanSource.h"
 #include "tuner/calibrate/Accuracy.h"
 #include "tuner/calibrate/Calibrate.h"
+#include "tuner/calibrate/Refit.h"
 
 #include <CLI/CLI.hpp>
 
@@ -28,7 +29,8 @@ struct Options {
   std::string minBytes = "8", maxBytes = "64M";
   uint64_t stepFactor = 4;
   int warmup = 3, reps = 0;
-  std::string output = "local-calibrated.json", name, fit = "relative", report;
+  std::string output = "local-calibrated.json", name, fit = "relative", report, refit;
+  bool fitGiven = false;  ///< --fit was passed (a refit otherwise keeps the report's weighting)
   bool verify = false, quiet = false;
   std::vector<std::string> verifyPlans;
 };
@@ -111,37 +113,139 @@ void printAccuracy(const std::vector<AccuracyRow> &rows, const std::vector<Accur
   std::printf("median error %-16s %6.1f %%\n", "(all)", 100 * medianError(rows));
 }
 
+/// Adds the allreduce plan in `file` to `cases` (label: the plan's algorithm, else the file's
+/// stem) and records label → file in `files` for the report.
+void addPlanCase(int ranks, const std::string &file, std::vector<AccuracyCase> &cases,
+                 std::vector<std::pair<std::string, std::string>> &files) {
+  Plan plan = bench::loadPlanFileForTool(file);
+  if (plan.collective != CollectiveKind::AllReduce || plan.ranks != ranks)
+    throw std::invalid_argument(file + ": --verify-plan needs an allreduce plan of " +
+                                std::to_string(ranks) + " ranks (it is " +
+                                std::string(toString(plan.collective)) + " on " +
+                                std::to_string(plan.ranks) + ")");
+  std::string label = plan.algorithm.empty() ? stemOf(file) : plan.algorithm;
+  files.push_back({label, file});
+  cases.push_back({label, std::move(plan)});
+}
+
+void printCalibration(const Calibration &c) {
+  printMeasurement(c.pointToPoint, "point-to-point (ring shift: every rank sends M bytes to the next)");
+  printMeasurement(c.copy, "copy (every rank copies M bytes, all at once)");
+  printMeasurement(c.copyChain, "copy chain (the same copy as 8 ops of M/8 bytes: per-op overhead)");
+  printMeasurement(c.reduce, "reduce (every rank adds M bytes of input into its output, all at once)");
+  std::printf("\nmeasured (largest sizes): memcpy traffic %.2f GB/s (reads + writes, %d ranks "
+              "at once); reductions %.2f GB/s combined\n",
+              c.copyTrafficGBps, c.settings.ranks, c.reduceCombineGBps);
+  const ModelFigures &m = c.model;
+  std::printf("model: intra-device latency %.3f us, per-op overhead %.3f us, pull transfers at "
+              "%.2f GB/s per receiver (%.2f GB/s for all pulls at once; 0: no shared limit), "
+              "unmodified inputs pulled as local reads below a footprint of %.0f bytes;\n       memory %.2f GB/s, cache %.2f GB/s below a footprint of %.0f "
+              "bytes, near cache %.2f GB/s below %.0f bytes (footprint: M x ranks x (2 + scratch "
+              "units / units)), reduce %.2f GB/s%s\n",
+              m.latencyUs, m.opOverheadUs, m.pullGBps, m.devicePullGBps,
+              m.cleanPullBytes, m.memGBps, m.cacheGBps,
+              m.cacheBytes, m.nearCacheGBps, m.nearCacheBytes, m.reduceGBps,
+              m.reduceGBps == 0 ? " (memory-bound)" : "");
+  for (const std::string &note : c.notes) std::printf("note: %s\n", note.c_str());
+  std::printf("simulator on the calibrated topology vs the calibration measurements: median "
+              "error %.1f %%\n",
+              100 * c.selfCheckMedianError);
+}
+
+void writeJson(const std::string &path, const nlohmann::json &value, const char *what) {
+  std::ofstream out(path);
+  out << value.dump(2) << "\n";
+  if (!out) throw std::runtime_error(path + ": cannot write the " + std::string(what));
+}
+
+void writeTopology(const Options &o, const Calibration &c) {
+  writeJson(o.output, topologyToJson(c.topology), "topology");
+  std::printf("wrote %s: %zu device(s), %d ranks, fingerprint %s\n", o.output.c_str(),
+              c.topology.devices.size(), c.topology.numRanks(), c.topology.fingerprint().c_str());
+}
+
+nlohmann::json reportJson(const Options &o, const Calibration &c,
+                          const std::vector<AccuracyRow> &rows,
+                          const std::vector<std::pair<std::string, std::string>> &files) {
+  nlohmann::json report = {{"calibration", calibrationToJson(c)}, {"topology_file", o.output}};
+  if (!rows.empty()) {
+    report["accuracy"] = accuracyToJson(rows);
+    report["accuracy_median_error"] = medianError(rows);
+  }
+  if (!files.empty()) {
+    nlohmann::json plans = nlohmann::json::array();
+    for (const auto &[label, file] : files) plans.push_back({{"label", label}, {"file", file}});
+    report["verify_plans"] = plans;
+  }
+  if (!o.refit.empty()) report["refit_of"] = o.refit;
+  return report;
+}
+
+FitWeighting parseFit(const std::string &fit) {
+  if (fit == "relative") return FitWeighting::Relative;
+  if (fit == "absolute") return FitWeighting::Absolute;
+  throw std::invalid_argument("--fit: unknown value \"" + fit + "\" (relative, absolute)");
+}
+
+/// --refit: the model re-derived from a report's stored probe measurements, and its verify rows
+/// re-predicted; nothing is measured.
+int runRefit(const Options &o) {
+  StoredReport stored = loadStoredReport(o.refit);
+  if (o.fitGiven) stored.calibration.settings.weighting = parseFit(o.fit);
+  checkWritable("--output", o.output);
+  if (!o.report.empty()) checkWritable("--report", o.report);
+  // Verify plans: built in, --verify-plan files, then the files the report recorded for labels
+  // not given on the command line.
+  const int ranks = stored.calibration.settings.ranks;
+  std::vector<AccuracyCase> cases = builtInAccuracyCases(ranks);
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const std::string &file : o.verifyPlans) addPlanCase(ranks, file, cases, files);
+  for (const auto &[label, file] : stored.planFiles) {
+    bool given = false;
+    for (const AccuracyCase &c : cases) given = given || c.label == label;
+    if (!given) addPlanCase(ranks, file, cases, files);
+  }
+  std::string coresNote;
+  if (stored.calibration.settings.cores == 0) {
+    stored.calibration.settings.cores = localCoreCount();
+    coresNote = "the report does not record the core count; assumed this machine's (" +
+                std::to_string(stored.calibration.settings.cores) + ")";
+  }
+  Calibration c = refitCalibration(stored, o.name.empty() ? stemOf(o.output) : o.name);
+  if (!coresNote.empty()) c.notes.insert(c.notes.begin(), coresNote);
+  std::printf("# calibrate --refit %s: %s, %d ranks, %zu sizes, stored measurements (nothing "
+              "measured)\n",
+              o.refit.c_str(), c.settings.backend.c_str(), c.settings.ranks,
+              c.settings.sizes.size());
+  printCalibration(c);
+  writeTopology(o, c);
+  std::vector<AccuracyRow> rows = repredictAccuracy(stored.accuracy, cases, c.topology, o.refit);
+  if (!rows.empty()) printAccuracy(rows, cases);
+  if (!o.report.empty()) writeJson(o.report, reportJson(o, c, rows, files), "report");
+  return 0;
+}
+
 int run(const Options &o) {
+  if (!o.refit.empty()) return runRefit(o);
   CalibrationSettings s;
   s.ranks = o.ranks;
   s.backend = o.backend;
   s.warmup = o.warmup;
   s.reps = o.reps;
-  if (o.fit == "relative")
-    s.weighting = FitWeighting::Relative;
-  else if (o.fit == "absolute")
-    s.weighting = FitWeighting::Absolute;
-  else
-    throw std::invalid_argument("--fit: unknown value \"" + o.fit + "\" (relative, absolute)");
+  s.weighting = parseFit(o.fit);
   s.sizes = bench::sizeSweep(parseSize("--min-bytes", o.minBytes),
                              parseSize("--max-bytes", o.maxBytes), o.stepFactor);
   s.name = o.name.empty() ? stemOf(o.output) : o.name;
+  s.cores = localCoreCount();
   checkSettings(s);
   checkWritable("--output", o.output);
   if (!o.report.empty()) checkWritable("--report", o.report);
 
   std::vector<AccuracyCase> cases;
+  std::vector<std::pair<std::string, std::string>> files;
   if (o.verify || !o.verifyPlans.empty()) {
     cases = builtInAccuracyCases(o.ranks);
-    for (const std::string &file : o.verifyPlans) {
-      Plan plan = bench::loadPlanFileForTool(file);
-      if (plan.collective != CollectiveKind::AllReduce || plan.ranks != o.ranks)
-        throw std::invalid_argument(file + ": --verify-plan needs an allreduce plan of " +
-                                    std::to_string(o.ranks) + " ranks (it is " +
-                                    std::string(toString(plan.collective)) + " on " +
-                                    std::to_string(plan.ranks) + ")");
-      cases.push_back({plan.algorithm.empty() ? stemOf(file) : plan.algorithm, std::move(plan)});
-    }
+    for (const std::string &file : o.verifyPlans) addPlanCase(o.ranks, file, cases, files);
   }
 
   auto log = [&](const std::string &line) {
@@ -151,9 +255,9 @@ int run(const Options &o) {
                                                 : [&](const std::string &l) { log("  " + l); });
   Calibration c = calibrateMachine(s, measure, log);
 
-  std::printf("# calibrate: %s, %d ranks, %zu sizes %s - %s (factor %llu), %d warm-up, %s "
-              "timed calls; time = median of the slowest rank\n",
-              s.backend.c_str(), s.ranks, c.settings.sizes.size(),
+  std::printf("# calibrate: %s, %d ranks on %d cores, %zu sizes %s - %s (factor %llu), %d "
+              "warm-up, %s timed calls; time = median of the slowest rank\n",
+              s.backend.c_str(), s.ranks, s.cores, c.settings.sizes.size(),
               bench::formatBytes(c.settings.sizes.front()).c_str(),
               bench::formatBytes(c.settings.sizes.back()).c_str(),
               (unsigned long long)o.stepFactor, s.warmup,
@@ -161,47 +265,16 @@ int run(const Options &o) {
   std::printf("# fit: T(M) = alpha + M/B by least squares, %s\n",
               s.weighting == FitWeighting::Relative ? "weighted by 1/T^2 (relative residuals)"
                                                     : "unweighted (absolute residuals)");
-  printMeasurement(c.pointToPoint, "point-to-point (ring shift: every rank sends M bytes to the next)");
-  printMeasurement(c.copy, "copy (every rank copies M bytes, all at once)");
-  printMeasurement(c.copyChain, "copy chain (the same copy as 8 ops of M/8 bytes: per-op overhead)");
-  printMeasurement(c.reduce, "reduce (every rank adds M bytes of input into its output, all at once)");
-  std::printf("\nmeasured (largest sizes): memcpy traffic %.2f GB/s (reads + writes, %d ranks "
-              "at once); reductions %.2f GB/s combined\n",
-              c.copyTrafficGBps, s.ranks, c.reduceCombineGBps);
-  std::printf("model: intra-device latency %.3f us, per-op overhead %.3f us, pull transfers at "
-              "%.2f GB/s per receiver;\n       memory %.2f GB/s, cache %.2f GB/s below a footprint "
-              "of %.0f bytes, near cache %.2f GB/s below %.0f bytes (footprint: M x ranks x (2 + "
-              "scratch units / units)), reduce %.2f GB/s%s\n",
-              c.model.latencyUs, c.model.opOverheadUs, c.model.pullGBps, c.model.memGBps, c.model.cacheGBps,
-              c.model.cacheBytes, c.model.nearCacheGBps, c.model.nearCacheBytes, c.model.reduceGBps,
-              c.model.reduceGBps == 0 ? " (memory-bound)" : "");
-  for (const std::string &note : c.notes) std::printf("note: %s\n", note.c_str());
-  std::printf("simulator on the calibrated topology vs the calibration measurements: median "
-              "error %.1f %%\n",
-              100 * c.selfCheckMedianError);
+  printCalibration(c);
+  writeTopology(o, c);
 
-  nlohmann::json topo = topologyToJson(c.topology);
-  {
-    std::ofstream out(o.output);
-    out << topo.dump(2) << "\n";
-    if (!out) throw std::runtime_error(o.output + ": cannot write the topology");
-  }
-  std::printf("wrote %s: %zu device(s), %d ranks, fingerprint %s\n", o.output.c_str(),
-              c.topology.devices.size(), c.topology.numRanks(), c.topology.fingerprint().c_str());
-
-  nlohmann::json report = {{"calibration", calibrationToJson(c)}, {"topology_file", o.output}};
+  std::vector<AccuracyRow> rows;
   if (!cases.empty()) {
     log("checking the simulator against measured plans");
-    std::vector<AccuracyRow> rows = measureAccuracy(cases, c.topology, c.settings.sizes, measure);
+    rows = measureAccuracy(cases, c.topology, c.settings.sizes, measure);
     printAccuracy(rows, cases);
-    report["accuracy"] = accuracyToJson(rows);
-    report["accuracy_median_error"] = medianError(rows);
   }
-  if (!o.report.empty()) {
-    std::ofstream out(o.report);
-    out << report.dump(2) << "\n";
-    if (!out) throw std::runtime_error(o.report + ": cannot write the report");
-  }
+  if (!o.report.empty()) writeJson(o.report, reportJson(o, c, rows, files), "report");
   return 0;
 }
 
@@ -229,7 +302,16 @@ int main(int argc, char **argv) {
                  "Also check this allreduce plan file (repeatable; implies --verify)");
   app.add_option("--report", o.report, "Write the fits (and accuracy) as JSON to this file");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+  CLI::Option *refit = app.add_option(
+      "--refit", o.refit,
+      "Measure nothing: re-fit the model from the probe measurements stored in this --report "
+      "file, write the topology, and re-predict the report's verify plans (ranks, backend and "
+      "sizes come from the report)");
+  for (const char *measuring : {"--ranks", "--backend", "--min-bytes", "--max-bytes",
+                                "--step-factor", "--warmup", "--reps", "--verify"})
+    refit->excludes(app.get_option(measuring));
   CLI11_PARSE(app, argc, argv);
+  o.fitGiven = app.get_option("--fit")->count() > 0;
   try {
     return run(o);
   } catch (const std::exception &e) {  // settings, PlanError, TopologyError, SimError, RuntimeError

@@ -39,23 +39,7 @@ Measurement measureOne(const std::string &what, Plan plan, const CalibrationSett
     throw std::runtime_error(what + ": the backend returned " +
                              std::to_string(m.timesUs.size()) + " times for " +
                              std::to_string(m.bytes.size()) + " sizes");
-  std::vector<double> x(m.bytes.begin(), m.bytes.end());
-  try {
-    m.fit = fitAlphaBeta(x, m.timesUs, settings.weighting);
-    m.regimes = fitTwoRegimes(x, m.timesUs, settings.weighting);
-    m.tiers = fitTiers(x, m.timesUs, settings.weighting);
-  } catch (const std::invalid_argument &e) {
-    throw std::runtime_error(what + ": " + e.what());
-  }
-  // "Grows": the slope adds more than rounding over the sweep (flat times fit a slope of ±1e-20).
-  double largest = *std::max_element(m.timesUs.begin(), m.timesUs.end());
-  auto grows = [&](double usPerByte) {
-    return usPerByte * double(m.bytes.back()) > 1e-6 * std::fabs(largest);
-  };
-  if (!grows(m.fit.usPerByte) || !grows(m.regimes.memUsPerByte))
-    throw std::runtime_error(what + ": the measured times do not grow with the "
-                             "message size (fitted slope " + fmt(m.fit.usPerByte) +
-                             " us/byte); measure larger sizes (--max-bytes)");
+  fitMeasurement(m, settings.weighting);
   return m;
 }
 
@@ -135,10 +119,26 @@ void deriveModel(Calibration &c, const std::function<void(const std::string &)> 
                       "(memory-bound)");
   }
 
-  // Transfers: latency, then the pull cap.
+  // Transfers: latency, then the pull cap. The ring shift's pulls all run at once, one per rank:
+  // with more ranks than cores they share the cores, so what it measures is each pull's share
+  // P. A pull alone runs on a whole core: cap P·N / min(N, cores), and all pulls together P·N.
+  // Its pulls read a value written in the call. An unmodified input a rank read in earlier calls
+  // stays in its core's cache while the call fits the cache (the copy's cache tier) and the rank
+  // has a core of its own (oversubscribed ranks migrate between cores): then it is a local read.
+  const int cores = c.settings.cores > 0 ? std::min(c.settings.cores, n) : n;
+  if (cores == n) f.cleanPullBytes = k >= 2 ? f.cacheBytes : 0;
+  auto setPull = [&](ModelFigures &figures, double perPullAllBusy) {
+    figures.pullGBps = perPullAllBusy * double(n) / double(cores);
+    figures.devicePullGBps = cores < n ? perPullAllBusy * double(n) : 0.0;
+  };
+  // The empty ring shift's time is linear in the latency: overheads + hand-offs × latency (two
+  // hand-offs under the handshake: the data's ready flag and the release coming back).
   f.latencyUs = 0;
   double overheads = simulateTimeUs(c.pointToPoint.plan, calibratedTopology(c.settings, f), 0);
-  f.latencyUs = c.pointToPoint.tiers.alphaUs - overheads;
+  f.latencyUs = 1;
+  double handOffs =
+      simulateTimeUs(c.pointToPoint.plan, calibratedTopology(c.settings, f), 0) - overheads;
+  f.latencyUs = (c.pointToPoint.tiers.alphaUs - overheads) / handOffs;
   if (f.latencyUs < 0) {
     c.notes.push_back("the ring shift's alpha (" + fmt(c.pointToPoint.tiers.alphaUs) +
                       " us) was below its ops' overheads; latency clamped to 0");
@@ -147,7 +147,7 @@ void deriveModel(Calibration &c, const std::function<void(const std::string &)> 
   if (log) log("fitting the pull bandwidth to the ring shift");
   auto errorAt = [&](double logCap) {
     ModelFigures trial = f;
-    trial.pullGBps = std::pow(10.0, logCap);
+    setPull(trial, std::pow(10.0, logCap));
     return simulationError(c.pointToPoint, calibratedTopology(c.settings, trial));
   };
   double lo = -2, hi = 5;  // 0.01 GB/s .. 100 TB/s
@@ -163,11 +163,47 @@ void deriveModel(Calibration &c, const std::function<void(const std::string &)> 
       x2 = lo + g * (hi - lo), e2 = errorAt(x2);
     }
   }
-  f.pullGBps = std::pow(10.0, 0.5 * (lo + hi));
+  setPull(f, std::pow(10.0, 0.5 * (lo + hi)));
 
   c.model = f;
   c.topology = calibratedTopology(c.settings, f);
 }
+
+void fitMeasurement(Measurement &m, FitWeighting weighting) {
+  const std::string &what = m.what;
+  std::vector<double> x(m.bytes.begin(), m.bytes.end());
+  try {
+    m.fit = fitAlphaBeta(x, m.timesUs, weighting);
+    m.regimes = fitTwoRegimes(x, m.timesUs, weighting);
+    m.tiers = fitTiers(x, m.timesUs, weighting);
+  } catch (const std::invalid_argument &e) {
+    throw std::runtime_error(what + ": " + e.what());
+  }
+  // "Grows": the slope adds more than rounding over the sweep (flat times fit a slope of ±1e-20).
+  double largest = *std::max_element(m.timesUs.begin(), m.timesUs.end());
+  auto grows = [&](double usPerByte) {
+    return usPerByte * double(m.bytes.back()) > 1e-6 * std::fabs(largest);
+  };
+  if (!grows(m.fit.usPerByte) || !grows(m.regimes.memUsPerByte))
+    throw std::runtime_error(what + ": the measured times do not grow with the "
+                             "message size (fitted slope " + fmt(m.fit.usPerByte) +
+                             " us/byte); measure larger sizes (--max-bytes)");
+}
+
+void selfCheck(Calibration &c) {
+  std::vector<double> errors;
+  for (Measurement *meas : c.measurements()) {
+    meas->simulatedUs.clear();
+    for (size_t i = 0; i < meas->bytes.size(); ++i) {
+      double sim = simulateTimeUs(meas->plan, c.topology, meas->bytes[i]);
+      meas->simulatedUs.push_back(sim);
+      errors.push_back(std::fabs(sim - meas->timesUs[i]) / meas->timesUs[i]);
+    }
+  }
+  c.selfCheckMedianError = median(errors);
+}
+
+int localCoreCount() { return localMachine(LocalMachineParams{}).numRanks(); }
 
 void checkSettings(const CalibrationSettings &s) {
   if (s.ranks < 2)
@@ -187,6 +223,7 @@ void checkSettings(const CalibrationSettings &s) {
   if (s.warmup < 0) throw std::invalid_argument("--warmup must be >= 0");
   if (s.reps < 0) throw std::invalid_argument("--reps must be >= 0 (0: auto)");
   if (s.name.empty()) throw std::invalid_argument("--name must not be empty");
+  if (s.cores < 0) throw std::invalid_argument("cores must be >= 0 (0: one per rank)");
 }
 
 Topology calibratedTopology(const CalibrationSettings &settings, const ModelFigures &f) {
@@ -204,6 +241,7 @@ Topology calibratedTopology(const CalibrationSettings &settings, const ModelFigu
     device.nearCacheBytes = f.nearCacheBytes * share;
     device.nearCacheBandwidthGBps = f.nearCacheBytes > 0 ? f.nearCacheGBps * share : 0;
     device.opOverheadUs = f.opOverheadUs;
+    device.pullGBps = f.devicePullGBps * share;
   }
   if (f.pullGBps > 0) {
     // Shared memory: a receiver reads the sender's buffer in place, at most at the pull rate.
@@ -216,6 +254,11 @@ Topology calibratedTopology(const CalibrationSettings &settings, const ModelFigu
         {f.memGBps, f.cacheBytes > 0 ? f.cacheGBps : 0.0, f.nearCacheBytes > 0 ? f.nearCacheGBps : 0.0});
   }
   topo.intraDeviceLatencyUs = f.latencyUs;
+  topo.intraDeviceHandshake = f.pullGBps > 0;
+  // Compared with one device's footprint, like its cache: scaled by the largest device's share.
+  size_t most = 1;
+  for (const Device &device : topo.devices) most = std::max(most, device.ranks.size());
+  topo.intraDeviceCleanPullBytes = f.pullGBps > 0 ? f.cleanPullBytes * double(most) / n : 0;
   topo.features = Features{true, true, false};
   validateTopology(topo, settings.name);
   topo.finalize();
@@ -254,16 +297,7 @@ Calibration calibrateMachine(const CalibrationSettings &settings, const MeasureF
     c.notes.push_back(std::to_string(c.topology.devices.size()) +
                       " NUMA devices: their links keep hwloc's estimates (not calibrated)");
 
-  std::vector<double> errors;
-  for (Measurement *meas : {&c.pointToPoint, &c.copy, &c.copyChain, &c.reduce}) {
-    meas->simulatedUs.clear();
-    for (size_t i = 0; i < meas->bytes.size(); ++i) {
-      double sim = simulateTimeUs(meas->plan, c.topology, meas->bytes[i]);
-      meas->simulatedUs.push_back(sim);
-      errors.push_back(std::fabs(sim - meas->timesUs[i]) / meas->timesUs[i]);
-    }
-  }
-  c.selfCheckMedianError = median(errors);
+  selfCheck(c);
   return c;
 }
 
@@ -305,6 +339,7 @@ nlohmann::json calibrationToJson(const Calibration &c) {
   return {{"backend", c.settings.backend},
           {"ranks", c.settings.ranks},
           {"weighting", c.settings.weighting == FitWeighting::Relative ? "relative" : "absolute"},
+          {"cores", c.settings.cores},
           {"point_to_point", measurement(c.pointToPoint)},
           {"copy", measurement(c.copy)},
           {"reduce", measurement(c.reduce)},
@@ -314,6 +349,8 @@ nlohmann::json calibrationToJson(const Calibration &c) {
           {"model", {{"latency_us", c.model.latencyUs},
                      {"op_overhead_us", c.model.opOverheadUs},
                      {"pull_bandwidth_gbps", c.model.pullGBps},
+                     {"device_pull_bandwidth_gbps", c.model.devicePullGBps},
+                     {"clean_pull_local_bytes", c.model.cleanPullBytes},
                      {"mem_bandwidth_gbps", c.model.memGBps},
                      {"cache_bytes", c.model.cacheBytes},
                      {"cache_bandwidth_gbps", c.model.cacheGBps},

@@ -22,6 +22,9 @@ struct CalibrationSettings {
   int reps = 0;  ///< timed calls per size; 0: autoRepetitions (many for small sizes)
   FitWeighting weighting = FitWeighting::Relative;
   std::string name = "local-calibrated";  ///< the topology's name
+  /// Cores the ranks run on (hwloc); 0: one per rank. With fewer cores than ranks, concurrent
+  /// pulls share the cores (Device::pullGBps).
+  int cores = 0;
 };
 
 /// Throws std::invalid_argument with a message naming the bad setting (ranks < 2 or > 1024, an
@@ -62,6 +65,12 @@ struct ModelFigures {
   /// Topology::intraDeviceBandwidthGBps with pull transfers; 0: push transfers capped only by
   /// memory (the intra-device cap then set so that it never binds).
   double pullGBps = 0;
+  /// Device::pullGBps (whole machine): all pulls at once share the cores' pull rate. 0 (no
+  /// shared limit) unless the ranks outnumber the cores.
+  double devicePullGBps = 0;
+  /// Topology::intraDeviceCleanPullBytes (whole machine): below this footprint pulls of
+  /// unmodified inputs are local reads; 0: never.
+  double cleanPullBytes = 0;
 };
 
 /// The measured figures, the model parameters derived from them, and the topology.
@@ -79,8 +88,11 @@ struct Calibration {
   ModelFigures model;
   std::vector<std::string> notes;  ///< clamps and caveats met while deriving the parameters
   Topology topology;
-  /// Median |simulated − measured| / measured over the three calibration plans' points.
+  /// Median |simulated − measured| / measured over the calibration plans' points.
   double selfCheckMedianError = 0;
+
+  /// Every calibration measurement, in report order.
+  std::vector<Measurement *> measurements() { return {&pointToPoint, &copy, &copyChain, &reduce}; }
 };
 
 /// Measures the three calibration plans with `measure`, fits them and derives the topology.
@@ -88,6 +100,14 @@ struct Calibration {
 /// std::runtime_error when the measurements cannot be fitted (e.g. times that do not grow).
 Calibration calibrateMachine(const CalibrationSettings &settings, const MeasureFn &measure,
                              const std::function<void(const std::string &)> &log = {});
+
+/// Fits `m`'s points (one line, two regimes, tiers). Throws std::runtime_error naming `m.what`
+/// when they cannot be fitted or do not grow with the size.
+void fitMeasurement(Measurement &m, FitWeighting weighting);
+
+/// Simulates every calibration plan on `c.topology` at its sizes (Measurement::simulatedUs) and
+/// sets the median error.
+void selfCheck(Calibration &c);
 
 /// Derives the model figures and the topology of `c` from its four measurements (point to point,
 /// copy, copy chain, reduce; see Calibrate.cpp), solving each with the simulator. Called by
@@ -97,6 +117,9 @@ void deriveModel(Calibration &c, const std::function<void(const std::string &)> 
 
 /// Ops per rank of the copy chain that measures the per-op overhead.
 inline constexpr uint32_t kCopyChainOps = 8;
+
+/// Cores of this machine (hwloc, as localMachine counts them: physical cores, else PUs).
+int localCoreCount();
 
 /// The calibrated topology: this machine's NUMA structure (localMachine, hwloc) with `ranks`
 /// ranks, every device's memory, cache and reduction figures replaced by the model figures

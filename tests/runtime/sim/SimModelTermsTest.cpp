@@ -143,3 +143,81 @@ TEST(SimModelTerms, NegativeOverheadIsRejected) {
     EXPECT_NE(std::string(e.what()).find("opOverheadUs -1"), std::string::npos) << e.what();
   }
 }
+
+TEST(SimModelTerms, HandshakeSenderGoesOnAndTheReleaseComesBack) {
+  Topology topo = twoRankDevice();
+  topo.intraDevicePull = true;
+  topo.intraDeviceHandshake = true;
+  // Send: published at 0, the rank goes on (ends at 0). Recv: data ready after the 1 µs latency,
+  // reads at 1e4 B/µs: ends at 2 µs. The release reaches rank 0 one latency later: 3 µs.
+  SimResult result = simulate(oneTransfer(), topo, 10000);
+  EXPECT_NEAR(result.timelines[0][0].endUs, 0.0, 1e-9);
+  EXPECT_NEAR(result.timelines[1][0].endUs, 2.0, 1e-9);
+  EXPECT_NEAR(result.totalUs, 3.0, 1e-9);
+  // Empty message: two hand-offs, data and release: 2 µs.
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 0), 2.0, 1e-9);
+  // Without pulls the flag is ignored: the push case, 3 µs as in PushChargesBothEnds.
+  topo.intraDevicePull = false;
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 3.0, 1e-9);
+}
+
+TEST(SimModelTerms, CleanPullOfAnInputIsALocalReadWhileTheCallFitsTheThreshold) {
+  Topology topo = twoRankDevice();
+  topo.intraDevicePull = true;
+  topo.intraDeviceBandwidthGBps = 5;  // capped: the recv would take 2 µs at M = 1e4
+  // Footprint 2 × 1e4 × 2 ranks = 4e4 bytes. Threshold 4e4: the recv of rank 0's unmodified
+  // input is a local read: weight 2 on 2e4 B/µs memory → 1 µs, + 1 µs latency = 2 µs.
+  topo.intraDeviceCleanPullBytes = 40000;
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 2.0, 1e-9);
+  // Just below the footprint: capped at 5 GB/s again: 2 µs + 1 µs = 3 µs.
+  topo.intraDeviceCleanPullBytes = 39999;
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 3.0, 1e-9);
+  // A value written in the call (a computed, staged value) is never clean: the sender's reduce
+  // (2 reads + 1 staging write, 1.5 µs) + 1 µs latency + the capped 2 µs read = 4.5 µs.
+  topo.intraDeviceCleanPullBytes = 1e12;
+  Plan plan = oneTransfer();
+  plan.programs[0].ops[0].kind = OpKind::Reduce;
+  plan.programs[0].ops[0].srcs.push_back({BufferKind::In, 0, 1});
+  EXPECT_NEAR(simulateTimeUs(plan, topo, 10000), 4.5, 1e-9);
+}
+
+TEST(SimModelTerms, DevicePullCapacityIsSharedByConcurrentPulls) {
+  // Two ranks each send their input to the other and receive the other's into their output.
+  Plan plan = emptyPlan(1);
+  for (int r = 0; r < 2; ++r) {
+    PlanOp send;
+    send.kind = OpKind::Send;
+    send.srcs = {{BufferKind::In, 0, 1}};
+    send.sends = {{1 - r, uint32_t(r)}};
+    PlanOp recv;
+    recv.kind = OpKind::Recv;
+    recv.recv = Endpoint{1 - r, uint32_t(1 - r)};
+    recv.dsts = {{BufferKind::Out, 0, 1}};
+    plan.programs[r].ops = {send, recv};
+  }
+  Topology topo = twoRankDevice();
+  topo.intraDevicePull = true;
+  topo.devices[0].memBandwidthGBps = 1000;  // memory never binds
+  // Each pull alone is capped at 10 GB/s: both at once, 1 µs latency + 1 µs = 2 µs.
+  EXPECT_NEAR(simulateTimeUs(plan, topo, 10000), 2.0, 1e-9);
+  // All pulls together at most 10 GB/s: each gets 5e3 B/µs, 2 µs: 1 + 2 = 3 µs.
+  topo.devices[0].pullGBps = 10;
+  EXPECT_NEAR(simulateTimeUs(plan, topo, 10000), 3.0, 1e-9);
+  // One pull alone still gets its own cap (10 GB/s, not more): the one-transfer plan, 2 µs.
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 2.0, 1e-9);
+  // Clean pulls use neither the cap nor the shared capacity, only memory: two recvs of weight 2
+  // share 1e6 B/µs: 4e4 bytes in 0.04 µs, + 1 µs latency.
+  topo.intraDeviceCleanPullBytes = 1e12;
+  EXPECT_NEAR(simulateTimeUs(plan, topo, 10000), 1.04, 1e-9);
+}
+
+TEST(SimModelTerms, NegativePullCapacityIsRejected) {
+  Topology topo = twoRankDevice();
+  topo.devices[0].pullGBps = -1;
+  try {
+    simulate(oneTransfer(), topo, 100);
+    FAIL() << "expected SimError";
+  } catch (const SimError &e) {
+    EXPECT_NE(std::string(e.what()).find("pullGBps -1"), std::string::npos) << e.what();
+  }
+}

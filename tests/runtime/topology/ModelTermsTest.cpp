@@ -92,4 +92,45 @@ TEST(TopologyModelTerms, BadNearCacheAndPull) {
 }
 
 }  // namespace
+TEST(TopologyModelTerms, PullSharingCleanPullsAndHandshakeRoundTrip) {
+  json document = withModelTerms();
+  document["devices"][0]["pull_bandwidth_gbps"] = 12.5;
+  document["intra_device"]["clean_pull_local_bytes"] = 4e6;
+  document["intra_device"]["handshake"] = true;
+  Topology topo = topologyFromJson(document, "pull.json");
+  EXPECT_EQ(topo.devices[0].pullGBps, 12.5);
+  EXPECT_EQ(topo.intraDeviceCleanPullBytes, 4e6);
+  EXPECT_TRUE(topo.intraDeviceHandshake);
+  Topology back = topologyFromJson(topologyToJson(topo), "back");
+  EXPECT_EQ(back.devices[0].pullGBps, 12.5);
+  EXPECT_EQ(back.intraDeviceCleanPullBytes, 4e6);
+  EXPECT_TRUE(back.intraDeviceHandshake);
+  EXPECT_EQ(back.fingerprint(), topo.fingerprint());
+  // Each term changes the fingerprint; absent ones are not written.
+  const std::string base = topologyFromJson(withModelTerms(), "a").fingerprint();
+  for (const char *term : {"pull_bandwidth_gbps", "clean_pull_local_bytes", "handshake"}) {
+    json one = withModelTerms();
+    if (std::string(term) == "pull_bandwidth_gbps") one["devices"][0][term] = 12.5;
+    else if (std::string(term) == "handshake") one["intra_device"][term] = true;
+    else one["intra_device"][term] = 4e6;
+    EXPECT_NE(topologyFromJson(one, term).fingerprint(), base) << term;
+  }
+  json written = topologyToJson(topologyFromJson(withModelTerms(), "plain"));
+  EXPECT_FALSE(written["devices"][0].contains("pull_bandwidth_gbps"));
+  EXPECT_FALSE(written["intra_device"].contains("clean_pull_local_bytes"));
+  EXPECT_FALSE(written["intra_device"].contains("handshake"));
+}
+
+TEST(TopologyModelTerms, BadPullSharingAndCleanPullsNameTheField) {
+  json negative = validDocument();
+  negative["devices"][0]["pull_bandwidth_gbps"] = -1;
+  EXPECT_TRUE(rejects(negative, "devices[0].pull_bandwidth_gbps", "must be a non-negative number"));
+  json clean = validDocument();
+  clean["intra_device"]["clean_pull_local_bytes"] = -4;
+  EXPECT_TRUE(rejects(clean, "intra_device.clean_pull_local_bytes", "must be a non-negative"));
+  json handshake = validDocument();
+  handshake["intra_device"]["handshake"] = "yes";
+  EXPECT_TRUE(rejects(handshake, "intra_device.handshake", "expected"));
+}
+
 }  // namespace collplan::test
