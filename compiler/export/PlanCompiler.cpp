@@ -3,6 +3,7 @@
 
 #include "compiler/Registration.h"
 #include "compiler/analysis/ScheduleVerifier.h"
+#include "compiler/export/HoistSends.h"
 #include "compiler/export/ProgramToPlan.h"
 #include "compiler/export/ScheduleToProgram.h"
 #include "compiler/lowering/Slicing.h"
@@ -112,6 +113,11 @@ FailureOr<CompiledPlan> compileSchedule(ScheduleOp schedule, const CompileOption
   explain("steps: ops ordered by their port-model round");
   if (options.keepIR) out.scheduleIR = printOp(schedule);
   auto program = lowerScheduleToProgram(schedule);
+  if (succeeded(program)) {
+    const unsigned hoisted = hoistSends(*program);
+    explain("hoist: " + std::to_string(hoisted) +
+            " sends published before receives they do not depend on");
+  }
   if (failed(program) || failed(checkProgram(*program))) {
     error = ctx.messages("lowering to per-rank programs failed");
     return failure();

@@ -91,6 +91,16 @@ int messageBlocks(CollectiveKind kind, int ranks) {
   }
 }
 
+int64_t inPlaceBlockShift(CollectiveKind kind, int root, int rank) {
+  switch (kind) {
+  case CollectiveKind::AllGather: return rank;
+  case CollectiveKind::ReduceScatter: return -int64_t(rank);
+  case CollectiveKind::Gather: return rank == root ? root : 0;
+  case CollectiveKind::Scatter: return rank == root ? -int64_t(root) : 0;
+  default: return 0;
+  }
+}
+
 int inputBlocks(CollectiveKind kind, int ranks, int rank, int root) {
   switch (kind) {
   case CollectiveKind::AllReduce: case CollectiveKind::Reduce: return 1;

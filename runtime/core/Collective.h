@@ -53,6 +53,11 @@ int messageBlocks(CollectiveKind kind, int ranks);
 int inputBlocks(CollectiveKind kind, int ranks, int rank, int root);
 int outputBlocks(CollectiveKind kind, int ranks, int rank, int root);
 
+/// In an in-place call, where rank `rank`'s input starts in its output, in blocks of M (the
+/// canonical layout: allgather's input is the rank's own output block, and so on); 0 for kinds
+/// whose in-place input is the output itself.
+int64_t inPlaceBlockShift(CollectiveKind kind, int root, int rank);
+
 /// nccl-tests bus-bandwidth factor: busbw = algbw * factor.
 double busBandwidthFactor(CollectiveKind kind, int ranks);
 

@@ -17,16 +17,6 @@ namespace {
                                           std::to_string(opIndex) + "]: " + why);
 }
 
-int64_t canonicalBlockShift(const Plan &plan, int rank) {
-  switch (plan.collective) {
-  case CollectiveKind::AllGather: return rank;
-  case CollectiveKind::ReduceScatter: return -int64_t(rank);
-  case CollectiveKind::Gather: return rank == plan.root ? plan.root : 0;
-  case CollectiveKind::Scatter: return rank == plan.root ? -int64_t(plan.root) : 0;
-  default: return 0;
-  }
-}
-
 /// A unit interval in an aliasing space: in a Separate call in, out and tmp are three spaces; in
 /// an InPlace call in and out share one (in shifted by the canonical offset).
 struct Interval {
@@ -48,7 +38,7 @@ PreparedProgram::PreparedProgram(const Plan &plan, int rank, const Transport &tr
                                             std::to_string(rank));
   const int blocks = messageBlocks(plan.collective, plan.ranks);
   unitsPerBlock_ = blocks > 0 ? plan.units / uint32_t(blocks) : 0;
-  blockShift_ = canonicalBlockShift(plan, rank);
+  blockShift_ = collplan::inPlaceBlockShift(plan.collective, plan.root, rank);
 
   const std::vector<PlanOp> &program = plan.programs[size_t(rank)].ops;
   ops_.resize(program.size());
