@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -110,9 +111,19 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  for (const auto &[param, value] : paramFlags)
+  // A parameter the named algorithm's lowering ignores is an error, as in plan-view/plan-bench.
+  const AlgorithmInfo *named = options.algorithm.empty() ? nullptr : findAlgorithm(options.algorithm);
+  const std::vector<std::string> taken = named ? compileParamsTakenBy(*named) : std::vector<std::string>{};
+  for (const auto &[param, value] : paramFlags) {
     if (auto why = param->set(options, value))
       return fail("--" + param->key + " " + value + ": " + *why);
+    if (named && std::find(taken.begin(), taken.end(), param->key) == taken.end()) {
+      std::string takes;
+      for (const std::string &key : taken) takes += (takes.empty() ? "" : ", ") + key;
+      return fail("--" + param->key + ": algorithm '" + named->name + "' does not take " +
+                  param->key + " (it takes: " + (takes.empty() ? "none" : takes) + ")");
+    }
+  }
   options.keepIR = emit != "plan" && emit != "bundle";
   std::optional<DType> dtype = parseDType(dtypeName);
   if (!dtype) return fail("unknown dtype '" + dtypeName + "' (expected one of: " + dtypeNames() + ")");
