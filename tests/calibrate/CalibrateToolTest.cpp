@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <sys/wait.h>
@@ -35,10 +36,20 @@ Result runTool(const std::string &args) {
   return r;
 }
 
+/// This process's scratch folder, removed with everything in it when the tests end.
+struct ScratchDir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("collplan-calibrate-tool-" + std::to_string(::getpid()));
+  ScratchDir() { std::filesystem::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
 std::string tempDir() {
-  std::string dir = "/tmp/collplan-calibrate-tool-" + std::to_string(::getpid());
-  ::mkdir(dir.c_str(), 0755);
-  return dir;
+  static const ScratchDir scratch;
+  return scratch.path.string();
 }
 
 }  // namespace
