@@ -255,6 +255,26 @@ void buildRoutes(const Plan &plan, const Topology &topo, SimModel &model) {
   }
 }
 
+/// The pull rates of device `d` for a call with this footprint on it: each pull's cap and the
+/// shared pull capacity, from the near tier or, past Topology::intraDevicePullCacheBytes, the far
+/// one (pulls that migrate lines through memory rather than between caches).
+void setPullTier(const Topology &topo, int d, double footprint, SimModel &model) {
+  const Device &device = topo.devices[d];
+  bool far = topo.intraDevicePull && topo.intraDevicePullCacheBytes > 0 &&
+             footprint > topo.intraDevicePullCacheBytes;
+  double cap = far ? topo.intraDevicePullMemoryGBps : topo.intraDeviceBandwidthGBps;
+  double shared = far ? device.pullMemoryGBps : device.pullGBps;
+  const char *sharedName = far ? "pullMemoryGBps" : "pullGBps";
+  if (far && !finitePositive(cap))
+    throw SimError(topologyName(topo) + " has intraDevicePullMemoryGBps " + num(cap) + " with a " +
+                   num(topo.intraDevicePullCacheBytes) + "-byte pull tier (must be positive)");
+  if (!finiteNonNegative(shared))
+    throw SimError(vertexName(topo, d) + " has " + sharedName + " " + num(shared) +
+                   " (must be >= 0; 0 means no shared pull limit)");
+  model.pullCapBytesPerUs[d] = cap * 1e3;
+  model.capacities[model.pullBase + d] = shared * 1e3;
+}
+
 void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &options,
                      SimModel &model) {
   int numLinks = int(topo.links.size()), numDevices = int(topo.devices.size());
@@ -264,6 +284,7 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
   model.capacities.assign(model.pullBase + numDevices, 0);
   model.opOverheadUs.assign(numDevices, 0);
   model.cleanPullsLocal.assign(numDevices, 0);
+  model.pullCapBytesPerUs.assign(numDevices, 0);
   for (int l = 0; l < numLinks; ++l)
     model.capacities[2 * l] = model.capacities[2 * l + 1] = topo.links[l].bandwidthGBps * 1e3;
   for (int d = 0; d < numDevices; ++d) {
@@ -300,10 +321,7 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
     model.opOverheadUs[d] = device.opOverheadUs;
     model.capacities[model.memoryBase + d] = bandwidth * 1e3;
     model.capacities[model.reduceBase + d] = device.reduceGBps * 1e3;
-    if (!finiteNonNegative(device.pullGBps))
-      throw SimError(vertexName(topo, d) + " has pullGBps " + num(device.pullGBps) +
-                     " (must be >= 0; 0 means no shared pull limit)");
-    model.capacities[model.pullBase + d] = device.pullGBps * 1e3;
+    setPullTier(topo, d, footprint, model);
   }
 }
 
@@ -338,7 +356,6 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   model.unitBytes = double(messageBytes) / double(plan.units);
   model.multicast = topo.features.multicast;
   model.pull = topo.intraDevicePull;
-  model.pullCapBytesPerUs = topo.intraDeviceBandwidthGBps * 1e3;
   model.handshake = topo.intraDevicePull && topo.intraDeviceHandshake;
   model.intraLatencyUs = topo.intraDeviceLatencyUs;
   model.deviceOfRank = topo.rankToDevice;

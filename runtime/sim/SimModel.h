@@ -79,7 +79,9 @@ struct SimModel {
   int pullBase = 0;    ///< resource index of device 0's shared pull capacity (Device::pullGBps)
   bool multicast = false;
   bool pull = false;                     ///< Topology::intraDevicePull
-  double pullCapBytesPerUs = 0;          ///< intra-device bandwidth, for pulled recvs
+  /// Per device: the cap of each pulled recv of its ranks (Topology::intraDeviceBandwidthGBps,
+  /// or intraDevicePullMemoryGBps when the call's footprint exceeds intraDevicePullCacheBytes).
+  std::vector<double> pullCapBytesPerUs;
   bool handshake = false;                ///< pull && Topology::intraDeviceHandshake
   double intraLatencyUs = 0;             ///< Topology::intraDeviceLatencyUs (the release hand-off)
   std::vector<double> opOverheadUs;      ///< per device (Device::opOverheadUs)

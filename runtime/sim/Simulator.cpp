@@ -213,7 +213,7 @@ void Engine::collectUses(int rank, uint32_t globalOp, const SimOp &op, double by
     return model_.pull && model_.routes[model_.sends[s].route].intraDevice >= 0;
   };
   if (op.pulledRecv && !op.cleanPull) {  // migrates lines another core wrote: capped, shared
-    cap = std::min(cap, model_.pullCapBytesPerUs);
+    cap = std::min(cap, model_.pullCapBytesPerUs[device]);
     if (model_.capacities[model_.pullBase + device] > 0) addUse(model_.pullBase + device, 1);
   }
   if (options_.memory) {

@@ -75,6 +75,10 @@ std::string Topology::fingerprint() const {
       h.tag('U');
       h.f64(device.pullGBps);
     }
+    if (device.pullMemoryGBps > 0) {
+      h.tag('W');
+      h.f64(device.pullMemoryGBps);
+    }
   }
   h.tag('S');
   h.u64(switches.size());
@@ -106,6 +110,11 @@ std::string Topology::fingerprint() const {
   if (intraDeviceCleanPullBytes > 0) {
     h.tag('L');
     h.f64(intraDeviceCleanPullBytes);
+  }
+  if (intraDevicePullCacheBytes > 0) {  // only when present, so older fingerprints are unchanged
+    h.tag('T');
+    h.f64(intraDevicePullCacheBytes);
+    h.f64(intraDevicePullMemoryGBps);
   }
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h.value());

@@ -38,6 +38,9 @@ struct Device {
   /// outnumber the cores: a pull is a core copying another core's lines, so oversubscribed
   /// ranks share the cores' pull rate, while fewer concurrent pulls each get a whole core.
   double pullGBps = 0;
+  /// `pullGBps` for calls whose footprint exceeds Topology::intraDevicePullCacheBytes (0 = no
+  /// shared limit there): beyond the caches every pull waits on memory, and so does their sum.
+  double pullMemoryGBps = 0;
   std::vector<int> coords;      ///< position along `Topology::dims` (torus, hypercube)
 };
 
@@ -100,6 +103,13 @@ struct Topology {
   /// charged to memory like any read and not held to the pull cap or Device::pullGBps, which
   /// price migrating lines another core has just written. 0: every pull is capped.
   double intraDeviceCleanPullBytes = 0;
+  /// With pulls: a second pull tier, like the device caches' (0 = none). When a call's footprint
+  /// on a device exceeds this, the lines a pull reads no longer stay in the caches between the
+  /// writer and the reader; each pull is then capped at `intraDevicePullMemoryGBps` instead of
+  /// `intraDeviceBandwidthGBps`, and all of them together at Device::pullMemoryGBps instead of
+  /// Device::pullGBps. `calibrate` fits it from the ring shift's farthest tier.
+  double intraDevicePullCacheBytes = 0;
+  double intraDevicePullMemoryGBps = 0;
   /// With pulls: transfers between ranks of one device follow a flag handshake (the cpu
   /// backends' publish / acquire / release): the sender publishes and goes on (its op does not
   /// wait for the latency), and its call is over only once every receiver has released the

@@ -127,7 +127,8 @@ Device parseDevice(const json &value, const std::string &path, const std::string
   ObjectReader in(value, path, origin,
                   {"name", "kind", "ranks", "node", "mem_bandwidth_gbps", "reduce_gbps", "coords",
                    "cache_bytes", "cache_bandwidth_gbps", "near_cache_bytes",
-                   "near_cache_bandwidth_gbps", "op_overhead_us", "pull_bandwidth_gbps"});
+                   "near_cache_bandwidth_gbps", "op_overhead_us", "pull_bandwidth_gbps",
+                   "pull_memory_bandwidth_gbps"});
   Device device;
   device.name = in.string("name");
   device.kind = in.string("kind", "chip");
@@ -141,6 +142,7 @@ Device parseDevice(const json &value, const std::string &path, const std::string
   device.nearCacheBandwidthGBps = in.number("near_cache_bandwidth_gbps", 0.0);
   device.opOverheadUs = in.number("op_overhead_us", 0.0);
   device.pullGBps = in.number("pull_bandwidth_gbps", 0.0);
+  device.pullMemoryGBps = in.number("pull_memory_bandwidth_gbps", 0.0);
   if (in.has("coords")) device.coords = in.integers("coords");
   return device;
 }
@@ -212,12 +214,14 @@ Topology topologyFromJson(const json &document, const std::string &origin) {
 
   ObjectReader intra(top.require("intra_device"), "intra_device", origin,
                      {"bandwidth_gbps", "latency_us", "pull", "clean_pull_local_bytes",
-                      "handshake"});
+                      "handshake", "pull_cache_bytes", "pull_memory_bandwidth_gbps"});
   topo.intraDeviceBandwidthGBps = intra.number("bandwidth_gbps");
   topo.intraDeviceLatencyUs = intra.number("latency_us");
   topo.intraDevicePull = intra.boolean("pull", false);
   topo.intraDeviceCleanPullBytes = intra.number("clean_pull_local_bytes", 0.0);
   topo.intraDeviceHandshake = intra.boolean("handshake", false);
+  topo.intraDevicePullCacheBytes = intra.number("pull_cache_bytes", 0.0);
+  topo.intraDevicePullMemoryGBps = intra.number("pull_memory_bandwidth_gbps", 0.0);
 
   // Links name their ends, so names must be unique before links can be read.
   if (topo.devices.empty()) throw TopologyError(origin, "devices", "needs at least one device");
@@ -282,6 +286,7 @@ json topologyToJson(const Topology &topo) {
     }
     if (device.opOverheadUs > 0) out["op_overhead_us"] = device.opOverheadUs;
     if (device.pullGBps > 0) out["pull_bandwidth_gbps"] = device.pullGBps;
+    if (device.pullMemoryGBps > 0) out["pull_memory_bandwidth_gbps"] = device.pullMemoryGBps;
     devices.push_back(out);
   }
   json switches = json::array();
@@ -304,6 +309,10 @@ json topologyToJson(const Topology &topo) {
   if (topo.intraDeviceHandshake) intra["handshake"] = true;
   if (topo.intraDeviceCleanPullBytes > 0)
     intra["clean_pull_local_bytes"] = topo.intraDeviceCleanPullBytes;
+  if (topo.intraDevicePullCacheBytes > 0) {
+    intra["pull_cache_bytes"] = topo.intraDevicePullCacheBytes;
+    intra["pull_memory_bandwidth_gbps"] = topo.intraDevicePullMemoryGBps;
+  }
   return json{{"format_version", kTopologyFormatVersion},
               {"name", topo.name},
               {"ranks", topo.numRanks()},

@@ -49,6 +49,24 @@ void checkNames(const Topology &topo, const std::string &origin) {
     check(topo.switches[s].name, at("switches", s));
 }
 
+/// The far pull tier: a footprint and the per-pull cap beyond it, only on pull transfers.
+void checkPullTier(const Topology &topo, const std::string &origin) {
+  checkNonNegative(topo.intraDevicePullCacheBytes, origin, "intra_device.pull_cache_bytes");
+  if (!(topo.intraDevicePullCacheBytes > 0)) {
+    checkNonNegative(topo.intraDevicePullMemoryGBps, origin,
+                     "intra_device.pull_memory_bandwidth_gbps");
+    if (topo.intraDevicePullMemoryGBps > 0)
+      throw TopologyError(origin, "intra_device.pull_memory_bandwidth_gbps",
+                          "given, but intra_device.pull_cache_bytes is 0 (the footprint beyond "
+                          "which it applies)");
+    return;
+  }
+  if (!topo.intraDevicePull)
+    throw TopologyError(origin, "intra_device.pull_cache_bytes",
+                        "given, but intra_device.pull is false (the pull tier prices pulls)");
+  checkPositive(topo.intraDevicePullMemoryGBps, origin, "intra_device.pull_memory_bandwidth_gbps");
+}
+
 void checkDevices(const Topology &topo, const std::string &origin) {
   for (size_t d = 0; d < topo.devices.size(); ++d) {
     const Device &device = topo.devices[d];
@@ -76,6 +94,11 @@ void checkDevices(const Topology &topo, const std::string &origin) {
                               "): the near cache is the smaller level");
     checkNonNegative(device.opOverheadUs, origin, field + ".op_overhead_us");
     checkNonNegative(device.pullGBps, origin, field + ".pull_bandwidth_gbps");
+    checkNonNegative(device.pullMemoryGBps, origin, field + ".pull_memory_bandwidth_gbps");
+    if (device.pullMemoryGBps > 0 && !(topo.intraDevicePullCacheBytes > 0))
+      throw TopologyError(origin, field + ".pull_memory_bandwidth_gbps",
+                          "given, but intra_device.pull_cache_bytes is 0 (the shared pull rate "
+                          "beyond the pull tier needs the tier's footprint)");
   }
 }
 
@@ -220,6 +243,7 @@ void checkRankPartition(const Topology &topo, const std::string &origin) {
 void validateTopology(const Topology &topo, const std::string &origin) {
   checkRankPartition(topo, origin);
   checkNames(topo, origin);
+  checkPullTier(topo, origin);  // before the devices, whose far shared rate needs the tier
   checkDevices(topo, origin);
   checkCoords(topo, origin);
   checkLinks(topo, origin);

@@ -117,3 +117,64 @@ TEST(ModelFit, FewerCoresThanRanksShareThePullRate) {
   EXPECT_EQ(own.model.devicePullGBps, 0);
   EXPECT_NEAR(own.model.cleanPullBytes / truth(4).cacheBytes, 1.0, 1e-9);
 }
+
+namespace {
+
+/// truth(ranks) with a far pull tier at the cache's break: ring-shift footprints (3·M·N: input,
+/// output and its scratch) beyond the geometric mean of 8 MiB and 32 MiB pull at `farGBps`
+/// each, slow enough that the pull, not the memory share, binds there.
+ModelFigures truthWithPullTier(int ranks, double farGBps) {
+  ModelFigures f = truth(ranks);
+  f.pullCacheBytes = 3.0 * ranks * std::sqrt(double(8u << 20) * double(32u << 20));
+  f.pullMemoryGBps = farGBps;
+  return f;
+}
+
+}  // namespace
+
+TEST(ModelFit, PullTierComesBackOut) {
+  for (int n : {2, 4}) {
+    CalibrationSettings s = settings(n);
+    ModelFigures known = truthWithPullTier(n, 1.0);
+    Topology topo = calibratedTopology(s, known);
+    EXPECT_NEAR(topo.intraDevicePullCacheBytes, known.pullCacheBytes, 1e-6);
+    EXPECT_EQ(topo.intraDevicePullMemoryGBps, 1.0);
+    Calibration c = calibrateMachine(s, simulatedOn(topo));
+    EXPECT_NEAR(c.model.pullGBps / known.pullGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.model.pullMemoryGBps / known.pullMemoryGBps, 1.0, 1e-6) << "n=" << n;
+    EXPECT_NEAR(c.model.pullCacheBytes / known.pullCacheBytes, 1.0, 1e-9) << "n=" << n;
+    EXPECT_EQ(c.model.devicePullMemoryGBps, 0) << "one core per rank: no shared limit";
+    for (size_t i = 0; i < c.pointToPoint.bytes.size(); ++i)
+      EXPECT_NEAR(c.pointToPoint.simulatedUs[i] / c.pointToPoint.timesUs[i], 1.0, 1e-6)
+          << "n=" << n << " at " << c.pointToPoint.bytes[i];
+  }
+}
+
+TEST(ModelFit, OnePullTierWhenTheMemoryTiersExplainTheLargeSizes) {
+  // truth() has one pull rate; the ring shift still slows at its largest sizes (the memory
+  // tier), which the memory model reproduces: no far pull tier is invented.
+  for (int n : {2, 4}) {
+    Calibration c =
+        calibrateMachine(settings(n), simulatedOn(calibratedTopology(settings(n), truth(n))));
+    EXPECT_EQ(c.model.pullCacheBytes, 0) << "n=" << n;
+    EXPECT_EQ(c.topology.intraDevicePullCacheBytes, 0) << "n=" << n;
+  }
+}
+
+TEST(ModelFit, PullTierWithFewerCoresThanRanksSharesBothTiers) {
+  // 4 ranks on 2 cores. Near: a pull alone 6 GB/s, all together 12. Far: a pull alone 1 GB/s,
+  // all together 2 (each of the ring shift's 4 concurrent pulls gets 0.5 GB/s there).
+  CalibrationSettings s = settings(4);
+  s.cores = 2;
+  ModelFigures known = truthWithPullTier(4, 1.0);
+  known.devicePullGBps = 12;
+  known.devicePullMemoryGBps = 2;
+  Topology topo = calibratedTopology(s, known);
+  EXPECT_EQ(topo.devices[0].pullMemoryGBps, 2);
+  Calibration c = calibrateMachine(s, simulatedOn(topo));
+  EXPECT_NEAR(c.model.pullGBps / 6, 1.0, 1e-6);
+  EXPECT_NEAR(c.model.devicePullGBps / 12, 1.0, 1e-6);
+  EXPECT_NEAR(c.model.pullMemoryGBps / 1, 1.0, 1e-6);
+  EXPECT_NEAR(c.model.devicePullMemoryGBps / 2, 1.0, 1e-6);
+  EXPECT_NEAR(c.model.pullCacheBytes / known.pullCacheBytes, 1.0, 1e-9);
+}

@@ -146,6 +146,10 @@ void printCalibration(const Calibration &c) {
               m.cleanPullBytes, m.memGBps, m.cacheGBps,
               m.cacheBytes, m.nearCacheGBps, m.nearCacheBytes, m.reduceGBps,
               m.reduceGBps == 0 ? " (memory-bound)" : "");
+  if (m.pullCacheBytes > 0)
+    std::printf("       beyond a footprint of %.0f bytes pulls at %.2f GB/s per receiver (%.2f "
+                "GB/s for all pulls at once; 0: no shared limit)\n",
+                m.pullCacheBytes, m.pullMemoryGBps, m.devicePullMemoryGBps);
   for (const std::string &note : c.notes) std::printf("note: %s\n", note.c_str());
   std::printf("simulator on the calibrated topology vs the calibration measurements: median "
               "error %.1f %%\n",

@@ -55,14 +55,99 @@ double simulatedSlopeAt(const Plan &plan, const Topology &topo, uint64_t bytes) 
   return (simulateTimeUs(plan, topo, bytes) - simulateTimeUs(plan, topo, lo)) / double(bytes - lo);
 }
 
-/// Σ of squared relative errors of the simulated plan against a measurement.
-double simulationError(const Measurement &m, const Topology &topo) {
+/// Σ of squared relative errors of the simulated plan against points [first, last) of a
+/// measurement.
+double simulationError(const Measurement &m, const Topology &topo, size_t first, size_t last) {
   double sum = 0;
-  for (size_t i = 0; i < m.bytes.size(); ++i) {
+  for (size_t i = first; i < last; ++i) {
     double e = (simulateTimeUs(m.plan, topo, m.bytes[i]) - m.timesUs[i]) / m.timesUs[i];
     sum += e * e;
   }
   return sum;
+}
+
+/// The x in [lo, hi] minimising a unimodal `error` (golden-section search, 60 steps).
+template <typename Error>
+double goldenSection(double lo, double hi, const Error &error) {
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  double e1 = error(x1), e2 = error(x2);
+  for (int it = 0; it < 60; ++it) {
+    if (e1 <= e2) {
+      hi = x2, x2 = x1, e2 = e1;
+      x1 = hi - g * (hi - lo), e1 = error(x1);
+    } else {
+      lo = x1, x1 = x2, e1 = e2;
+      x2 = lo + g * (hi - lo), e2 = error(x2);
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
+/// The plan's footprint on one device per message byte when all its ranks share it, as the
+/// simulator counts it: every rank's input, output and scratch.
+double footprintPerByte(const Plan &plan) {
+  return double(plan.ranks) * (2.0 + double(plan.scratchUnits) / double(plan.units));
+}
+
+/// The first point of the ring shift's far pull tier: where its tier fit ends in a slope
+/// steeper than the tier before (its pulls leave the caches), or the point count when none.
+size_t farPullTierStart(const Measurement &shift) {
+  const TierFit &tiers = shift.tiers;
+  const size_t k = tiers.regimes();
+  if (k >= 2 && tiers.usPerByte[k - 1] > tiers.usPerByte[k - 2]) return tiers.breaks[k - 2];
+  return shift.bytes.size();
+}
+
+/// The pull rates, fitted to the ring shift with the simulator (golden-section search on a log
+/// scale). Its pulls all run at once, one per rank: with more ranks than cores they share the
+/// cores, so what it measures is each pull's share P. A pull alone runs on a whole core: cap
+/// P·N / min(N, cores), and all pulls together P·N.
+/// Pulls are tiered like the memory: when the ring shift's last tier is slower than the one
+/// before, its pulls beyond that break no longer find the written lines in the caches. The
+/// points below it fit the near rate and those from it the far one, and the break becomes the
+/// ring shift's footprint between the two sizes around it (as the copy's breaks do). The far
+/// tier is kept only when it reproduces those points better than the near rate does (the
+/// memory tiers may already explain them).
+void fitPullTiers(Calibration &c, int cores, ModelFigures &f) {
+  const int n = c.settings.ranks;
+  const Measurement &shift = c.pointToPoint;
+  auto setNear = [&](ModelFigures &figures, double perPullAllBusy) {
+    figures.pullGBps = perPullAllBusy * double(n) / double(cores);
+    figures.devicePullGBps = cores < n ? perPullAllBusy * double(n) : 0.0;
+  };
+  auto setFar = [&](ModelFigures &figures, double perPullAllBusy) {
+    figures.pullMemoryGBps = perPullAllBusy * double(n) / double(cores);
+    figures.devicePullMemoryGBps = cores < n ? perPullAllBusy * double(n) : 0.0;
+  };
+  auto errorOf = [&](const ModelFigures &figures, size_t first, size_t last) {
+    return simulationError(shift, calibratedTopology(c.settings, figures), first, last);
+  };
+  /// Fits one tier's rate on points [first, last) and returns their error.
+  auto fit = [&](const std::function<void(ModelFigures &, double)> &set, size_t first,
+                 size_t last) {
+    double logRate = goldenSection(-2, 5, [&](double logPerPull) {  // 0.01 GB/s .. 100 TB/s
+      ModelFigures trial = f;
+      set(trial, std::pow(10.0, logPerPull));
+      return errorOf(trial, first, last);
+    });
+    set(f, std::pow(10.0, logRate));
+    return errorOf(f, first, last);
+  };
+  const size_t farFrom = farPullTierStart(shift), points = shift.bytes.size();
+  fit(setNear, 0, farFrom);
+  if (farFrom == points) return;
+  const double nearError = errorOf(f, farFrom, points);
+  f.pullCacheBytes = footprintPerByte(shift.plan) *
+                     std::sqrt(double(shift.bytes[farFrom - 1]) * double(shift.bytes[farFrom]));
+  const double farError = fit(setFar, farFrom, points);
+  if (!(farError < nearError * (1 - 1e-9))) {
+    c.notes.push_back("the ring shift's slower large sizes are explained by the memory tiers: "
+                      "one pull tier");
+    f.pullCacheBytes = f.pullMemoryGBps = f.devicePullMemoryGBps = 0;
+  } else if (f.pullMemoryGBps > f.pullGBps) {
+    c.notes.push_back("the far pull tier fitted faster than the near one");
+  }
 }
 
 }  // namespace
@@ -74,7 +159,8 @@ double simulationError(const Measurement &m, const Topology &topo) {
 ///  - reductions: the measured combine rate when slower than the memory model predicts;
 ///  - transfers are pulls (the cpu backends read a peer's buffer in place); the latency is the
 ///    ring shift's α less its ops' overheads, and the pull bandwidth the cap that best reproduces
-///    the ring shift at every size (golden-section search on a log scale).
+///    the ring shift (golden-section search on a log scale), in two tiers when its largest
+///    sizes pull slower than the memory tiers explain (fitPullTiers).
 void deriveModel(Calibration &c, const std::function<void(const std::string &)> &log) {
   const int n = c.settings.ranks;
   const std::vector<uint64_t> &sizes = c.settings.sizes;
@@ -119,18 +205,12 @@ void deriveModel(Calibration &c, const std::function<void(const std::string &)> 
                       "(memory-bound)");
   }
 
-  // Transfers: latency, then the pull cap. The ring shift's pulls all run at once, one per rank:
-  // with more ranks than cores they share the cores, so what it measures is each pull's share
-  // P. A pull alone runs on a whole core: cap P·N / min(N, cores), and all pulls together P·N.
-  // Its pulls read a value written in the call. An unmodified input a rank read in earlier calls
-  // stays in its core's cache while the call fits the cache (the copy's cache tier) and the rank
-  // has a core of its own (oversubscribed ranks migrate between cores): then it is a local read.
+  // Transfers: latency, then the pull rates (fitPullTiers). The ring shift's pulls read a value
+  // written in the call. An unmodified input a rank read in earlier calls stays in its core's
+  // cache while the call fits the cache (the copy's cache tier) and the rank has a core of its
+  // own (oversubscribed ranks migrate between cores): then it is a local read.
   const int cores = c.settings.cores > 0 ? std::min(c.settings.cores, n) : n;
   if (cores == n) f.cleanPullBytes = k >= 2 ? f.cacheBytes : 0;
-  auto setPull = [&](ModelFigures &figures, double perPullAllBusy) {
-    figures.pullGBps = perPullAllBusy * double(n) / double(cores);
-    figures.devicePullGBps = cores < n ? perPullAllBusy * double(n) : 0.0;
-  };
   // The empty ring shift's time is linear in the latency: overheads + hand-offs × latency (two
   // hand-offs under the handshake: the data's ready flag and the release coming back).
   f.latencyUs = 0;
@@ -145,25 +225,7 @@ void deriveModel(Calibration &c, const std::function<void(const std::string &)> 
     f.latencyUs = 0;
   }
   if (log) log("fitting the pull bandwidth to the ring shift");
-  auto errorAt = [&](double logCap) {
-    ModelFigures trial = f;
-    setPull(trial, std::pow(10.0, logCap));
-    return simulationError(c.pointToPoint, calibratedTopology(c.settings, trial));
-  };
-  double lo = -2, hi = 5;  // 0.01 GB/s .. 100 TB/s
-  const double g = (std::sqrt(5.0) - 1) / 2;
-  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-  double e1 = errorAt(x1), e2 = errorAt(x2);
-  for (int it = 0; it < 60; ++it) {
-    if (e1 <= e2) {
-      hi = x2, x2 = x1, e2 = e1;
-      x1 = hi - g * (hi - lo), e1 = errorAt(x1);
-    } else {
-      lo = x1, x1 = x2, e1 = e2;
-      x2 = lo + g * (hi - lo), e2 = errorAt(x2);
-    }
-  }
-  setPull(f, std::pow(10.0, 0.5 * (lo + hi)));
+  fitPullTiers(c, cores, f);
 
   c.model = f;
   c.topology = calibratedTopology(c.settings, f);
@@ -242,6 +304,8 @@ Topology calibratedTopology(const CalibrationSettings &settings, const ModelFigu
     device.nearCacheBandwidthGBps = f.nearCacheBytes > 0 ? f.nearCacheGBps * share : 0;
     device.opOverheadUs = f.opOverheadUs;
     device.pullGBps = f.devicePullGBps * share;
+    bool pullTier = f.pullGBps > 0 && f.pullCacheBytes > 0;
+    device.pullMemoryGBps = pullTier ? f.devicePullMemoryGBps * share : 0;
   }
   if (f.pullGBps > 0) {
     // Shared memory: a receiver reads the sender's buffer in place, at most at the pull rate.
@@ -259,6 +323,10 @@ Topology calibratedTopology(const CalibrationSettings &settings, const ModelFigu
   size_t most = 1;
   for (const Device &device : topo.devices) most = std::max(most, device.ranks.size());
   topo.intraDeviceCleanPullBytes = f.pullGBps > 0 ? f.cleanPullBytes * double(most) / n : 0;
+  if (f.pullGBps > 0 && f.pullCacheBytes > 0) {
+    topo.intraDevicePullCacheBytes = f.pullCacheBytes * double(most) / n;
+    topo.intraDevicePullMemoryGBps = f.pullMemoryGBps;
+  }
   topo.features = Features{true, true, false};
   validateTopology(topo, settings.name);
   topo.finalize();
@@ -351,6 +419,9 @@ nlohmann::json calibrationToJson(const Calibration &c) {
                      {"pull_bandwidth_gbps", c.model.pullGBps},
                      {"device_pull_bandwidth_gbps", c.model.devicePullGBps},
                      {"clean_pull_local_bytes", c.model.cleanPullBytes},
+                     {"pull_cache_bytes", c.model.pullCacheBytes},
+                     {"pull_memory_bandwidth_gbps", c.model.pullMemoryGBps},
+                     {"device_pull_memory_bandwidth_gbps", c.model.devicePullMemoryGBps},
                      {"mem_bandwidth_gbps", c.model.memGBps},
                      {"cache_bytes", c.model.cacheBytes},
                      {"cache_bandwidth_gbps", c.model.cacheGBps},

@@ -71,6 +71,11 @@ struct ModelFigures {
   /// Topology::intraDeviceCleanPullBytes (whole machine): below this footprint pulls of
   /// unmodified inputs are local reads; 0: never.
   double cleanPullBytes = 0;
+  /// Topology::intraDevicePullCacheBytes (whole machine): the footprint beyond which pulls run
+  /// at the far tier below (the ring shift's slowest last tier); 0: one pull tier.
+  double pullCacheBytes = 0;
+  double pullMemoryGBps = 0;        ///< Topology::intraDevicePullMemoryGBps
+  double devicePullMemoryGBps = 0;  ///< Device::pullMemoryGBps (whole machine), as devicePullGBps
 };
 
 /// The measured figures, the model parameters derived from them, and the topology.

@@ -221,3 +221,84 @@ TEST(SimModelTerms, NegativePullCapacityIsRejected) {
     EXPECT_NE(std::string(e.what()).find("pullGBps -1"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+/// Both ranks pull the other's input into their output at once (the shared-capacity case).
+Plan bothPull() {
+  Plan plan = emptyPlan(1);
+  for (int r = 0; r < 2; ++r) {
+    PlanOp send;
+    send.kind = OpKind::Send;
+    send.srcs = {{BufferKind::In, 0, 1}};
+    send.sends = {{1 - r, uint32_t(r)}};
+    PlanOp recv;
+    recv.kind = OpKind::Recv;
+    recv.recv = Endpoint{1 - r, uint32_t(1 - r)};
+    recv.dsts = {{BufferKind::Out, 0, 1}};
+    plan.programs[r].ops = {send, recv};
+  }
+  return plan;
+}
+
+}  // namespace
+
+TEST(SimModelTerms, PullTierSwitchesTheCapPastItsFootprint) {
+  Topology topo = twoRankDevice();
+  topo.intraDevicePull = true;
+  topo.intraDeviceBandwidthGBps = 5;
+  topo.intraDevicePullMemoryGBps = 2.5;
+  // Footprint 2 × 1e4 × 2 ranks = 4e4 bytes. A tier at 4e4: the call fits, the near cap holds:
+  // the recv reads 1e4 bytes at 5e3 B/µs (memory offers 1e4): 2 µs, + 1 µs latency = 3 µs.
+  topo.intraDevicePullCacheBytes = 40000;
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 3.0, 1e-9);
+  // Just below the footprint: the far cap, 2.5e3 B/µs: 4 µs + 1 µs = 5 µs.
+  topo.intraDevicePullCacheBytes = 39999;
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 5.0, 1e-9);
+  // No tier (0): today's single cap whatever the footprint, 3 µs.
+  topo.intraDevicePullCacheBytes = 0;
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 3.0, 1e-9);
+  // A clean pull is a local read in either tier: memory only, weight 2 on 2e4 B/µs: 1 + 1 µs.
+  topo.intraDevicePullCacheBytes = 39999;
+  topo.intraDeviceCleanPullBytes = 1e12;
+  EXPECT_NEAR(simulateTimeUs(oneTransfer(), topo, 10000), 2.0, 1e-9);
+}
+
+TEST(SimModelTerms, PullTierSwitchesTheSharedPullCapacity) {
+  Topology topo = twoRankDevice();
+  topo.intraDevicePull = true;
+  topo.devices[0].memBandwidthGBps = 1000;  // memory never binds
+  topo.devices[0].pullGBps = 10;
+  topo.intraDevicePullMemoryGBps = 10;      // each pull's cap is the same in both tiers
+  topo.devices[0].pullMemoryGBps = 4;
+  // Near tier (footprint 4e4 fits): the two pulls share 1e4 B/µs, 5e3 each: 2 µs + 1 = 3 µs.
+  topo.intraDevicePullCacheBytes = 40000;
+  EXPECT_NEAR(simulateTimeUs(bothPull(), topo, 10000), 3.0, 1e-9);
+  // Far tier: they share 4e3 B/µs, 2e3 each: 5 µs + 1 = 6 µs.
+  topo.intraDevicePullCacheBytes = 39999;
+  EXPECT_NEAR(simulateTimeUs(bothPull(), topo, 10000), 6.0, 1e-9);
+  // Far tier without a shared rate (0): each keeps its own 1e4 B/µs cap: 1 µs + 1 = 2 µs.
+  topo.devices[0].pullMemoryGBps = 0;
+  EXPECT_NEAR(simulateTimeUs(bothPull(), topo, 10000), 2.0, 1e-9);
+}
+
+TEST(SimModelTerms, PullTierWithoutAFarRateIsRejected) {
+  Topology topo = twoRankDevice();
+  topo.intraDevicePull = true;
+  topo.intraDevicePullCacheBytes = 100;  // footprint 2 × 1e4 × 2 exceeds it: the far cap is used
+  try {
+    simulate(oneTransfer(), topo, 10000);
+    FAIL() << "expected SimError";
+  } catch (const SimError &e) {
+    EXPECT_NE(std::string(e.what()).find("intraDevicePullMemoryGBps 0"), std::string::npos)
+        << e.what();
+  }
+  topo.intraDevicePullMemoryGBps = 5;
+  topo.devices[0].pullMemoryGBps = -1;
+  try {
+    simulate(oneTransfer(), topo, 10000);
+    FAIL() << "expected SimError";
+  } catch (const SimError &e) {
+    EXPECT_NE(std::string(e.what()).find("pullMemoryGBps -1"), std::string::npos) << e.what();
+  }
+}

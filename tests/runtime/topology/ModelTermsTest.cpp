@@ -133,4 +133,67 @@ TEST(TopologyModelTerms, BadPullSharingAndCleanPullsNameTheField) {
   EXPECT_TRUE(rejects(handshake, "intra_device.handshake", "expected"));
 }
 
+/// withModelTerms plus a far pull tier: 6 GB/s per pull and 8 GB/s shared beyond 64 MiB.
+json withPullTier() {
+  json document = withModelTerms();
+  document["intra_device"]["pull_cache_bytes"] = 64 << 20;
+  document["intra_device"]["pull_memory_bandwidth_gbps"] = 6;
+  document["devices"][0]["pull_memory_bandwidth_gbps"] = 8;
+  return document;
+}
+
+TEST(TopologyModelTerms, PullTierRoundTripsAndChangesTheFingerprint) {
+  Topology topo = topologyFromJson(withPullTier(), "tier.json");
+  EXPECT_EQ(topo.intraDevicePullCacheBytes, 64 << 20);
+  EXPECT_EQ(topo.intraDevicePullMemoryGBps, 6);
+  EXPECT_EQ(topo.devices[0].pullMemoryGBps, 8);
+  Topology back = topologyFromJson(topologyToJson(topo), "back");
+  EXPECT_EQ(back.intraDevicePullCacheBytes, 64 << 20);
+  EXPECT_EQ(back.intraDevicePullMemoryGBps, 6);
+  EXPECT_EQ(back.devices[0].pullMemoryGBps, 8);
+  EXPECT_EQ(back.fingerprint(), topo.fingerprint());
+  // Present: a different fingerprint, per field; absent (or 0): not written, fingerprint kept.
+  const std::string base = topologyFromJson(withModelTerms(), "a").fingerprint();
+  json tierOnly = withPullTier();
+  tierOnly["devices"][0].erase("pull_memory_bandwidth_gbps");
+  EXPECT_NE(topologyFromJson(tierOnly, "tier").fingerprint(), base);
+  EXPECT_NE(topologyFromJson(tierOnly, "tier").fingerprint(), topo.fingerprint());
+  json zeros = withModelTerms();
+  zeros["intra_device"]["pull_cache_bytes"] = 0;
+  zeros["intra_device"]["pull_memory_bandwidth_gbps"] = 0;
+  zeros["devices"][0]["pull_memory_bandwidth_gbps"] = 0;
+  EXPECT_EQ(topologyFromJson(zeros, "zeros").fingerprint(), base);
+  json written = topologyToJson(topologyFromJson(zeros, "zeros"));
+  EXPECT_FALSE(written["intra_device"].contains("pull_cache_bytes"));
+  EXPECT_FALSE(written["intra_device"].contains("pull_memory_bandwidth_gbps"));
+  EXPECT_FALSE(written["devices"][0].contains("pull_memory_bandwidth_gbps"));
+}
+
+TEST(TopologyModelTerms, BadPullTierNamesTheField) {
+  json noRate = withPullTier();
+  noRate["intra_device"].erase("pull_memory_bandwidth_gbps");
+  EXPECT_TRUE(rejects(noRate, "intra_device.pull_memory_bandwidth_gbps", "must be a positive"));
+  json negative = withPullTier();
+  negative["intra_device"]["pull_cache_bytes"] = -1;
+  EXPECT_TRUE(rejects(negative, "intra_device.pull_cache_bytes", "must be a non-negative"));
+  json noPull = withPullTier();
+  noPull["intra_device"]["pull"] = false;
+  EXPECT_TRUE(rejects(noPull, "intra_device.pull_cache_bytes", "intra_device.pull is false"));
+  json rateAlone = withModelTerms();
+  rateAlone["intra_device"]["pull_memory_bandwidth_gbps"] = 6;
+  EXPECT_TRUE(rejects(rateAlone, "intra_device.pull_memory_bandwidth_gbps",
+                      "intra_device.pull_cache_bytes is 0"));
+  json sharedAlone = withModelTerms();
+  sharedAlone["devices"][0]["pull_memory_bandwidth_gbps"] = 8;
+  EXPECT_TRUE(rejects(sharedAlone, "devices[0].pull_memory_bandwidth_gbps",
+                      "intra_device.pull_cache_bytes is 0"));
+  json sharedNegative = withPullTier();
+  sharedNegative["devices"][0]["pull_memory_bandwidth_gbps"] = -2;
+  EXPECT_TRUE(rejects(sharedNegative, "devices[0].pull_memory_bandwidth_gbps",
+                      "must be a non-negative"));
+  json typo = withPullTier();
+  typo["intra_device"]["pull_cache_byte"] = 1;
+  EXPECT_TRUE(rejects(typo, "intra_device.pull_cache_byte", "unknown field"));
+}
+
 }  // namespace collplan::test
