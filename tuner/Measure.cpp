@@ -117,6 +117,9 @@ void Measurer::runBatch(const Plan &plan, const bench::BenchCase &c,
   m.medianUs = median(state.pooled);
   m.p99Us = quantile(state.pooled, 0.99);
   m.reps = int(state.pooled.size());
+  // For roughly normal samples σ ≈ IQR / 1.349 and the median's standard error ≈ 1.2533 σ / √n.
+  const double iqr = quantile(state.pooled, 0.75) - quantile(state.pooled, 0.25);
+  m.medianErrorUs = m.reps > 1 ? 0.93 * iqr / std::sqrt(double(m.reps)) : 0.0;
   const bool settled = state.previousMedian > 0 &&
                        std::abs(m.medianUs - state.previousMedian) <= kStableTolerance * m.medianUs;
   state.stable = m.wrong > 0 || settled || m.batches >= (oneBatch ? 1 : maxBatches());

@@ -18,6 +18,10 @@ struct Measurement {
   bool done = false;
   double medianUs = 0;
   double p99Us = 0;
+  /// Standard error of the median, from the samples' spread (0.93 x interquartile range / √n);
+  /// 0 where the time is exact (sim) or a single sample. Selection treats medians closer than
+  /// their errors allow as a tie.
+  double medianErrorUs = 0;
   int reps = 0;
   int batches = 0;
   uint64_t wrong = 0;  ///< elements differing from the host reference (0 when unchecked)

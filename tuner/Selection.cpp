@@ -12,12 +12,20 @@ bool usable(const TableMeasurements &m, size_t v, size_t s) {
   return m.eligible[v] && x.done && x.wrong == 0;
 }
 
-/// a is better than b at size s (both usable): lower median, then lower prediction, then index.
+/// Medians closer than this many combined standard errors are a statistical tie.
+constexpr double kTieStandardErrors = 2.0;
+
+/// a is better than b at size s (both usable): the lower median, unless the two medians are
+/// within their measurement errors (a tie); then the lower prediction (fewer rounds, fewer
+/// bytes: the variant the cost model expects to be faster), then the lower median, then index.
 bool better(const TableMeasurements &m, size_t a, size_t b, size_t s) {
-  const double ta = m.byVariant[a][s].medianUs, tb = m.byVariant[b][s].medianUs;
-  if (ta != tb) return ta < tb;
+  const Measurement &x = m.byVariant[a][s], &y = m.byVariant[b][s];
+  const double error = std::hypot(x.medianErrorUs, y.medianErrorUs);
+  const bool tie = std::abs(x.medianUs - y.medianUs) <= kTieStandardErrors * error;
+  if (!tie) return x.medianUs < y.medianUs;
   const double pa = m.predictedUs[a][s], pb = m.predictedUs[b][s];
   if (pa != pb) return pa < pb;
+  if (x.medianUs != y.medianUs) return x.medianUs < y.medianUs;
   return a < b;
 }
 

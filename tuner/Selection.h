@@ -18,8 +18,11 @@ struct TableMeasurements {
   std::vector<bool> eligible;  ///< may win: measured, correct everywhere, ran without error
 };
 
-/// Per size: the fastest eligible variant by median (ties: lower prediction, then lower index)
-/// and the second fastest; -1 where nothing eligible was measured.
+/// Per size: the fastest eligible variant by median and the second fastest; -1 where nothing
+/// eligible was measured. Medians within two combined standard errors
+/// (Measurement::medianErrorUs) are a tie, broken by the lower prediction, then the lower
+/// median, then the lower index: on a noisy machine a variant the cost model expects to be
+/// slower (more slices, more rounds) does not win on a lucky measurement.
 struct SizeChoice {
   int winner = -1;
   int runnerUp = -1;

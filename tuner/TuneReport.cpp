@@ -81,7 +81,8 @@ void printReport(std::FILE *out, const TuneResult &r) {
         const Measurement &ru = t.measurements.byVariant[size_t(b.runnerUp)][b.sizeIndex];
         runner = t.variants[size_t(b.runnerUp)].variant.label;
         char m[32];
-        std::snprintf(m, sizeof m, "+%.1f%%", (ru.medianUs / w.medianUs - 1) * 100);
+        // Negative: the runner-up measured faster but within the noise (a tie, see Selection.h).
+        std::snprintf(m, sizeof m, "%+.1f%%", (ru.medianUs / w.medianUs - 1) * 100);
         margin = m;
       }
       std::fprintf(out, "    %-20s %-26s %10s %10.2f %10.2f  %-26s %8s %10.2f %9.2f\n",
@@ -95,7 +96,7 @@ void printReport(std::FILE *out, const TuneResult &r) {
 
 std::string measurementsCsv(const TuneResult &r) {
   std::string csv = "collective,dtype,op,variant,algorithm,params,size_bytes,count,median_us,"
-                    "p99_us,reps,batches,wrong,predicted_us,winner\n";
+                    "median_error_us,p99_us,reps,batches,wrong,predicted_us,winner\n";
   char num[64];
   for (const TableResult &t : r.tables)
     for (size_t v = 0; v < t.variants.size(); ++v)
@@ -108,7 +109,7 @@ std::string measurementsCsv(const TuneResult &r) {
                "," + csvField(t.variants[v].variant.label) + "," + t.variants[v].variant.algorithm +
                "," + csvField(t.variants[v].variant.paramsJson().dump()) + "," +
                std::to_string(p.bytes) + "," + std::to_string(p.count) + ",";
-        std::snprintf(num, sizeof num, "%.4f,%.4f,", m.medianUs, m.p99Us);
+        std::snprintf(num, sizeof num, "%.4f,%.4f,%.4f,", m.medianUs, m.medianErrorUs, m.p99Us);
         csv += num + std::to_string(m.reps) + "," + std::to_string(m.batches) + "," +
                std::to_string(m.wrong) + ",";
         std::snprintf(num, sizeof num, "%.4f,", t.measurements.predictedUs[v][s]);
@@ -158,7 +159,8 @@ nlohmann::json reportJson(const TuneResult &r) {
         if (!m.done) continue;
         rows.push_back({{"variant", cv.variant.label}, {"size_bytes", t.measurements.sizes[s].bytes},
                         {"count", t.measurements.sizes[s].count}, {"median_us", m.medianUs},
-                        {"p99_us", m.p99Us}, {"reps", m.reps}, {"batches", m.batches},
+                        {"median_error_us", m.medianErrorUs}, {"p99_us", m.p99Us},
+                        {"reps", m.reps}, {"batches", m.batches},
                         {"wrong", m.wrong}, {"predicted_us", t.measurements.predictedUs[v][s]},
                         {"winner", isWinnerAt(t, v, s)}});
       }

@@ -107,3 +107,22 @@ TEST(TuneSelection, NothingMeasuredGivesNoBuckets) {
   const TableMeasurements m = table({{-1, -1}});
   EXPECT_TRUE(mergeBuckets(m, chooseWinners(m)).empty());
 }
+
+/// Medians within two combined standard errors are a tie, won by the lower prediction; a gap
+/// beyond the errors is not a tie; exact times (sim, error 0) compare as before.
+TEST(TuneSelection, NoisyTiesGoToTheLowerPrediction) {
+  TableMeasurements m = table({{5.0}, {5.3}});
+  m.predictedUs = {{13.0}, {6.6}};  // variant 0: more slices, predicted slower
+  EXPECT_EQ(chooseWinners(m)[0].winner, 0) << "exact medians: the lower one wins";
+
+  m.byVariant[0][0].medianErrorUs = m.byVariant[1][0].medianErrorUs = 0.15;  // 2·√2·0.15 = 0.42
+  EXPECT_EQ(chooseWinners(m)[0].winner, 1) << "0.3 us apart within 0.42: the lower prediction";
+  EXPECT_EQ(chooseWinners(m)[0].runnerUp, 0);
+
+  m.byVariant[1][0].medianUs = 5.5;  // 0.5 us apart: beyond the errors
+  EXPECT_EQ(chooseWinners(m)[0].winner, 0);
+
+  m.byVariant[1][0].medianUs = 5.3;
+  m.predictedUs = {{6.6}, {6.6}};  // a tie with equal predictions: the lower median
+  EXPECT_EQ(chooseWinners(m)[0].winner, 0);
+}
