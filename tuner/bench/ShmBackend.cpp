@@ -3,6 +3,7 @@
 #include "runtime/backends/cpu/ShmBackend.h"
 
 #include "tuner/bench/Backends.h"
+#include "tuner/bench/RankPlacement.h"
 
 #include <cerrno>
 #include <csignal>
@@ -67,11 +68,12 @@ RankTimes decodeTimes(const std::string &s, size_t sizes) {
 
 [[noreturn]] void runChild(int fd, const std::string &job, int rank, const PlanSource &source,
                            const BenchCase &c, const std::vector<SizePoint> &sizes,
-                           const LoopSettings &settings, const ProgressFn &progress) {
+                           const LoopSettings &settings, const ProgressFn &progress,
+                           const RankPlacement &placement) {
   std::string message;
   int code = 0;
   try {
-    ShmTransport transport(job, rank, c.ranks, kSlotCapacity, defaultWaitPolicy());
+    ShmTransport transport(job, rank, c.ranks, kSlotCapacity, placement.place(rank, c.ranks));
     message = encodeTimes(runRankLoop(transport, source, c, sizes, settings, progress));
   } catch (const std::exception &e) {
     message = std::string("Erank ") + std::to_string(rank) + ": " + e.what();
@@ -107,6 +109,7 @@ std::vector<SizeResult> measureShm(const PlanSource &source, const BenchCase &c,
   const size_t n = size_t(c.ranks);
   std::vector<pid_t> pids(n, -1);
   std::vector<int> fds(n, -1);
+  const RankPlacement placement;  // before the ranks bind: the CPUs this process may use
   std::fflush(stdout);
   std::fflush(stderr);
   for (size_t r = 0; r < n; ++r) {
@@ -117,7 +120,7 @@ std::vector<SizeResult> measureShm(const PlanSource &source, const BenchCase &c,
     if (pid == 0) {
       ::close(p[0]);
       for (size_t k = 0; k < r; ++k) ::close(fds[k]);
-      runChild(p[1], job, int(r), source, c, sizes, settings, progress);
+      runChild(p[1], job, int(r), source, c, sizes, settings, progress, placement);
     }
     ::close(p[1]);
     pids[r] = pid;

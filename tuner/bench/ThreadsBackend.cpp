@@ -2,6 +2,7 @@
 #include "runtime/backends/cpu/ThreadsBackend.h"
 
 #include "tuner/bench/Backends.h"
+#include "tuner/bench/RankPlacement.h"
 
 #include <exception>
 #include <memory>
@@ -20,14 +21,14 @@ std::vector<SizeResult> measureThreads(const PlanSource &source, const BenchCase
                                        const std::vector<SizePoint> &sizes,
                                        const LoopSettings &settings, const ProgressFn &progress) {
   auto shared = std::make_shared<ThreadsShared>(c.ranks, kSlotCapacity);
-  const WaitPolicy policy = defaultWaitPolicy();
+  const RankPlacement placement;
   std::vector<RankTimes> times(size_t(c.ranks));
   std::vector<std::exception_ptr> errors(size_t(c.ranks));
   std::vector<std::thread> threads;
   for (int r = 0; r < c.ranks; ++r)
     threads.emplace_back([&, r] {
       try {
-        ThreadsTransport transport(shared, r, policy);
+        ThreadsTransport transport(shared, r, placement.place(r, c.ranks));
         times[size_t(r)] = runRankLoop(transport, source, c, sizes, settings, progress);
       } catch (...) {
         errors[size_t(r)] = std::current_exception();

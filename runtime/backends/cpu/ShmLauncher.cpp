@@ -1,4 +1,6 @@
 // collplan-shm-launch: starts the N processes of a cpu-shm job and reports how they ended.
+#include "runtime/backends/cpu/CoreBinding.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -54,6 +56,8 @@ void stopRanks(int signal) {
 
 }  // namespace
 
+using namespace collplan;
+
 int main(int argc, char **argv) {
   int ranks = 0;
   std::string job = "job" + std::to_string(getpid());
@@ -81,6 +85,12 @@ int main(int argc, char **argv) {
     }
   }
   if (ranks < 1 || i >= argc) return usage(argv[0]);
+  BindMode bind = BindMode::Core;
+  if (auto why = bindModeFromEnv(bind)) {
+    std::fprintf(stderr, "collplan-shm-launch: %s\n", why->c_str());
+    return 2;
+  }
+  const std::vector<int> cpus = allowedCpus();
 
   std::vector<pid_t> children;
   children.reserve(size_t(ranks));
@@ -101,6 +111,10 @@ int main(int argc, char **argv) {
       setenv("COLLPLAN_RANKS", std::to_string(ranks).c_str(), 1);
       setenv("COLLPLAN_RANK", std::to_string(r).c_str(), 1);
       setenv("COLLPLAN_SHM_JOB", job.c_str(), 1);
+      // One core per rank when they fit, as mpirun binds; a rank that owns its core polls a
+      // little before yielding (unless the user chose COLLPLAN_WAIT_SPINS).
+      if (bindCallerToCpu(cpuForRank(bind, cpus, r, ranks)))
+        setenv("COLLPLAN_WAIT_SPINS", std::to_string(kSpinsWhenBound).c_str(), 0);
       execvp(argv[i], argv + i);
       std::fprintf(stderr, "collplan-shm-launch: cannot run %s: %s\n", argv[i],
                    std::strerror(errno));

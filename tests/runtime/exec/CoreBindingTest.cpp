@@ -1,0 +1,55 @@
+// CoreBinding: which CPU a rank gets, COLLPLAN_BIND parsing, and a real bind of a thread.
+#include "runtime/backends/cpu/CoreBinding.h"
+
+#include <gtest/gtest.h>
+
+#include <sched.h>
+
+#include <cstdlib>
+#include <thread>
+
+using namespace collplan;
+
+namespace {
+
+TEST(CoreBinding, RanksGetTheAllowedCpusInOrderWhenTheyFit) {
+  const std::vector<int> cpus = {2, 5, 7};
+  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 0, 3), 2);
+  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 2, 3), 7);
+  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 1, 2), 5);
+  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 0, 4), -1) << "more ranks than CPUs: unbound";
+  EXPECT_EQ(cpuForRank(BindMode::None, cpus, 0, 3), -1);
+  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 3, 3), -1) << "rank out of range";
+}
+
+TEST(CoreBinding, EnvironmentValues) {
+  BindMode mode = BindMode::None;
+  unsetenv("COLLPLAN_BIND");
+  EXPECT_FALSE(bindModeFromEnv(mode));
+  EXPECT_EQ(mode, BindMode::Core);
+  setenv("COLLPLAN_BIND", "none", 1);
+  EXPECT_FALSE(bindModeFromEnv(mode));
+  EXPECT_EQ(mode, BindMode::None);
+  setenv("COLLPLAN_BIND", "numa", 1);
+  auto why = bindModeFromEnv(mode);
+  ASSERT_TRUE(why);
+  EXPECT_EQ(*why, "COLLPLAN_BIND must be core or none, got \"numa\"");
+  unsetenv("COLLPLAN_BIND");
+}
+
+TEST(CoreBinding, BindsTheCallingThreadOnly) {
+  const std::vector<int> before = allowedCpus();
+  ASSERT_FALSE(before.empty());
+  std::vector<int> inside;
+  bool bound = false;
+  std::thread([&] {
+    bound = bindCallerToCpu(before.back());
+    inside = allowedCpus();
+  }).join();
+  EXPECT_TRUE(bound);
+  EXPECT_EQ(inside, std::vector<int>{before.back()});
+  EXPECT_EQ(allowedCpus(), before) << "the caller's own mask is untouched";
+  EXPECT_FALSE(bindCallerToCpu(-1));
+}
+
+}  // namespace

@@ -1,0 +1,21 @@
+// RankPlacement: CoreBinding for the measurement backends, with the matching wait policy.
+#include "tuner/bench/RankPlacement.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace collplan::bench {
+
+RankPlacement::RankPlacement() : cpus_(allowedCpus()) {
+  if (auto why = bindModeFromEnv(mode_)) throw std::invalid_argument(*why);
+}
+
+WaitPolicy RankPlacement::place(int rank, int ranks) const {
+  WaitPolicy policy = defaultWaitPolicy();
+  if (bindCallerToCpu(cpuForRank(mode_, cpus_, rank, ranks)) &&
+      !std::getenv("COLLPLAN_WAIT_SPINS"))
+    policy.spins = kSpinsWhenBound;
+  return policy;
+}
+
+}  // namespace collplan::bench

@@ -1,0 +1,27 @@
+// RankPlacement: where the measured ranks run (one core each when they fit) and how they wait.
+#pragma once
+
+#include "runtime/backends/cpu/CoreBinding.h"
+#include "runtime/exec/Wait.h"
+
+#include <vector>
+
+namespace collplan::bench {
+
+/// Read once by the measuring thread before ranks start (COLLPLAN_BIND and the CPUs it may use;
+/// throws std::invalid_argument naming COLLPLAN_BIND when it is malformed).
+class RankPlacement {
+public:
+  RankPlacement();
+
+  /// Binds the calling thread to rank `rank`'s CPU when the ranks fit the CPUs (see
+  /// CoreBinding.h) and returns its wait policy: defaultWaitPolicy(), polling kSpinsWhenBound
+  /// times before yielding when bound and COLLPLAN_WAIT_SPINS is unset.
+  WaitPolicy place(int rank, int ranks) const;
+
+private:
+  BindMode mode_ = BindMode::Core;
+  std::vector<int> cpus_;
+};
+
+}  // namespace collplan::bench
