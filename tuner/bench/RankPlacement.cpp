@@ -13,7 +13,7 @@ RankPlacement::RankPlacement() : cpus_(allowedCpus()) {
 WaitPolicy RankPlacement::place(int rank, int ranks) const {
   WaitPolicy policy = defaultWaitPolicy();
   if (bindCallerToCpu(cpuForRank(mode_, cpus_, rank, ranks)) &&
-      !std::getenv("COLLPLAN_WAIT_SPINS"))
+      ranksOwnTheirCores(mode_, cpus_, ranks) && !std::getenv("COLLPLAN_WAIT_SPINS"))
     policy.spins = kSpinsWhenBound;
   return policy;
 }

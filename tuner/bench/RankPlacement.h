@@ -14,9 +14,9 @@ class RankPlacement {
 public:
   RankPlacement();
 
-  /// Binds the calling thread to rank `rank`'s CPU when the ranks fit the CPUs (see
-  /// CoreBinding.h) and returns its wait policy: defaultWaitPolicy(), polling kSpinsWhenBound
-  /// times before yielding when bound and COLLPLAN_WAIT_SPINS is unset.
+  /// Binds the calling thread to rank `rank`'s CPU (see CoreBinding.h) and returns its wait
+  /// policy: defaultWaitPolicy(), polling kSpinsWhenBound times before yielding when every rank
+  /// owns its core and COLLPLAN_WAIT_SPINS is unset.
   WaitPolicy place(int rank, int ranks) const;
 
 private:

@@ -32,10 +32,12 @@ std::vector<int> allowedCpus() {
 }
 
 int cpuForRank(BindMode mode, const std::vector<int> &cpus, int rank, int ranks) {
-  if (mode != BindMode::Core || ranks < 1 || size_t(ranks) > cpus.size() || rank < 0 ||
-      rank >= ranks)
-    return -1;
-  return cpus[size_t(rank)];
+  if (mode != BindMode::Core || cpus.empty() || rank < 0 || rank >= ranks) return -1;
+  return cpus[size_t(rank) % cpus.size()];
+}
+
+bool ranksOwnTheirCores(BindMode mode, const std::vector<int> &cpus, int ranks) {
+  return mode == BindMode::Core && ranks >= 1 && size_t(ranks) <= cpus.size();
 }
 
 bool bindCallerToCpu(int cpu) {

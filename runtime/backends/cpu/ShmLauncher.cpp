@@ -111,9 +111,9 @@ int main(int argc, char **argv) {
       setenv("COLLPLAN_RANKS", std::to_string(ranks).c_str(), 1);
       setenv("COLLPLAN_RANK", std::to_string(r).c_str(), 1);
       setenv("COLLPLAN_SHM_JOB", job.c_str(), 1);
-      // One core per rank when they fit, as mpirun binds; a rank that owns its core polls a
-      // little before yielding (unless the user chose COLLPLAN_WAIT_SPINS).
-      if (bindCallerToCpu(cpuForRank(bind, cpus, r, ranks)))
+      // Rank r on CPU r mod C (one core each when they fit, as mpirun binds); a rank that owns
+      // its core polls a little before yielding (unless the user chose COLLPLAN_WAIT_SPINS).
+      if (bindCallerToCpu(cpuForRank(bind, cpus, r, ranks)) && ranksOwnTheirCores(bind, cpus, ranks))
         setenv("COLLPLAN_WAIT_SPINS", std::to_string(kSpinsWhenBound).c_str(), 0);
       execvp(argv[i], argv + i);
       std::fprintf(stderr, "collplan-shm-launch: cannot run %s: %s\n", argv[i],

@@ -12,14 +12,19 @@ using namespace collplan;
 
 namespace {
 
-TEST(CoreBinding, RanksGetTheAllowedCpusInOrderWhenTheyFit) {
+TEST(CoreBinding, RanksGetTheAllowedCpusInTurn) {
   const std::vector<int> cpus = {2, 5, 7};
   EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 0, 3), 2);
   EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 2, 3), 7);
   EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 1, 2), 5);
-  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 0, 4), -1) << "more ranks than CPUs: unbound";
+  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 3, 5), 2) << "more ranks than CPUs: round-robin";
+  EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 4, 5), 5);
   EXPECT_EQ(cpuForRank(BindMode::None, cpus, 0, 3), -1);
   EXPECT_EQ(cpuForRank(BindMode::Core, cpus, 3, 3), -1) << "rank out of range";
+  EXPECT_EQ(cpuForRank(BindMode::Core, {}, 0, 1), -1);
+  EXPECT_TRUE(ranksOwnTheirCores(BindMode::Core, cpus, 3));
+  EXPECT_FALSE(ranksOwnTheirCores(BindMode::Core, cpus, 4));
+  EXPECT_FALSE(ranksOwnTheirCores(BindMode::None, cpus, 2));
 }
 
 TEST(CoreBinding, EnvironmentValues) {
