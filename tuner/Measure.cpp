@@ -16,17 +16,10 @@ constexpr int kMaxCheckedSimRanks = 64;
 /// Batches stop when the pooled median moves less than this between two batches.
 constexpr double kStableTolerance = 0.02;
 
-double quantile(std::vector<double> sorted, double q) {
-  if (sorted.empty()) return 0;
-  std::sort(sorted.begin(), sorted.end());
+/// The q-quantile of ascending, non-empty `sorted` (nearest rank).
+double quantileOfSorted(const std::vector<double> &sorted, double q) {
   const size_t i = std::min(sorted.size() - 1, size_t(std::ceil(q * double(sorted.size())) - 1));
   return sorted[q <= 0 ? 0 : i];
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 bench::SizePoint pointWithCount(const bench::BenchCase &c, size_t count) {
@@ -114,11 +107,13 @@ void Measurer::runBatch(const Plan &plan, const bench::BenchCase &c,
   state.pooled.insert(state.pooled.end(), result.samplesUs.begin(), result.samplesUs.end());
   ++m.batches;
   m.done = true;
-  m.medianUs = median(state.pooled);
-  m.p99Us = quantile(state.pooled, 0.99);
-  m.reps = int(state.pooled.size());
+  std::vector<double> sorted = state.pooled;  // not empty: one sample at least per batch
+  std::sort(sorted.begin(), sorted.end());
+  m.medianUs = sorted[sorted.size() / 2];
+  m.p99Us = quantileOfSorted(sorted, 0.99);
+  m.reps = int(sorted.size());
   // For roughly normal samples σ ≈ IQR / 1.349 and the median's standard error ≈ 1.2533 σ / √n.
-  const double iqr = quantile(state.pooled, 0.75) - quantile(state.pooled, 0.25);
+  const double iqr = quantileOfSorted(sorted, 0.75) - quantileOfSorted(sorted, 0.25);
   m.medianErrorUs = m.reps > 1 ? 0.93 * iqr / std::sqrt(double(m.reps)) : 0.0;
   const bool settled = state.previousMedian > 0 &&
                        std::abs(m.medianUs - state.previousMedian) <= kStableTolerance * m.medianUs;

@@ -79,7 +79,7 @@ static void allreduceSweep(int rank, int ranks) {
   const Call c = {"allreduce", MPI_FLOAT, 4, MPI_SUM, 0};
   const size_t maxCount = kSweepBytes[kSweepSizes - 1] / 4;
   float *send = malloc(maxCount * sizeof(float)), *recv = malloc(maxCount * sizeof(float));
-  for (size_t i = 0; i < maxCount; ++i) send[i] = 1.0f;
+  fillOnes(&c, send, maxCount);
   if (rank == 0) {
     printf("# backend=mpi ranks=%d  (median of reps; time = slowest rank)\n", ranks);
     printf("%12s %10s %6s %12s %10s %10s\n", "size", "count", "type", "time(us)", "algbw", "busbw");

@@ -13,25 +13,12 @@ using namespace mlir::coll;
 namespace collplan {
 namespace {
 
-/// True when a write of `dst` may change the data of `src`: the same buffer's ranges
-/// intersect, or, with the input aliased into the output `inShift` units on (in-place), the
-/// shifted ranges do.
-bool mayOverlap(const BufRef &dst, const BufRef &src, int64_t inShift) {
-  auto intersects = [](int64_t a, int64_t aLength, int64_t b, int64_t bLength) {
-    return a < b + bLength && b < a + aLength;
-  };
-  if (dst.buf == src.buf && intersects(dst.offset, dst.length, src.offset, src.length))
-    return true;
-  if (dst.buf == BufferKind::Tmp || src.buf == BufferKind::Tmp || dst.buf == src.buf) return false;
-  const int64_t dstBegin = dst.offset + (dst.buf == BufferKind::In ? inShift : 0);
-  const int64_t srcBegin = src.offset + (src.buf == BufferKind::In ? inShift : 0);
-  return intersects(dstBegin, dst.length, srcBegin, src.length);
-}
-
+/// True when `writer` may change what `reader` reads, with separate buffers or in place (the
+/// in-place layout overlaps wherever the separate one does, so it is the one to check).
 bool writesAnyOf(const PlanOp &writer, const PlanOp &reader, int64_t inShift) {
   for (const BufRef &dst : writer.dsts)
     for (const BufRef &src : reader.srcs)
-      if (mayOverlap(dst, src, inShift)) return true;
+      if (rangesOverlap(dst, src, inShift, /*inPlace=*/true)) return true;
   return false;
 }
 

@@ -17,13 +17,6 @@ namespace {
                                           std::to_string(opIndex) + "]: " + why);
 }
 
-/// A unit interval in an aliasing space: in a Separate call in, out and tmp are three spaces; in
-/// an InPlace call in and out share one (in shifted by the canonical offset).
-struct Interval {
-  int space;
-  int64_t begin, end;
-};
-
 }  // namespace
 
 PreparedProgram::PreparedProgram(const Plan &plan, int rank, const Transport &transport)
@@ -145,21 +138,11 @@ void PreparedProgram::analyseFusion() {
 
 bool PreparedProgram::writtenAfter(size_t opIndex, const BufRef &range, AliasMode mode) const {
   const int64_t shift = blockShift_ * int64_t(unitsPerBlock_);
-  auto interval = [&](const BufRef &r) {
-    Interval v{int(r.buf), r.offset, int64_t(r.offset) + r.length};
-    if (mode == AliasMode::InPlace && r.buf != BufferKind::Tmp) {
-      v.space = 0;
-      if (r.buf == BufferKind::In) v.begin += shift, v.end += shift;
-    }
-    return v;
-  };
-  const Interval target = interval(range);
   for (size_t j = opIndex + 1; j < ops_.size(); ++j) {
     const Op &op = ops_[j];
-    for (uint32_t k = 0; k < op.numDsts; ++k) {
-      const Interval w = interval(refs_[op.dstBegin + k]);
-      if (w.space == target.space && w.begin < target.end && target.begin < w.end) return true;
-    }
+    for (uint32_t k = 0; k < op.numDsts; ++k)
+      if (rangesOverlap(refs_[op.dstBegin + k], range, shift, mode == AliasMode::InPlace))
+        return true;
   }
   return false;
 }

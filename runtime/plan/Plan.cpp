@@ -13,6 +13,16 @@ constexpr std::array<std::string_view, 8> kOpKindNames = {
 
 }  // namespace
 
+bool rangesOverlap(const BufRef &a, const BufRef &b, int64_t inShift, bool inPlace) {
+  const bool shared = a.buf == b.buf || (inPlace && a.buf != BufferKind::Tmp &&
+                                         b.buf != BufferKind::Tmp);
+  if (!shared) return false;
+  auto begin = [&](const BufRef &r) {
+    return int64_t(r.offset) + (inPlace && r.buf == BufferKind::In ? inShift : 0);
+  };
+  return begin(a) < begin(b) + b.length && begin(b) < begin(a) + a.length;
+}
+
 std::string_view toString(OpKind kind) { return kOpKindNames[static_cast<int>(kind)]; }
 
 std::optional<OpKind> parseOpKind(std::string_view name) {

@@ -27,6 +27,12 @@ struct BufRef {
   }
 };
 
+/// True when the unit ranges `a` and `b` of one rank may share memory. Separate buffers: only
+/// ranges of the same buffer, when they intersect. `inPlace`: in and out are one space with in
+/// starting `inShift` units into out (inPlaceBlockShift × units per block); tmp stays apart. A
+/// pair that overlaps with separate buffers overlaps in place too.
+bool rangesOverlap(const BufRef &a, const BufRef &b, int64_t inShift, bool inPlace);
+
 /// One side of a transfer: the peer rank and the plan-wide transfer id that matches a send on
 /// one rank with the receive on its peer.
 struct Endpoint {

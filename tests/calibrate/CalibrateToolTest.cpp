@@ -1,40 +1,24 @@
 // The calibrate tool as a user runs it: a small real run writes a loadable topology; bad
 // arguments exit non-zero with a message naming the problem.
+#include "RunCalibrateTool.h"
 #include "runtime/sim/Simulator.h"
 #include "runtime/plan/DefaultPlans.h"
 #include "runtime/topology/Topology.h"
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace collplan;
+using test::runCalibrateTool;
+using test::ToolResult;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;  ///< stdout and stderr
-};
-
-Result runTool(const std::string &args) {
-  std::string cmd = std::string(COLLPLAN_BINARY_DIR) + "/bin/calibrate " + args + " 2>&1";
-  Result r;
-  FILE *pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
 
 /// This process's scratch folder, removed with everything in it when the tests end.
 struct ScratchDir {
@@ -56,7 +40,7 @@ std::string tempDir() {
 
 TEST(CalibrateTool, WritesATopologyThatLoadsAndSimulates) {
   std::string out = tempDir() + "/local-calibrated.json";
-  Result r = runTool("-n 2 -b 8 -e 256K -f 8 -w 1 --reps 3 -q -o " + out);
+  ToolResult r = runCalibrateTool("-n 2 -b 8 -e 256K -f 8 -w 1 --reps 3 -q -o " + out);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("point-to-point"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("R^2"), std::string::npos) << r.output;
@@ -68,39 +52,39 @@ TEST(CalibrateTool, WritesATopologyThatLoadsAndSimulates) {
 }
 
 TEST(CalibrateTool, BadRankCount) {
-  Result r = runTool("-n 1 -q -o " + tempDir() + "/x.json");
+  ToolResult r = runCalibrateTool("-n 1 -q -o " + tempDir() + "/x.json");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("calibrate: --ranks must be at least 2"), std::string::npos) << r.output;
 }
 
 TEST(CalibrateTool, UnwritableOutput) {
-  Result r = runTool("-n 2 -q -o /nonexistent-dir/x.json");
+  ToolResult r = runCalibrateTool("-n 2 -q -o /nonexistent-dir/x.json");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("/nonexistent-dir/x.json: cannot write: folder /nonexistent-dir does "
                           "not exist"),
             std::string::npos)
       << r.output;
-  r = runTool("-n 2 -q -o " + tempDir());
+  r = runCalibrateTool("-n 2 -q -o " + tempDir());
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("is a folder"), std::string::npos) << r.output;
 }
 
 TEST(CalibrateTool, BadSizesBackendAndFit) {
   std::string o = " -q -o " + tempDir() + "/x.json";
-  Result r = runTool("-b 1M -e 8" + o);
+  ToolResult r = runCalibrateTool("-b 1M -e 8" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("calibrate: "), std::string::npos) << r.output;
-  r = runTool("-e lots" + o);
+  r = runCalibrateTool("-e lots" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("--max-bytes: \"lots\" is not a byte size"), std::string::npos)
       << r.output;
-  r = runTool("--backend gpu" + o);
+  r = runCalibrateTool("--backend gpu" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("unknown backend 'gpu'"), std::string::npos) << r.output;
-  r = runTool("--fit cubic" + o);
+  r = runCalibrateTool("--fit cubic" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("--fit: unknown value \"cubic\""), std::string::npos) << r.output;
-  r = runTool("--verify-plan /nonexistent.plan.json" + o);
+  r = runCalibrateTool("--verify-plan /nonexistent.plan.json" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("/nonexistent.plan.json"), std::string::npos) << r.output;
 }

@@ -113,7 +113,8 @@ TEST(ModelFit, FewerCoresThanRanksShareThePullRate) {
   EXPECT_EQ(c.topology.intraDeviceCleanPullBytes, 0);
   // One rank per core: no shared limit, and unmodified inputs below the cache footprint are
   // local reads.
-  Calibration own = calibrateMachine(settings(4), simulatedOn(calibratedTopology(settings(4), truth(4))));
+  Calibration own =
+      calibrateMachine(settings(4), simulatedOn(calibratedTopology(settings(4), truth(4))));
   EXPECT_EQ(own.model.devicePullGBps, 0);
   EXPECT_NEAR(own.model.cleanPullBytes / truth(4).cacheBytes, 1.0, 1e-9);
 }

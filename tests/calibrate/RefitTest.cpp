@@ -2,20 +2,22 @@
 // a missing or malformed report is an error naming the file and the field.
 #include "tuner/calibrate/Refit.h"
 
+#include "RunCalibrateTool.h"
+
 #include "runtime/plan/DefaultPlans.h"
 #include "runtime/sim/Simulator.h"
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace collplan;
 using namespace collplan::calibrate;
+using test::runCalibrateTool;
+using test::ToolResult;
 
 namespace {
 
@@ -162,34 +164,12 @@ TEST(Refit, UnreadableOrNonJsonFile) {
   std::remove(path.c_str());
 }
 
-namespace {
-
-struct ToolResult {
-  int status = -1;
-  std::string output;
-};
-
-ToolResult runTool(const std::string &args) {
-  std::string cmd = std::string(COLLPLAN_BINARY_DIR) + "/bin/calibrate " + args + " 2>&1";
-  ToolResult r;
-  FILE *pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
-}  // namespace
-
 TEST(RefitTool, WritesTheTopologyAndAReportWithoutMeasuring) {
   Fixture fx;
   std::string old = tempPath("old.json"), topo = tempPath("topo.json"),
               fresh = tempPath("new.json");
   std::ofstream(old) << fx.report.dump();
-  ToolResult r = runTool("--refit " + old + " -o " + topo + " --report " + fresh);
+  ToolResult r = runCalibrateTool("--refit " + old + " -o " + topo + " --report " + fresh);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("stored measurements (nothing measured)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("median error (all)"), std::string::npos) << r.output;
@@ -207,12 +187,12 @@ TEST(RefitTool, WritesTheTopologyAndAReportWithoutMeasuring) {
 }
 
 TEST(RefitTool, ErrorsNameTheReportOrTheConflict) {
-  ToolResult r = runTool("--refit /nonexistent-dir/old.json -o " + tempPath("t.json"));
+  ToolResult r = runCalibrateTool("--refit /nonexistent-dir/old.json -o " + tempPath("t.json"));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("calibrate: /nonexistent-dir/old.json: cannot open the report"),
             std::string::npos)
       << r.output;
-  r = runTool("--refit x.json --ranks 4 -o " + tempPath("t.json"));
+  r = runCalibrateTool("--refit x.json --ranks 4 -o " + tempPath("t.json"));
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.output.find("--ranks excludes --refit"), std::string::npos) << r.output;
 }

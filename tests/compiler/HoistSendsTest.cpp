@@ -41,20 +41,6 @@ TEST(HoistSends, TwoRankRingAllGatherSendsFirstOnBothRanks) {
   EXPECT_EQ(kinds(plan.programs[1]), "local send recv");
 }
 
-/// True when writing `dst` may change `src`: the same buffer's ranges intersect, or they do
-/// with the input laid `inShift` units into the output (an in-place call).
-bool mayOverlap(const BufRef &dst, const BufRef &src, int64_t inShift) {
-  auto begin = [&](const BufRef &r) {
-    return int64_t(r.offset) + (r.buf == BufferKind::In ? inShift : 0);
-  };
-  auto intersects = [](int64_t a, int64_t aLength, int64_t b, int64_t bLength) {
-    return a < b + bLength && b < a + aLength;
-  };
-  if (dst.buf == src.buf) return intersects(dst.offset, dst.length, src.offset, src.length);
-  if (dst.buf == BufferKind::Tmp || src.buf == BufferKind::Tmp) return false;
-  return intersects(begin(dst), dst.length, begin(src), src.length);
-}
-
 /// No send-only op is left right after a receive that sends nothing and does not write what the
 /// send reads (separate or in place); a ring's forwarding sends stay after their receives.
 TEST(HoistSends, NoSendLeftBehindAnIndependentReceive) {
@@ -74,7 +60,7 @@ TEST(HoistSends, NoSendLeftBehindAnIndependentReceive) {
             if (!prev.recv || !prev.sends.empty()) continue;
             bool dependent = false;
             for (const BufRef &d : prev.dsts)
-              for (const BufRef &src : op.srcs) dependent |= mayOverlap(d, src, inShift);
+              for (const BufRef &src : op.srcs) dependent |= rangesOverlap(d, src, inShift, true);
             EXPECT_TRUE(dependent) << toString(kind) << " N=" << ranks << " slices " << slices
                                    << " rank " << rank << " op " << i
                                    << ": an independent send left after a receive";

@@ -112,14 +112,15 @@ size_t farPullTierStart(const Measurement &shift) {
 void fitPullTiers(Calibration &c, int cores, ModelFigures &f) {
   const int n = c.settings.ranks;
   const Measurement &shift = c.pointToPoint;
-  auto setNear = [&](ModelFigures &figures, double perPullAllBusy) {
-    figures.pullGBps = perPullAllBusy * double(n) / double(cores);
-    figures.devicePullGBps = cores < n ? perPullAllBusy * double(n) : 0.0;
+  // A tier's figures from the share P each of the ring shift's N concurrent pulls gets.
+  auto tier = [&](double ModelFigures::*alone, double ModelFigures::*together) {
+    return [=](ModelFigures &figures, double perPullAllBusy) {
+      figures.*alone = perPullAllBusy * double(n) / double(cores);
+      figures.*together = cores < n ? perPullAllBusy * double(n) : 0.0;
+    };
   };
-  auto setFar = [&](ModelFigures &figures, double perPullAllBusy) {
-    figures.pullMemoryGBps = perPullAllBusy * double(n) / double(cores);
-    figures.devicePullMemoryGBps = cores < n ? perPullAllBusy * double(n) : 0.0;
-  };
+  const auto setNear = tier(&ModelFigures::pullGBps, &ModelFigures::devicePullGBps);
+  const auto setFar = tier(&ModelFigures::pullMemoryGBps, &ModelFigures::devicePullMemoryGBps);
   auto errorOf = [&](const ModelFigures &figures, size_t first, size_t last) {
     return simulationError(shift, calibratedTopology(c.settings, figures), first, last);
   };

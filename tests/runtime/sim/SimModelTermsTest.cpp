@@ -49,6 +49,34 @@ Plan oneTransfer() {
   return plan;
 }
 
+/// Both ranks pull the other's input into their output at once (the shared-capacity case).
+Plan bothPull() {
+  Plan plan = emptyPlan(1);
+  for (int r = 0; r < 2; ++r) {
+    PlanOp send;
+    send.kind = OpKind::Send;
+    send.srcs = {{BufferKind::In, 0, 1}};
+    send.sends = {{1 - r, uint32_t(r)}};
+    PlanOp recv;
+    recv.kind = OpKind::Recv;
+    recv.recv = Endpoint{1 - r, uint32_t(1 - r)};
+    recv.dsts = {{BufferKind::Out, 0, 1}};
+    plan.programs[r].ops = {send, recv};
+  }
+  return plan;
+}
+
+/// `simulate(plan, topo, bytes)` throws a SimError whose message contains `needle`.
+void expectSimError(const Plan &plan, const Topology &topo, uint64_t bytes,
+                    const std::string &needle) {
+  try {
+    simulate(plan, topo, bytes);
+    FAIL() << "expected SimError containing \"" << needle << "\"";
+  } catch (const SimError &e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 /// Both ranks copy their input to their output (1 read + 1 write of M each, all at once).
 Plan bothCopy(uint32_t scratch = 0) {
   Plan plan = emptyPlan(1, scratch);
@@ -136,12 +164,7 @@ TEST(SimModelTerms, ScratchCountsInTheFootprint) {
 TEST(SimModelTerms, NegativeOverheadIsRejected) {
   Topology topo = twoRankDevice();
   topo.devices[0].opOverheadUs = -1;
-  try {
-    simulate(oneTransfer(), topo, 100);
-    FAIL() << "expected SimError";
-  } catch (const SimError &e) {
-    EXPECT_NE(std::string(e.what()).find("opOverheadUs -1"), std::string::npos) << e.what();
-  }
+  expectSimError(oneTransfer(), topo, 100, "opOverheadUs -1");
 }
 
 TEST(SimModelTerms, HandshakeSenderGoesOnAndTheReleaseComesBack) {
@@ -182,19 +205,7 @@ TEST(SimModelTerms, CleanPullOfAnInputIsALocalReadWhileTheCallFitsTheThreshold) 
 }
 
 TEST(SimModelTerms, DevicePullCapacityIsSharedByConcurrentPulls) {
-  // Two ranks each send their input to the other and receive the other's into their output.
-  Plan plan = emptyPlan(1);
-  for (int r = 0; r < 2; ++r) {
-    PlanOp send;
-    send.kind = OpKind::Send;
-    send.srcs = {{BufferKind::In, 0, 1}};
-    send.sends = {{1 - r, uint32_t(r)}};
-    PlanOp recv;
-    recv.kind = OpKind::Recv;
-    recv.recv = Endpoint{1 - r, uint32_t(1 - r)};
-    recv.dsts = {{BufferKind::Out, 0, 1}};
-    plan.programs[r].ops = {send, recv};
-  }
+  const Plan plan = bothPull();
   Topology topo = twoRankDevice();
   topo.intraDevicePull = true;
   topo.devices[0].memBandwidthGBps = 1000;  // memory never binds
@@ -214,34 +225,8 @@ TEST(SimModelTerms, DevicePullCapacityIsSharedByConcurrentPulls) {
 TEST(SimModelTerms, NegativePullCapacityIsRejected) {
   Topology topo = twoRankDevice();
   topo.devices[0].pullGBps = -1;
-  try {
-    simulate(oneTransfer(), topo, 100);
-    FAIL() << "expected SimError";
-  } catch (const SimError &e) {
-    EXPECT_NE(std::string(e.what()).find("pullGBps -1"), std::string::npos) << e.what();
-  }
+  expectSimError(oneTransfer(), topo, 100, "pullGBps -1");
 }
-
-namespace {
-
-/// Both ranks pull the other's input into their output at once (the shared-capacity case).
-Plan bothPull() {
-  Plan plan = emptyPlan(1);
-  for (int r = 0; r < 2; ++r) {
-    PlanOp send;
-    send.kind = OpKind::Send;
-    send.srcs = {{BufferKind::In, 0, 1}};
-    send.sends = {{1 - r, uint32_t(r)}};
-    PlanOp recv;
-    recv.kind = OpKind::Recv;
-    recv.recv = Endpoint{1 - r, uint32_t(1 - r)};
-    recv.dsts = {{BufferKind::Out, 0, 1}};
-    plan.programs[r].ops = {send, recv};
-  }
-  return plan;
-}
-
-}  // namespace
 
 TEST(SimModelTerms, PullTierSwitchesTheCapPastItsFootprint) {
   Topology topo = twoRankDevice();
@@ -286,19 +271,8 @@ TEST(SimModelTerms, PullTierWithoutAFarRateIsRejected) {
   Topology topo = twoRankDevice();
   topo.intraDevicePull = true;
   topo.intraDevicePullCacheBytes = 100;  // footprint 2 × 1e4 × 2 exceeds it: the far cap is used
-  try {
-    simulate(oneTransfer(), topo, 10000);
-    FAIL() << "expected SimError";
-  } catch (const SimError &e) {
-    EXPECT_NE(std::string(e.what()).find("intraDevicePullMemoryGBps 0"), std::string::npos)
-        << e.what();
-  }
+  expectSimError(oneTransfer(), topo, 10000, "intraDevicePullMemoryGBps 0");
   topo.intraDevicePullMemoryGBps = 5;
   topo.devices[0].pullMemoryGBps = -1;
-  try {
-    simulate(oneTransfer(), topo, 10000);
-    FAIL() << "expected SimError";
-  } catch (const SimError &e) {
-    EXPECT_NE(std::string(e.what()).find("pullMemoryGBps -1"), std::string::npos) << e.what();
-  }
+  expectSimError(oneTransfer(), topo, 10000, "pullMemoryGBps -1");
 }
