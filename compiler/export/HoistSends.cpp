@@ -1,8 +1,7 @@
 // hoistSends: sends moved above the receives they do not depend on, per rank program.
 #include "compiler/export/HoistSends.h"
 
-#include "dialects/coll/CollectiveSpec.h"
-#include "runtime/core/Collective.h"
+#include "compiler/export/RankOps.h"
 
 #include <algorithm>
 #include <vector>
@@ -29,31 +28,37 @@ bool isPassableRecv(const PlanOp &op) { return op.recv && op.sends.empty(); }
 
 }  // namespace
 
+unsigned hoistSendOps(std::vector<PlanOp> &ops, int64_t inShift, std::vector<size_t> *order) {
+  unsigned moved = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!isSendOnly(ops[i])) continue;
+    size_t to = i;
+    while (to > 0 && isPassableRecv(ops[to - 1]) && !writesAnyOf(ops[to - 1], ops[i], inShift))
+      --to;
+    if (to == i) continue;
+    std::rotate(ops.begin() + long(to), ops.begin() + long(i), ops.begin() + long(i) + 1);
+    if (order)
+      std::rotate(order->begin() + long(to), order->begin() + long(i),
+                  order->begin() + long(i) + 1);
+    ++moved;
+  }
+  return moved;
+}
+
 unsigned hoistSends(ProgramOp program) {
-  const CollectiveSpec spec = CollectiveSpec::fromOp(program);
-  const int blocks = messageBlocks(spec.kind, spec.ranks);
-  const int64_t unitsPerBlock = blocks > 0 ? int64_t(program.getUnits()) / blocks : 0;
   unsigned moved = 0;
   for (auto rankOp : program.getBody().front().getOps<RankOp>()) {
-    const int64_t inShift =
-        inPlaceBlockShift(spec.kind, spec.root, int(rankOp.getRank())) * unitsPerBlock;
     std::vector<Operation *> instrs;
-    std::vector<PlanOp> ops;
-    for (Operation &instr : rankOp.getBody().front()) {
-      instrs.push_back(&instr);
-      ops.push_back(toPlanOp(&instr));
-    }
-    for (size_t i = 0; i < ops.size(); ++i) {
-      if (!isSendOnly(ops[i])) continue;
-      size_t to = i;
-      while (to > 0 && isPassableRecv(ops[to - 1]) && !writesAnyOf(ops[to - 1], ops[i], inShift))
-        --to;
-      if (to == i) continue;
-      instrs[i]->moveBefore(instrs[to]);
-      std::rotate(instrs.begin() + long(to), instrs.begin() + long(i), instrs.begin() + long(i) + 1);
-      std::rotate(ops.begin() + long(to), ops.begin() + long(i), ops.begin() + long(i) + 1);
-      ++moved;
-    }
+    for (Operation &instr : rankOp.getBody().front()) instrs.push_back(&instr);
+    std::vector<PlanOp> ops = readRankOps(rankOp);
+    std::vector<size_t> order(ops.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    const unsigned rankMoved =
+        hoistSendOps(ops, inPlaceUnitShift(program, int(rankOp.getRank())), &order);
+    // Reorder the instructions themselves, so they keep their locations.
+    for (size_t k = 0; rankMoved && k < order.size(); ++k)
+      instrs[order[k]]->moveBefore(&rankOp.getBody().front(), rankOp.getBody().front().end());
+    moved += rankMoved;
   }
   return moved;
 }

@@ -3,6 +3,8 @@
 
 #include "dialects/coll/CollOps.h"
 
+#include <vector>
+
 namespace collplan {
 
 /// Moves every send-only instruction (a send of resident data: no recv, no dst) of each rank's
@@ -13,5 +15,10 @@ namespace collplan {
 /// rank received before it sent took three copy times instead of two. Sends keep their order
 /// among themselves. Returns how many instructions moved.
 unsigned hoistSends(mlir::coll::ProgramOp program);
+
+/// The same on one rank's plan ops, `inShift` being the rank's inPlaceUnitShift. `order`, when
+/// given, is permuted along with the ops.
+unsigned hoistSendOps(std::vector<PlanOp> &ops, int64_t inShift,
+                      std::vector<size_t> *order = nullptr);
 
 }  // namespace collplan

@@ -28,15 +28,7 @@ Plan programToPlan(ProgramOp program) {
   plan.programs.resize(spec.ranks);
   for (auto rankOp : program.getBody().front().getOps<RankOp>()) {
     auto &ops = plan.programs[rankOp.getRank()].ops;
-    for (Operation &instr : rankOp.getBody().front()) {
-      PlanOp op = toPlanOp(&instr);
-      StringRef name = instr.getName().stripDialect();
-      if (name == "local_reduce") op.kind = OpKind::Reduce;
-      else if (name == "local_copy") op.kind = OpKind::Copy;
-      else if (name == "dup_send") op.kind = OpKind::Dup;
-      else op.kind = *parseOpKind(name);
-      ops.push_back(std::move(op));
-    }
+    for (Operation &instr : rankOp.getBody().front()) ops.push_back(toPlanOp(&instr));
   }
   return plan;
 }

@@ -365,6 +365,11 @@ collplan::PlanOp coll::toPlanOp(Operation *op) {
     planOp.sends.push_back({static_cast<int32_t>(peer), static_cast<uint32_t>(id)});
   if (auto step = op->getAttrOfType<IntegerAttr>("step"))
     planOp.step = static_cast<int32_t>(step.getInt());
+  StringRef name = op->getName().stripDialect();
+  if (name == "local_reduce") planOp.kind = collplan::OpKind::Reduce;
+  else if (name == "local_copy") planOp.kind = collplan::OpKind::Copy;
+  else if (name == "dup_send") planOp.kind = collplan::OpKind::Dup;
+  else if (auto kind = collplan::parseOpKind(name)) planOp.kind = *kind;
   return planOp;
 }
 

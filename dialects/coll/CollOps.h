@@ -27,7 +27,7 @@ LogicalResult verifyInstruction(Operation *op, ::collplan::OpKind kind);
 /// The rank where a level-2 `!coll.chunk` value resides (from its defining op).
 int64_t residentRank(Value value);
 
-/// Converts a level-3 instruction to the runtime's plan op (and back).
+/// Converts a level-3 instruction to the runtime's plan op, kind included (and back).
 ::collplan::PlanOp toPlanOp(Operation *op);
 Operation *createInstruction(OpBuilder &builder, Location loc, const ::collplan::PlanOp &op);
 

@@ -1,5 +1,6 @@
-// Every algorithm x collective it implements: compiled to a plan, run on cpu-threads for
-// N = 2..8 with odd counts, results equal to the reference and identical on every rank.
+// Every algorithm x collective it implements, with one and two slices: compiled to a plan, run
+// on cpu-threads for N = 2..8 with odd counts, in and out of place, results equal to the
+// reference and identical on every rank.
 #include "compiler/export/PlanCompiler.h"
 #include "runtime/plan/BundleJson.h"
 #include "tests/runtime/exec/ExecTestSupport.h"
@@ -64,42 +65,46 @@ TEST_P(EndToEnd, MatchesReferenceOnEveryRank) {
     auto params = paramsFor(*c.algorithm, ranks);
     if (!params) continue;
     std::vector<int> roots = needsRoot(c.kind) ? std::vector<int>{0, ranks - 1} : std::vector<int>{0};
-    for (int root : roots) {
-      CollectiveSpec spec;
-      spec.kind = c.kind;
-      spec.ranks = ranks;
-      spec.root = root;
-      if (needsReduceOp(c.kind)) spec.op = ReduceOp::Sum;
-      CompileOptions options;
-      options.algorithm = c.algorithm->name;
-      options.params = *params;
-      std::string error;
-      auto compiled = compileCollective(spec, options, error);
-      ASSERT_TRUE(succeeded(compiled)) << c.algorithm->name << " N=" << ranks << ": " << error;
-      std::string bundle = writeBundle(compiled->plan, c.algorithm->name + "-" +
-                                                           std::string(toString(c.kind)) + "-" +
-                                                           std::to_string(ranks));
-      World world = World::threads(ranks, bundle.c_str());
-      for (DType dtype : {DType::F32, DType::I32})
-        for (size_t count : {size_t(1), size_t(ranks - 1), size_t(37), size_t(263)})
-          for (auto placement : {test::Placement::OutOfPlace, test::Placement::InPlace}) {
-            test::CollCase cc;
-            cc.kind = c.kind;
-            cc.dtype = dtype;
-            cc.count = count;
-            cc.placement = placement;
-            cc.root = root;
-            std::vector<std::vector<uint8_t>> outputs(ranks);
-            std::vector<std::string> failures(ranks);
-            world.runThreads([&](Comm &comm) {
-              int r = comm.rank();
-              failures[r] = test::runAndCheck(comm, cc, &outputs[r]);
-            });
-            for (int r = 0; r < ranks; ++r)
-              EXPECT_EQ(failures[r], "") << c.algorithm->name << " " << cc.describe(ranks)
-                                         << " rank " << r;
-          }
-      std::remove(bundle.c_str());
+    for (int slices : {1, 2}) {
+      for (int root : roots) {
+        CollectiveSpec spec;
+        spec.kind = c.kind;
+        spec.ranks = ranks;
+        spec.root = root;
+        if (needsReduceOp(c.kind)) spec.op = ReduceOp::Sum;
+        CompileOptions options;
+        options.algorithm = c.algorithm->name;
+        options.params = *params;
+        options.slices = slices;
+        std::string error;
+        auto compiled = compileCollective(spec, options, error);
+        ASSERT_TRUE(succeeded(compiled))
+            << c.algorithm->name << " N=" << ranks << " slices " << slices << ": " << error;
+        std::string bundle = writeBundle(compiled->plan, c.algorithm->name + "-" +
+                                                             std::string(toString(c.kind)) + "-" +
+                                                             std::to_string(ranks));
+        World world = World::threads(ranks, bundle.c_str());
+        for (DType dtype : {DType::F32, DType::I32})
+          for (size_t count : {size_t(1), size_t(ranks - 1), size_t(37), size_t(263)})
+            for (auto placement : {test::Placement::OutOfPlace, test::Placement::InPlace}) {
+              test::CollCase cc;
+              cc.kind = c.kind;
+              cc.dtype = dtype;
+              cc.count = count;
+              cc.placement = placement;
+              cc.root = root;
+              std::vector<std::vector<uint8_t>> outputs(ranks);
+              std::vector<std::string> failures(ranks);
+              world.runThreads([&](Comm &comm) {
+                int r = comm.rank();
+                failures[r] = test::runAndCheck(comm, cc, &outputs[r]);
+              });
+              for (int r = 0; r < ranks; ++r)
+                EXPECT_EQ(failures[r], "") << c.algorithm->name << " slices " << slices << " "
+                                           << cc.describe(ranks) << " rank " << r;
+            }
+        std::remove(bundle.c_str());
+      }
     }
   }
 }

@@ -1,0 +1,281 @@
+// coalesceTransfers: same-round transfers between two ranks merged into one message.
+//
+// Works on the plan ops of every rank at once (a merge edits the sender and the receiver):
+//  1. split each receive that forwards what it wrote into the receive and a send of that range,
+//     so forwarded values can join other sends;
+//  2. hoist sends (hoistSendOps) and merge pairs, until no pair is left (a merged message can
+//     join a third one);
+//  3. fuse a receive and the send of exactly what it wrote back into one instruction.
+#include "compiler/export/CoalesceTransfers.h"
+
+#include "compiler/export/HoistSends.h"
+#include "compiler/export/RankOps.h"
+#include "runtime/plan/DefaultPlans.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+using namespace mlir;
+using namespace mlir::coll;
+
+namespace collplan {
+namespace {
+
+bool isSendOnly(const PlanOp &op) {
+  return !op.recv && op.dsts.empty() && op.srcs.size() == 1 && !op.sends.empty();
+}
+bool isPlainRecv(const PlanOp &op) {
+  return op.recv && op.srcs.empty() && op.sends.empty() && op.dsts.size() == 1;
+}
+bool isLocalCopy(const PlanOp &op) {
+  return !op.recv && op.srcs.size() == 1 && !op.dsts.empty();
+}
+/// A receive whose value is also sent on: recv -> [d] + sends.
+bool isForwardingRecv(const PlanOp &op) {
+  return op.recv && op.srcs.empty() && op.dsts.size() == 1 && !op.sends.empty();
+}
+/// Marks an op as removed (dropped when the rank's ops are compacted).
+bool isDead(const PlanOp &op) {
+  return !op.recv && op.srcs.empty() && op.dsts.empty() && op.sends.empty();
+}
+
+/// `hi` starts where `lo` ends, in the same buffer.
+bool follows(const BufRef &lo, const BufRef &hi) {
+  return lo.buf == hi.buf && lo.offset + lo.length == hi.offset;
+}
+BufRef joined(const BufRef &lo, const BufRef &hi) { return {lo.buf, lo.offset, lo.length + hi.length}; }
+
+struct RankOps {
+  std::vector<PlanOp> ops;
+  int64_t inShift = 0;
+
+  bool writes(size_t k, const BufRef &r) const {
+    for (const BufRef &d : ops[k].dsts)
+      if (rangesOverlap(d, r, inShift, /*inPlace=*/true)) return true;
+    return false;
+  }
+  bool touches(size_t k, const BufRef &r) const {
+    if (writes(k, r)) return true;
+    for (const BufRef &s : ops[k].srcs)
+      if (rangesOverlap(s, r, inShift, /*inPlace=*/true)) return true;
+    return false;
+  }
+  /// No op strictly between `from` and `to` writes `r`.
+  bool unwrittenBetween(size_t from, size_t to, const BufRef &r) const {
+    for (size_t k = from + 1; k < to; ++k)
+      if (writes(k, r)) return false;
+    return true;
+  }
+  /// Ranges that hold the same data as `r` when op `at` runs: `r` itself, and the other end of
+  /// each earlier local copy from or to `r` when neither end was written since.
+  std::vector<BufRef> equalRanges(const BufRef &r, size_t at) const {
+    std::vector<BufRef> out = {r};
+    for (size_t c = 0; c < at; ++c) {
+      const PlanOp &op = ops[c];
+      if (!isLocalCopy(op)) continue;
+      std::vector<BufRef> ends = op.dsts;
+      ends.push_back(op.srcs.front());
+      if (std::find(ends.begin(), ends.end(), r) == ends.end()) continue;
+      for (const BufRef &e : ends)
+        if (!(e == r) && unwrittenBetween(c, at, e) && unwrittenBetween(c, at, r))
+          out.push_back(e);
+    }
+    return out;
+  }
+};
+
+class Coalescer {
+public:
+  explicit Coalescer(std::vector<RankOps> ranks) : ranks_(std::move(ranks)) {}
+
+  unsigned run() {
+    for (RankOps &r : ranks_) splitForwards(r.ops);
+    unsigned merged = 0;
+    for (unsigned pass = 1; pass;) {
+      for (RankOps &r : ranks_) hoistSendOps(r.ops, r.inShift);
+      indexReceives();
+      pass = 0;
+      for (size_t s = 0; s < ranks_.size(); ++s) pass += mergeFrom(int(s));
+      for (RankOps &r : ranks_) compact(r.ops);
+      merged += pass;
+    }
+    for (RankOps &r : ranks_) fuseForwards(r.ops);
+    return merged;
+  }
+
+  std::vector<RankOps> &ranks() { return ranks_; }
+
+private:
+  struct RecvAt {
+    int rank;
+    size_t op;
+  };
+
+  static void splitForwards(std::vector<PlanOp> &ops) {
+    std::vector<PlanOp> out;
+    out.reserve(ops.size());
+    for (PlanOp &op : ops) {
+      if (!isForwardingRecv(op)) {
+        out.push_back(std::move(op));
+        continue;
+      }
+      PlanOp send;
+      send.srcs = op.dsts;
+      send.sends = std::move(op.sends);
+      send.step = op.step;
+      send.kind = inferOpKind(send);
+      op.sends.clear();
+      op.kind = OpKind::Recv;
+      out.push_back(std::move(op));
+      out.push_back(std::move(send));
+    }
+    ops = std::move(out);
+  }
+
+  static void fuseForwards(std::vector<PlanOp> &ops) {
+    std::vector<PlanOp> out;
+    out.reserve(ops.size());
+    for (size_t k = 0; k < ops.size(); ++k) {
+      PlanOp op = std::move(ops[k]);
+      if (isPlainRecv(op) && k + 1 < ops.size() && isSendOnly(ops[k + 1]) &&
+          ops[k + 1].srcs.front() == op.dsts.front()) {
+        op.sends = std::move(ops[++k].sends);
+        op.kind = inferOpKind(op);
+      }
+      out.push_back(std::move(op));
+    }
+    ops = std::move(out);
+  }
+
+  static void compact(std::vector<PlanOp> &ops) {
+    ops.erase(std::remove_if(ops.begin(), ops.end(), isDead), ops.end());
+  }
+
+  void indexReceives() {
+    receiveOf_.clear();
+    for (size_t r = 0; r < ranks_.size(); ++r)
+      for (size_t k = 0; k < ranks_[r].ops.size(); ++k)
+        if (const auto &recv = ranks_[r].ops[k].recv) receiveOf_[recv->id] = {int(r), k};
+  }
+
+  /// The receive of transfer `id`, when it is a plain receive.
+  const PlanOp *plainReceive(uint32_t id) const {
+    auto it = receiveOf_.find(id);
+    if (it == receiveOf_.end()) return nullptr;
+    const PlanOp &op = ranks_[size_t(it->second.rank)].ops[it->second.op];
+    return isPlainRecv(op) && op.step >= 0 ? &op : nullptr;
+  }
+
+  /// Merges what it can among the send-only ops of rank `s`; returns how many transfers went.
+  /// Each send is paired with the nearest earlier send to the same peer after the last receive
+  /// (a send is never delayed past a receive); chains of pieces join over several passes.
+  unsigned mergeFrom(int s) {
+    RankOps &sender = ranks_[size_t(s)];
+    unsigned merged = 0;
+    std::unordered_map<int32_t, size_t> lastSendTo;
+    for (size_t k = 0; k < sender.ops.size(); ++k) {
+      const PlanOp &op = sender.ops[k];
+      if (op.recv) {
+        lastSendTo.clear();
+        continue;
+      }
+      if (!isSendOnly(op)) continue;
+      if (op.sends.size() == 1) {
+        auto it = lastSendTo.find(op.sends.front().peer);
+        if (it != lastSendTo.end() && tryMerge(s, it->second, k)) ++merged;
+      }
+      for (const Endpoint &e : sender.ops[k].sends) lastSendTo[e.peer] = k;
+    }
+    return merged;
+  }
+
+  bool tryMerge(int s, size_t i, size_t j) {
+    RankOps &sender = ranks_[size_t(s)];
+    const Endpoint later = sender.ops[j].sends.front();
+    auto earlierIt = std::find_if(sender.ops[i].sends.begin(), sender.ops[i].sends.end(),
+                                  [&](const Endpoint &e) { return e.peer == later.peer; });
+    if (earlierIt == sender.ops[i].sends.end()) return false;
+    const Endpoint earlier = *earlierIt;
+    const PlanOp *recvEarlier = plainReceive(earlier.id), *recvLater = plainReceive(later.id);
+    if (!recvEarlier || !recvLater || recvEarlier->step != recvLater->step) return false;
+    const BufRef valueEarlier = sender.ops[i].srcs.front(), valueLater = sender.ops[j].srcs.front();
+    if (!sender.unwrittenBetween(i, j, valueEarlier)) return false;
+
+    // The two values next to each other on the sender, in either order.
+    std::optional<std::pair<BufRef, BufRef>> span;  // (earlier's range, later's range)
+    bool earlierFirst = false;
+    for (const BufRef &a : sender.equalRanges(valueEarlier, j)) {
+      for (const BufRef &b : sender.equalRanges(valueLater, j)) {
+        if (follows(a, b) || follows(b, a)) {
+          span = {a, b};
+          earlierFirst = follows(a, b);
+          break;
+        }
+      }
+      if (span) break;
+    }
+    if (!span) return false;
+
+    // The receiver writes them next to each other in the same order, with nothing between its
+    // two receives that waits or touches the later one's range.
+    const RecvAt atEarlier = receiveOf_.at(earlier.id), atLater = receiveOf_.at(later.id);
+    RankOps &receiver = ranks_[size_t(later.peer)];
+    const BufRef dstEarlier = recvEarlier->dsts.front(), dstLater = recvLater->dsts.front();
+    if (earlierFirst ? !follows(dstEarlier, dstLater) : !follows(dstLater, dstEarlier))
+      return false;
+    const size_t first = std::min(atEarlier.op, atLater.op), second = std::max(atEarlier.op, atLater.op);
+    const BufRef &secondDst = receiver.ops[second].dsts.front();
+    for (size_t k = first + 1; k < second; ++k)
+      if (receiver.ops[k].recv || receiver.touches(k, secondDst)) return false;
+
+    // Merge: op j sends the joined range under the smaller id; the receiver's first receive
+    // takes the joined destination.
+    const uint32_t id = std::min(earlier.id, later.id);
+    const BufRef source = earlierFirst ? joined(span->first, span->second)
+                                       : joined(span->second, span->first);
+    const BufRef target = earlierFirst ? joined(dstEarlier, dstLater) : joined(dstLater, dstEarlier);
+    sender.ops[i].sends.erase(sender.ops[i].sends.begin() + (earlierIt - sender.ops[i].sends.begin()));
+    if (sender.ops[i].sends.empty()) sender.ops[i] = PlanOp{};
+    else sender.ops[i].kind = inferOpKind(sender.ops[i]);
+    sender.ops[j].srcs = {source};
+    sender.ops[j].sends = {Endpoint{later.peer, id}};
+    PlanOp &kept = receiver.ops[first];
+    kept.recv->id = id;
+    kept.dsts = {target};
+    receiver.ops[second] = PlanOp{};
+    receiveOf_[id] = {later.peer, first};
+    receiveOf_.erase(std::max(earlier.id, later.id));
+    return true;
+  }
+
+  std::vector<RankOps> ranks_;
+  std::unordered_map<uint32_t, RecvAt> receiveOf_;
+};
+
+}  // namespace
+
+unsigned coalesceTransfers(ProgramOp program) {
+  std::vector<RankOps> ranks;
+  std::vector<RankOp> rankOps;
+  for (auto rankOp : program.getBody().front().getOps<RankOp>()) {
+    const size_t rank = size_t(rankOp.getRank());
+    if (ranks.size() <= rank) {
+      ranks.resize(rank + 1);
+      rankOps.resize(rank + 1);
+    }
+    rankOps[rank] = rankOp;
+    ranks[rank].ops = readRankOps(rankOp);
+    ranks[rank].inShift = inPlaceUnitShift(program, int(rank));
+  }
+  Coalescer coalescer(std::move(ranks));
+  const unsigned merged = coalescer.run();
+  if (!merged) return 0;
+  for (size_t rank = 0; rank < rankOps.size(); ++rank)
+    if (rankOps[rank]) writeRankOps(rankOps[rank], coalescer.ranks()[rank].ops);
+  return merged;
+}
+
+}  // namespace collplan
