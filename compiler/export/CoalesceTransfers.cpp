@@ -46,7 +46,9 @@ bool isDead(const PlanOp &op) {
 bool follows(const BufRef &lo, const BufRef &hi) {
   return lo.buf == hi.buf && lo.offset + lo.length == hi.offset;
 }
-BufRef joined(const BufRef &lo, const BufRef &hi) { return {lo.buf, lo.offset, lo.length + hi.length}; }
+BufRef joined(const BufRef &lo, const BufRef &hi) {
+  return {lo.buf, lo.offset, lo.length + hi.length};
+}
 
 struct RankOps {
   std::vector<PlanOp> ops;
@@ -192,6 +194,8 @@ private:
     return merged;
   }
 
+  /// Joins the transfer op `i` of rank `s` sends to the peer of op `j`'s only send into that
+  /// one, when the conditions in CoalesceTransfers.h hold; false (nothing changed) otherwise.
   bool tryMerge(int s, size_t i, size_t j) {
     RankOps &sender = ranks_[size_t(s)];
     const Endpoint later = sender.ops[j].sends.front();
@@ -226,7 +230,8 @@ private:
     const BufRef dstEarlier = recvEarlier->dsts.front(), dstLater = recvLater->dsts.front();
     if (earlierFirst ? !follows(dstEarlier, dstLater) : !follows(dstLater, dstEarlier))
       return false;
-    const size_t first = std::min(atEarlier.op, atLater.op), second = std::max(atEarlier.op, atLater.op);
+    const size_t first = std::min(atEarlier.op, atLater.op);
+    const size_t second = std::max(atEarlier.op, atLater.op);
     const BufRef &secondDst = receiver.ops[second].dsts.front();
     for (size_t k = first + 1; k < second; ++k)
       if (receiver.ops[k].recv || receiver.touches(k, secondDst)) return false;
@@ -236,8 +241,9 @@ private:
     const uint32_t id = std::min(earlier.id, later.id);
     const BufRef source = earlierFirst ? joined(span->first, span->second)
                                        : joined(span->second, span->first);
-    const BufRef target = earlierFirst ? joined(dstEarlier, dstLater) : joined(dstLater, dstEarlier);
-    sender.ops[i].sends.erase(sender.ops[i].sends.begin() + (earlierIt - sender.ops[i].sends.begin()));
+    const BufRef target =
+        earlierFirst ? joined(dstEarlier, dstLater) : joined(dstLater, dstEarlier);
+    sender.ops[i].sends.erase(earlierIt);
     if (sender.ops[i].sends.empty()) sender.ops[i] = PlanOp{};
     else sender.ops[i].kind = inferOpKind(sender.ops[i]);
     sender.ops[j].srcs = {source};
