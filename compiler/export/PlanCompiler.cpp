@@ -89,7 +89,7 @@ FailureOr<CompiledPlan> compileSchedule(ScheduleOp schedule, const CompileOption
   };
   CollectiveSpec spec = CollectiveSpec::fromOp(schedule);
   size_t ops = schedule.getBodyBlock().getOperations().size();
-  explain("lower: @" + schedule.getSymName().str() + " is a " + spec.describe() + " schedule of " +
+  explain("lower: @" + schedule.getSymName().str() + ": " + spec.describe() + ", a schedule of " +
           std::to_string(ops) + " ops");
   if (options.slices < 1) {
     error = "slices must be at least 1 (got " + std::to_string(options.slices) + ")";
