@@ -351,9 +351,16 @@ TuneResult runTune(const TuneSettings &settings) {
   }
   bar.start(totalWeight, totalItems);
   size_t finished = 0;
-  auto stopRequested = [&] {
+  // Ctrl-C stops after the current measurement; the budget is checked between sizes, so the
+  // size being measured is finished (one batch per variant once the budget is near) and even a
+  // budget shorter than one size leaves a bundle with that size.
+  auto interruptRequested = [&] {
     if (interrupted()) result.interrupted = true;
-    else if (settings.budgetSeconds > 0 && bar.elapsed() >= settings.budgetSeconds)
+    return result.interrupted;
+  };
+  auto stopRequested = [&] {
+    if (!interruptRequested() && settings.budgetSeconds > 0 &&
+        bar.elapsed() >= settings.budgetSeconds)
       result.budgetExhausted = true;
     return result.partial();
   };
@@ -365,9 +372,9 @@ TuneResult runTune(const TuneSettings &settings) {
                           bar.elapsed() + bar.remaining() > settings.budgetSeconds;
     std::vector<BatchState> states(g.variants.size());
     std::vector<bool> active(g.variants.size(), true);
-    for (bool any = true; any && !stopRequested();) {
+    for (bool any = true; any && !interruptRequested();) {
       any = false;
-      for (size_t k = 0; k < g.variants.size() && !stopRequested(); ++k) {
+      for (size_t k = 0; k < g.variants.size() && !interruptRequested(); ++k) {
         const size_t v = g.variants[k];
         if (!active[k] || !t.measurements.eligible[v]) continue;
         const std::string &label = t.variants[v].variant.label;

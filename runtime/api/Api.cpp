@@ -102,6 +102,7 @@ const char *collplan_error_string(collplan_status_t status) {
   case COLLPLAN_ERROR_SYSTEM: return "COLLPLAN_ERROR_SYSTEM: an operating-system call failed";
   case COLLPLAN_ERROR_TIMEOUT: return "COLLPLAN_ERROR_TIMEOUT: a peer did not answer in time";
   case COLLPLAN_ERROR_INTERNAL: return "COLLPLAN_ERROR_INTERNAL: internal error";
+  case COLLPLAN_STATUS_MAX_ENUM: break;
   }
   return "unknown collplan status";
 }

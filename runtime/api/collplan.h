@@ -22,7 +22,8 @@ typedef enum collplan_status {
   COLLPLAN_ERROR_PLAN = 7,             /**< a plan cannot run on this communicator */
   COLLPLAN_ERROR_SYSTEM = 8,           /**< an OS call failed (shared memory, threads) */
   COLLPLAN_ERROR_TIMEOUT = 9,          /**< a peer did not answer in time (COLLPLAN_TIMEOUT_S) */
-  COLLPLAN_ERROR_INTERNAL = 10         /**< a bug in collplan */
+  COLLPLAN_ERROR_INTERNAL = 10,        /**< a bug in collplan */
+  COLLPLAN_STATUS_MAX_ENUM = 0x7fffffff /**< not a status (see the enums below) */
 } collplan_status_t;
 
 /** A constant name for a status ("COLLPLAN_ERROR_NULL_POINTER: a required pointer is NULL"). */
@@ -33,20 +34,26 @@ const char *collplan_error_string(collplan_status_t status);
 const char *collplan_last_error(void);
 
 /* ---- Types and values ---------------------------------------------------------------------- */
+/* Each enum ends with a *_MAX_ENUM value that is not a valid argument: it makes the type as wide
+ * as int, so any int a caller passes is a value of the type, which the library rejects with
+ * COLLPLAN_ERROR_INVALID_ARGUMENT (rather than C++ reading an out-of-range enum, undefined). */
 
 typedef enum collplan_dtype {
   COLLPLAN_F32 = 0, COLLPLAN_F64 = 1, COLLPLAN_F16 = 2, COLLPLAN_BF16 = 3,
-  COLLPLAN_I32 = 4, COLLPLAN_I64 = 5, COLLPLAN_U8 = 6
+  COLLPLAN_I32 = 4, COLLPLAN_I64 = 5, COLLPLAN_U8 = 6,
+  COLLPLAN_DTYPE_MAX_ENUM = 0x7fffffff
 } collplan_dtype_t;
 
 typedef enum collplan_op {
-  COLLPLAN_SUM = 0, COLLPLAN_PROD = 1, COLLPLAN_MIN = 2, COLLPLAN_MAX = 3
+  COLLPLAN_SUM = 0, COLLPLAN_PROD = 1, COLLPLAN_MIN = 2, COLLPLAN_MAX = 3,
+  COLLPLAN_OP_MAX_ENUM = 0x7fffffff
 } collplan_op_t;
 
 typedef enum collplan_collective {
   COLLPLAN_ALLREDUCE = 0, COLLPLAN_ALLGATHER = 1, COLLPLAN_REDUCE_SCATTER = 2,
   COLLPLAN_ALLTOALL = 3, COLLPLAN_BROADCAST = 4, COLLPLAN_REDUCE = 5, COLLPLAN_GATHER = 6,
-  COLLPLAN_SCATTER = 7, COLLPLAN_BARRIER = 8
+  COLLPLAN_SCATTER = 7, COLLPLAN_BARRIER = 8,
+  COLLPLAN_COLLECTIVE_MAX_ENUM = 0x7fffffff
 } collplan_collective_t;
 
 /** Size in bytes of one element of `dtype` (0 for an invalid value). */

@@ -76,7 +76,8 @@ int main(int argc, char **argv) {
   app.add_option("-e,--max-bytes", maxBytes, "Largest message M; sizes double from the smallest")
       ->capture_default_str();
   app.add_option("--budget", s.budgetSeconds,
-                 "Seconds of measuring; when spent, the bundle covers what was measured (0: none)")
+                 "Seconds of measuring, checked between sizes; when spent, the bundle covers the sizes "
+                 "measured (0: no limit)")
       ->capture_default_str();
   app.add_option("-o,--output", s.outputPath, "The bundle to write");
   app.add_option("--report-dir", s.reportDir, "Directory for measurements.csv, report.json and SVG plots");
