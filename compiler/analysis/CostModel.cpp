@@ -3,6 +3,7 @@
 
 #include "dialects/coll/CollOps.h"
 #include "dialects/coll/CollectiveSpec.h"
+#include "runtime/core/CountNoun.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -362,9 +363,10 @@ std::string formatCost(const ScheduleCost &cost, bool perRank) {
     maxTouches = std::max(maxTouches, cost.touches(int(r)));
   }
   if (cost.reads.empty()) minTouches = 0;
-  os << "  memory touches:   " << cost.totalTouches() << " units in all, per rank " << minTouches
+  os << "  memory touches:   " << countNoun(cost.totalTouches(), "unit") << " in all, per rank "
+     << minTouches
      << ".." << maxTouches << " (reads + writes)\n";
-  os << "  peak scratch:     " << cost.peakScratchUnits() << " units ("
+  os << "  peak scratch:     " << countNoun(cost.peakScratchUnits(), "unit") << " ("
      << fraction(cost.peakScratchUnits() * cost.unitFraction) << " M)\n";
   if (perRank)
     for (size_t r = 0; r < cost.reads.size(); ++r)

@@ -2,6 +2,7 @@
 #include "dialects/coll/CollectiveSpec.h"
 
 #include "dialects/coll/CollOps.h"
+#include "runtime/core/CountNoun.h"
 
 namespace collplan {
 
@@ -116,8 +117,8 @@ std::string describeContribution(const Contribution &c, bool sliced) {
 
 std::string CollectiveSpec::describe() const {
   std::string s(toString(kind));
-  s += " on " + std::to_string(ranks) + " ranks, " + std::to_string(chunks) + " chunks";
-  if (slices > 1) s += " x " + std::to_string(slices) + " slices";
+  s += " on " + countNoun(ranks, "rank") + ", " + countNoun(chunks, "chunk");
+  if (slices > 1) s += " x " + countNoun(slices, "slice");
   if (op) s += ", op " + std::string(toString(*op));
   if (needsRoot(kind)) s += ", root " + std::to_string(root);
   return s;

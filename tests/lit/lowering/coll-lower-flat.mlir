@@ -43,7 +43,7 @@ coll.collective @re reduce ranks 3 op sum root 1 algorithm "flat"
 
 // Port model: N-1 rounds; the whole message each for broadcast and reduce, a block each
 // for scatter and gather.
-// COST-LABEL: coll-cost @bc: broadcast on 3 ranks, 1 chunks, root 1
+// COST-LABEL: coll-cost @bc: broadcast on 3 ranks, 1 chunk, root 1
 // COST-NEXT: alpha rounds:     2
 // COST-NEXT: beta coefficient: 2
 // COST-LABEL: coll-cost @sc

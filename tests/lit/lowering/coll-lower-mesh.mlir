@@ -60,7 +60,7 @@ coll.collective @single allreduce ranks 6 op sum algorithm "mesh-single-step"
 // COST-LABEL: coll-cost @ar: allreduce on 6 ranks, 6 chunks, op sum
 // COST-NEXT: alpha rounds:     6
 // COST-NEXT: beta coefficient: 1.66667
-// COST-LABEL: coll-cost @single: allreduce on 6 ranks, 1 chunks, op sum
+// COST-LABEL: coll-cost @single: allreduce on 6 ranks, 1 chunk, op sum
 // COST-NEXT: alpha rounds:     5
 // COST-NEXT: beta coefficient: 5
 

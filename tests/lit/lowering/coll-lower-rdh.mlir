@@ -62,7 +62,7 @@ coll.collective @rab allreduce ranks 3 op sum algorithm "rabenseifner"
 
 // The port model counts one message per block, so halving / doubling show N-1 rounds (not
 // log2 N) and Rabenseifner on 4 shows 2(N-1) = 6 (not 2 log2 N = 4); β is the textbook's.
-// COST-LABEL: coll-cost @rd: allreduce on 3 ranks, 1 chunks, op sum
+// COST-LABEL: coll-cost @rd: allreduce on 3 ranks, 1 chunk, op sum
 // COST-NEXT: alpha rounds:     3
 // COST-LABEL: coll-cost @ag: allgather on 4 ranks, 4 chunks
 // COST-NEXT: alpha rounds:     2

@@ -32,7 +32,7 @@ coll.collective @two allreduce ranks 4 op max algorithm "two-shot"
 
 // Port model, N = 4: one-shot receives N-1 whole buffers through one port (N-1 rounds of M);
 // two-shot 2(N-1) rounds of M/N.
-// COST-LABEL: coll-cost @one: allreduce on 4 ranks, 1 chunks, op sum
+// COST-LABEL: coll-cost @one: allreduce on 4 ranks, 1 chunk, op sum
 // COST-NEXT: alpha rounds:     3
 // COST-NEXT: beta coefficient: 3
 // COST-LABEL: coll-cost @two: allreduce on 4 ranks, 4 chunks, op max

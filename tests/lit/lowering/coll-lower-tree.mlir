@@ -42,13 +42,13 @@ coll.collective @re reduce ranks 4 op sum algorithm "binomial-tree"
 coll.collective @ar allreduce ranks 3 op sum algorithm "binomial-tree"
 
 // Port model: ceil(log2 N) rounds of the whole message each way.
-// COST-LABEL: coll-cost @bc: broadcast on 5 ranks, 1 chunks, root 2
+// COST-LABEL: coll-cost @bc: broadcast on 5 ranks, 1 chunk, root 2
 // COST-NEXT: alpha rounds:     3
 // COST-NEXT: beta coefficient: 3
-// COST-LABEL: coll-cost @re: reduce on 4 ranks, 1 chunks, op sum, root 0
+// COST-LABEL: coll-cost @re: reduce on 4 ranks, 1 chunk, op sum, root 0
 // COST-NEXT: alpha rounds:     2
 // COST-NEXT: beta coefficient: 2
-// COST-LABEL: coll-cost @ar: allreduce on 3 ranks, 1 chunks, op sum
+// COST-LABEL: coll-cost @ar: allreduce on 3 ranks, 1 chunk, op sum
 // COST-NEXT: alpha rounds:     4
 // COST-NEXT: beta coefficient: 4
 
