@@ -50,7 +50,8 @@ BufRef joined(const BufRef &lo, const BufRef &hi) {
   return {lo.buf, lo.offset, lo.length + hi.length};
 }
 
-struct RankOps {
+/// One rank's plan ops and its in-place shift, with the overlap queries the merges need.
+struct RankPlanOps {
   std::vector<PlanOp> ops;
   int64_t inShift = 0;
 
@@ -91,24 +92,24 @@ struct RankOps {
 
 class Coalescer {
 public:
-  explicit Coalescer(std::vector<RankOps> ranks) : ranks_(std::move(ranks)) {}
+  explicit Coalescer(std::vector<RankPlanOps> ranks) : ranks_(std::move(ranks)) {}
 
   unsigned run() {
-    for (RankOps &r : ranks_) splitForwards(r.ops);
+    for (RankPlanOps &r : ranks_) splitForwards(r.ops);
     unsigned merged = 0;
     for (unsigned pass = 1; pass;) {
-      for (RankOps &r : ranks_) hoistSendOps(r.ops, r.inShift);
+      for (RankPlanOps &r : ranks_) hoistSendOps(r.ops, r.inShift);
       indexReceives();
       pass = 0;
       for (size_t s = 0; s < ranks_.size(); ++s) pass += mergeFrom(int(s));
-      for (RankOps &r : ranks_) compact(r.ops);
+      for (RankPlanOps &r : ranks_) compact(r.ops);
       merged += pass;
     }
-    for (RankOps &r : ranks_) fuseForwards(r.ops);
+    for (RankPlanOps &r : ranks_) fuseForwards(r.ops);
     return merged;
   }
 
-  std::vector<RankOps> &ranks() { return ranks_; }
+  std::vector<RankPlanOps> &ranks() { return ranks_; }
 
 private:
   struct RecvAt {
@@ -175,7 +176,7 @@ private:
   /// Each send is paired with the nearest earlier send to the same peer after the last receive
   /// (a send is never delayed past a receive); chains of pieces join over several passes.
   unsigned mergeFrom(int s) {
-    RankOps &sender = ranks_[size_t(s)];
+    RankPlanOps &sender = ranks_[size_t(s)];
     unsigned merged = 0;
     std::unordered_map<int32_t, size_t> lastSendTo;
     for (size_t k = 0; k < sender.ops.size(); ++k) {
@@ -197,7 +198,7 @@ private:
   /// Joins the transfer op `i` of rank `s` sends to the peer of op `j`'s only send into that
   /// one, when the conditions in CoalesceTransfers.h hold; false (nothing changed) otherwise.
   bool tryMerge(int s, size_t i, size_t j) {
-    RankOps &sender = ranks_[size_t(s)];
+    RankPlanOps &sender = ranks_[size_t(s)];
     const Endpoint later = sender.ops[j].sends.front();
     auto earlierIt = std::find_if(sender.ops[i].sends.begin(), sender.ops[i].sends.end(),
                                   [&](const Endpoint &e) { return e.peer == later.peer; });
@@ -226,7 +227,7 @@ private:
     // The receiver writes them next to each other in the same order, with nothing between its
     // two receives that waits or touches the later one's range.
     const RecvAt atEarlier = receiveOf_.at(earlier.id), atLater = receiveOf_.at(later.id);
-    RankOps &receiver = ranks_[size_t(later.peer)];
+    RankPlanOps &receiver = ranks_[size_t(later.peer)];
     const BufRef dstEarlier = recvEarlier->dsts.front(), dstLater = recvLater->dsts.front();
     if (earlierFirst ? !follows(dstEarlier, dstLater) : !follows(dstLater, dstEarlier))
       return false;
@@ -257,14 +258,14 @@ private:
     return true;
   }
 
-  std::vector<RankOps> ranks_;
+  std::vector<RankPlanOps> ranks_;
   std::unordered_map<uint32_t, RecvAt> receiveOf_;
 };
 
 }  // namespace
 
 unsigned coalesceTransfers(ProgramOp program) {
-  std::vector<RankOps> ranks;
+  std::vector<RankPlanOps> ranks;
   std::vector<RankOp> rankOps;
   for (auto rankOp : program.getBody().front().getOps<RankOp>()) {
     const size_t rank = size_t(rankOp.getRank());

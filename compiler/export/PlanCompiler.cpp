@@ -115,12 +115,11 @@ FailureOr<CompiledPlan> compileSchedule(ScheduleOp schedule, const CompileOption
   if (options.keepIR) out.scheduleIR = printOp(schedule);
   auto program = lowerScheduleToProgram(schedule);
   if (succeeded(program)) {
-    // Hoisting first lines up each round's sends; hoisting again publishes merged ones early.
-    unsigned hoisted = hoistSends(*program);
+    // Hoisting first lines up each round's sends (coalesceTransfers hoists its merged ones).
+    const unsigned hoisted = hoistSends(*program);
     const unsigned coalesced = coalesceTransfers(*program);
     explain("coalesce: " + std::to_string(coalesced) +
             " transfers joined to another one of the same round and peers");
-    if (coalesced) hoisted += hoistSends(*program);
     explain("hoist: " + std::to_string(hoisted) +
             " sends published before receives they do not depend on");
   }

@@ -346,6 +346,27 @@ void coll::printInstruction(OpAsmPrinter &printer, Operation *op) {
                                                  "recv_peer", "recv_id", "recv_pos"});
 }
 
+namespace {
+
+/// Every plan op kind, in OpKind order.
+constexpr collplan::OpKind kAllOpKinds[] = {
+    collplan::OpKind::Send,           collplan::OpKind::Recv,         collplan::OpKind::RecvReduce,
+    collplan::OpKind::RecvReduceSend, collplan::OpKind::RecvCopySend, collplan::OpKind::Reduce,
+    collplan::OpKind::Copy,           collplan::OpKind::Dup};
+
+/// The level-3 op name of a plan op kind (without "coll."): the plan's name, except where it
+/// would clash with a level-2 op (local_reduce, local_copy) or says less (dup_send).
+std::string instructionName(collplan::OpKind kind) {
+  switch (kind) {
+  case collplan::OpKind::Reduce: return "local_reduce";
+  case collplan::OpKind::Copy: return "local_copy";
+  case collplan::OpKind::Dup: return "dup_send";
+  default: return std::string(collplan::toString(kind));
+  }
+}
+
+}  // namespace
+
 collplan::PlanOp coll::toPlanOp(Operation *op) {
   collplan::PlanOp planOp;
   for (Attribute src : op->getAttrOfType<ArrayAttr>("srcs"))
@@ -365,11 +386,8 @@ collplan::PlanOp coll::toPlanOp(Operation *op) {
     planOp.sends.push_back({static_cast<int32_t>(peer), static_cast<uint32_t>(id)});
   if (auto step = op->getAttrOfType<IntegerAttr>("step"))
     planOp.step = static_cast<int32_t>(step.getInt());
-  StringRef name = op->getName().stripDialect();
-  if (name == "local_reduce") planOp.kind = collplan::OpKind::Reduce;
-  else if (name == "local_copy") planOp.kind = collplan::OpKind::Copy;
-  else if (name == "dup_send") planOp.kind = collplan::OpKind::Dup;
-  else if (auto kind = collplan::parseOpKind(name)) planOp.kind = *kind;
+  for (collplan::OpKind kind : kAllOpKinds)
+    if (op->getName().stripDialect() == instructionName(kind)) planOp.kind = kind;
   return planOp;
 }
 
@@ -396,14 +414,7 @@ Operation *coll::createInstruction(OpBuilder &b, Location loc, const collplan::P
     peers.push_back(e.peer);
     ids.push_back(e.id);
   }
-  OperationState state(loc, "coll." + [&]() -> std::string {
-    switch (op.kind) {
-    case collplan::OpKind::Reduce: return "local_reduce";
-    case collplan::OpKind::Copy: return "local_copy";
-    case collplan::OpKind::Dup: return "dup_send";
-    default: return std::string(collplan::toString(op.kind));
-    }
-  }());
+  OperationState state(loc, "coll." + instructionName(op.kind));
   state.addAttribute("srcs", refs(op.srcs));
   state.addAttribute("dsts", refs(op.dsts));
   state.addAttribute("send_peers", b.getDenseI64ArrayAttr(peers));
