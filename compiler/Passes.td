@@ -37,9 +37,40 @@ def CollCost : Pass<"coll-cost", "mlir::ModuleOp"> {
 // Lowerings: coll.collective -> coll.schedule, one pass per algorithm family
 //===----------------------------------------------------------------------===//
 
+// Options of the generic lowering and the compile pipeline: every algorithm parameter.
+defvar CollAlgorithmOptions = [
+    Option<"channels", "channels", "int", /*default=*/"1", "ring: rings over disjoint link sets">,
+    Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
+           "ring: half of every block goes each way">,
+    ListOption<"order", "order", "int", "ring/line order, or KangaRing device order">,
+    Option<"fanout", "fanout", "int", /*default=*/"2", "pipelined tree: children per node">,
+    Option<"pipeline", "pipeline", "int", /*default=*/"4",
+           "pipelined / double binary tree: chunks streamed">,
+    Option<"ranksPerDevice", "ranks-per-device", "int", /*default=*/"1",
+           "KangaRing, Mesh, RDH, hierarchical: ranks per device">,
+    ListOption<"dims", "dims", "int", "RDH: hypercube/torus extents over devices">,
+    Option<"ranksPerNode", "ranks-per-node", "int", /*default=*/"0",
+           "hierarchical: ranks per node (0: from the topology)">,
+    Option<"inter", "inter", "std::string", /*default=*/"\"ring\"",
+           "hierarchical: inter-node algorithm (ring or recursive-doubling)">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology (file, preset or generator spec) for topology-aware lowerings">,
+];
+
 // Options every lowering shares.
 defvar CollTopologyOption = Option<"topology", "topology", "std::string", /*default=*/"\"\"",
     "Topology (file, preset or generator spec) that supplies ring orders and device groups">;
+
+def CollLower : Pass<"coll-lower", "mlir::ModuleOp"> {
+  let summary = "Lower every coll.collective with any registered algorithm to a schedule";
+  let description = [{
+    Dispatches each `coll.collective` by its `algorithm` attribute through the algorithm
+    registry (compiler/lowering/Algorithms.h), with the given parameters; the family passes
+    below do the same for one family each. An unknown algorithm or parameters the algorithm
+    rejects are errors on the collective. This is the first pass of `coll-compile`.
+  }];
+  let options = CollAlgorithmOptions;
+}
 
 def CollLowerRing : Pass<"coll-lower-ring", "mlir::ModuleOp"> {
   let summary = "Lower collectives with algorithm 'ring' or 'line' to schedules";
@@ -175,6 +206,8 @@ def CollSlice : Pass<"coll-slice", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"slices", "slices", "int", /*default=*/"2", "Slices per chunk (at least 1)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report what the pass did as a remark on each schedule">,
   ];
 }
 
@@ -200,14 +233,88 @@ def CollScheduleSteps : Pass<"coll-schedule-steps", "mlir::ModuleOp"> {
 }
 
 def CollToProgram : Pass<"coll-to-program", "mlir::ModuleOp"> {
-  let summary = "Lower verified schedules to per-rank programs (level 3)";
+  let summary = "Verify schedules and lower them to per-rank programs (level 3): placement";
   let description = [{
-    Places every value in a buffer (inputs in `in`, values bound to an output at their rank in
-    `out`, others in `tmp` with the fewest slots), turns transfers into matched send/recv pairs
-    (fusing a receive into the reduction that consumes it, and reduce-then-send into
-    recv_reduce_send), and replaces each coll.schedule by a coll.program. The programs are
-    checked for deadlock before the schedule is replaced.
+    Proves each schedule (as coll-verify), then places every value in a buffer (inputs in
+    `in`, values bound to an output at their rank in `out`, others in `tmp` with the fewest
+    slots), turns transfers into send/recv pairs with compiler transfer ids on the channel the
+    schedule's op names (fusing a receive into the reduction that consumes it, and
+    reduce-then-send into recv_reduce_send), and replaces each coll.schedule by a coll.program
+    (keeping its `coll.cost`). The programs are not yet ordered for the runtime: run
+    coll-hoist-sends and coll-export-plan (or the coll-compile pipeline).
   }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report what the pass did as a remark on each program">,
+  ];
+}
+
+def CollCoalesceTransfers : Pass<"coll-coalesce-transfers", "mlir::ModuleOp"> {
+  let summary = "Join same-round transfers between two ranks into one message (aggregation)";
+  let description = [{
+    Transfers one rank sends to one peer on one channel in the same round (the step of the
+    receiving instruction) become one message when the sender holds the pieces next to each
+    other (directly, or through a range an earlier local copy made equal) and the receiver
+    writes them with plain receives into adjacent ranges in the same order: recursive
+    doubling's round k becomes one message of 2^(k-1) blocks, as in MPI. A send is only ever
+    delayed past local instructions, a receive only moves up past instructions that neither
+    wait nor touch what it writes, and rounds (a pipeline's slices) are never merged.
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report what the pass did as a remark on each program">,
+  ];
+}
+
+def CollHoistSends : Pass<"coll-hoist-sends", "mlir::ModuleOp"> {
+  let summary = "Order each channel so that sends go before the receives they do not need";
+  let description = [{
+    Runs all ranks together round by round under the execution model (transfers matched in
+    order per sender, receiver and channel; bounded messages in flight per FIFO): each round
+    every rank issues what is ready, instructions that receive nothing first, then receives of
+    messages sent earlier in their FIFO's order. Instructions keep the order their buffer
+    units require. Each rank's program is rewritten in issue order, which makes every FIFO's
+    two ends agree and the programs deadlock-free by construction: a ring's ranks all send
+    their own block before forwarding, so the ring no longer runs as a chain.
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report what the pass did as a remark on each program">,
+  ];
+}
+
+def CollAllocateScratch : Pass<"coll-allocate-scratch", "mlir::ModuleOp"> {
+  let summary = "Share tmp units between values whose lifetimes in the ordered programs do not overlap";
+  let description = [{
+    Placement gives every value tmp units of its own, so that only data orders the
+    instructions while coll-hoist-sends orders them (a reused unit would add an order that in-order
+    transfer matching can turn into a deadlock). Once ordered, this pass gives the tmp ranges
+    physical units: ranges an instruction uses together stay together, and blocks whose
+    lifetimes in program order do not overlap share units (first fit, unit phases kept). The
+    program's `scratch` shrinks accordingly.
+  }];
+  let options = [
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report what the pass did as a remark on each program">,
+  ];
+}
+
+def CollExportPlan : Pass<"coll-export-plan", "mlir::ModuleOp"> {
+  let summary = "Export each program as a runtime plan (format 2) and prove it loads";
+  let description = [{
+    Converts each coll.program into the runtime's plan: instructions grouped by channel in
+    program order, `after` references where channels conflict on a buffer unit, transfer ids
+    dropped (the plan matches transfers in order). The plan is validated exactly as the
+    runtime loads it (shapes, ranges, transfers matched in order, deadlock freedom). With
+    `output`, the plan is written there (compact JSON, or CBOR for a .cbor path); the module
+    must then hold one program.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "Write the plan to this file">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report what the pass did as a remark on each program">,
+  ];
 }
 
 #endif // COLLPLAN_PASSES_TD

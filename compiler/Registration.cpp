@@ -2,6 +2,7 @@
 #include "compiler/Registration.h"
 
 #include "compiler/Passes.h"
+#include "compiler/Pipeline.h"
 #include "dialects/coll/CollOps.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -11,5 +12,8 @@
 void collplan::registerAll(mlir::DialectRegistry &registry) {
   registry.insert<mlir::coll::CollDialect>();
   static std::once_flag once;
-  std::call_once(once, [] { registerCollplanPasses(); });
+  std::call_once(once, [] {
+    registerCollplanPasses();
+    registerCompilePipeline();
+  });
 }

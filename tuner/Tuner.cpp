@@ -420,6 +420,7 @@ TuneResult runTune(const TuneSettings &settings) {
   // 5. Choice and bundle.
   Bundle bundle;
   bundle.topologyFingerprint = result.fingerprint;
+  bundle.topology = topologyToJson(result.topology);
   bundle.backend = settings.backend;
   bundle.ranks = result.ranks;
   bundle.toolVersion = toolVersion();

@@ -3,12 +3,12 @@
 // Works on the plan ops of every rank at once (a merge edits the sender and the receiver):
 //  1. split each receive that forwards what it wrote into the receive and a send of that range,
 //     so forwarded values can join other sends;
-//  2. hoist sends (hoistSendOps) and merge pairs, until no pair is left (a merged message can
-//     join a third one);
+//  2. line sends up (each send-only instruction moved above the plain receives before it that do
+//     not write what it sends) and merge pairs, until no pair is left (a merged message can join
+//     a third one);
 //  3. fuse a receive and the send of exactly what it wrote back into one instruction.
 #include "compiler/export/CoalesceTransfers.h"
 
-#include "compiler/export/HoistSends.h"
 #include "compiler/export/RankOps.h"
 #include "runtime/plan/DefaultPlans.h"
 
@@ -24,22 +24,45 @@ using namespace mlir::coll;
 namespace collplan {
 namespace {
 
-bool isSendOnly(const PlanOp &op) {
+using Instr = Instruction;
+
+bool isSendOnly(const Instr &op) {
   return !op.recv && op.dsts.empty() && op.srcs.size() == 1 && !op.sends.empty();
 }
-bool isPlainRecv(const PlanOp &op) {
+bool isPlainRecv(const Instr &op) {
   return op.recv && op.srcs.empty() && op.sends.empty() && op.dsts.size() == 1;
 }
-bool isLocalCopy(const PlanOp &op) {
+bool isLocalCopy(const Instr &op) {
   return !op.recv && op.srcs.size() == 1 && !op.dsts.empty();
 }
 /// A receive whose value is also sent on: recv -> [d] + sends.
-bool isForwardingRecv(const PlanOp &op) {
+bool isForwardingRecv(const Instr &op) {
   return op.recv && op.srcs.empty() && op.dsts.size() == 1 && !op.sends.empty();
 }
 /// Marks an op as removed (dropped when the rank's ops are compacted).
-bool isDead(const PlanOp &op) {
+bool isDead(const Instr &op) {
   return !op.recv && op.srcs.empty() && op.dsts.empty() && op.sends.empty();
+}
+
+/// Moves every send-only instruction above the receives before it that send nothing and do not
+/// write what it sends (checked in the in-place layout, which overlaps wherever the separate one
+/// does), so that a round's sends to one peer sit next to each other. Sends keep their order.
+void lineUpSends(std::vector<Instr> &ops, int64_t inShift) {
+  auto writesAnyOf = [&](const Instr &writer, const Instr &reader) {
+    for (const BufRef &dst : writer.dsts)
+      for (const BufRef &src : reader.srcs)
+        if (rangesOverlap(dst, src, inShift, /*inPlace=*/true)) return true;
+    return false;
+  };
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].sends.empty() || ops[i].recv || !ops[i].dsts.empty()) continue;
+    size_t to = i;
+    while (to > 0 && ops[to - 1].recv && ops[to - 1].sends.empty() &&
+           !writesAnyOf(ops[to - 1], ops[i]))
+      --to;
+    if (to != i)
+      std::rotate(ops.begin() + long(to), ops.begin() + long(i), ops.begin() + long(i) + 1);
+  }
 }
 
 /// `hi` starts where `lo` ends, in the same buffer.
@@ -52,7 +75,7 @@ BufRef joined(const BufRef &lo, const BufRef &hi) {
 
 /// One rank's plan ops and its in-place shift, with the overlap queries the merges need.
 struct RankPlanOps {
-  std::vector<PlanOp> ops;
+  std::vector<Instr> ops;
   int64_t inShift = 0;
 
   bool writes(size_t k, const BufRef &r) const {
@@ -77,7 +100,7 @@ struct RankPlanOps {
   std::vector<BufRef> equalRanges(const BufRef &r, size_t at) const {
     std::vector<BufRef> out = {r};
     for (size_t c = 0; c < at; ++c) {
-      const PlanOp &op = ops[c];
+      const Instr &op = ops[c];
       if (!isLocalCopy(op)) continue;
       std::vector<BufRef> ends = op.dsts;
       ends.push_back(op.srcs.front());
@@ -98,7 +121,7 @@ public:
     for (RankPlanOps &r : ranks_) splitForwards(r.ops);
     unsigned merged = 0;
     for (unsigned pass = 1; pass;) {
-      for (RankPlanOps &r : ranks_) hoistSendOps(r.ops, r.inShift);
+      for (RankPlanOps &r : ranks_) lineUpSends(r.ops, r.inShift);
       indexReceives();
       pass = 0;
       for (size_t s = 0; s < ranks_.size(); ++s) pass += mergeFrom(int(s));
@@ -117,20 +140,23 @@ private:
     size_t op;
   };
 
-  static void splitForwards(std::vector<PlanOp> &ops) {
-    std::vector<PlanOp> out;
+  static void splitForwards(std::vector<Instr> &ops) {
+    std::vector<Instr> out;
     out.reserve(ops.size());
-    for (PlanOp &op : ops) {
+    for (Instr &op : ops) {
       if (!isForwardingRecv(op)) {
         out.push_back(std::move(op));
         continue;
       }
-      PlanOp send;
+      Instr send;
       send.srcs = op.dsts;
       send.sends = std::move(op.sends);
+      send.sendIds = std::move(op.sendIds);
       send.step = op.step;
+      send.channel = op.channel;
       send.kind = inferOpKind(send);
       op.sends.clear();
+      op.sendIds.clear();
       op.kind = OpKind::Recv;
       out.push_back(std::move(op));
       out.push_back(std::move(send));
@@ -138,13 +164,14 @@ private:
     ops = std::move(out);
   }
 
-  static void fuseForwards(std::vector<PlanOp> &ops) {
-    std::vector<PlanOp> out;
+  static void fuseForwards(std::vector<Instr> &ops) {
+    std::vector<Instr> out;
     out.reserve(ops.size());
     for (size_t k = 0; k < ops.size(); ++k) {
-      PlanOp op = std::move(ops[k]);
+      Instr op = std::move(ops[k]);
       if (isPlainRecv(op) && k + 1 < ops.size() && isSendOnly(ops[k + 1]) &&
-          ops[k + 1].srcs.front() == op.dsts.front()) {
+          ops[k + 1].srcs.front() == op.dsts.front() && ops[k + 1].channel == op.channel) {
+        op.sendIds = std::move(ops[k + 1].sendIds);
         op.sends = std::move(ops[++k].sends);
         op.kind = inferOpKind(op);
       }
@@ -153,7 +180,7 @@ private:
     ops = std::move(out);
   }
 
-  static void compact(std::vector<PlanOp> &ops) {
+  static void compact(std::vector<Instr> &ops) {
     ops.erase(std::remove_if(ops.begin(), ops.end(), isDead), ops.end());
   }
 
@@ -161,14 +188,14 @@ private:
     receiveOf_.clear();
     for (size_t r = 0; r < ranks_.size(); ++r)
       for (size_t k = 0; k < ranks_[r].ops.size(); ++k)
-        if (const auto &recv = ranks_[r].ops[k].recv) receiveOf_[recv->id] = {int(r), k};
+        if (const auto &id = ranks_[r].ops[k].recvId) receiveOf_[*id] = {int(r), k};
   }
 
   /// The receive of transfer `id`, when it is a plain receive.
-  const PlanOp *plainReceive(uint32_t id) const {
+  const Instr *plainReceive(uint32_t id) const {
     auto it = receiveOf_.find(id);
     if (it == receiveOf_.end()) return nullptr;
-    const PlanOp &op = ranks_[size_t(it->second.rank)].ops[it->second.op];
+    const Instr &op = ranks_[size_t(it->second.rank)].ops[it->second.op];
     return isPlainRecv(op) && op.step >= 0 ? &op : nullptr;
   }
 
@@ -178,19 +205,21 @@ private:
   unsigned mergeFrom(int s) {
     RankPlanOps &sender = ranks_[size_t(s)];
     unsigned merged = 0;
-    std::unordered_map<int32_t, size_t> lastSendTo;
+    std::unordered_map<int64_t, size_t> lastSendTo;  ///< (channel, peer) -> op
     for (size_t k = 0; k < sender.ops.size(); ++k) {
-      const PlanOp &op = sender.ops[k];
+      const Instr &op = sender.ops[k];
       if (op.recv) {
         lastSendTo.clear();
         continue;
       }
       if (!isSendOnly(op)) continue;
+      // Messages of one channel only: each channel's transfers are matched on their own.
+      const int64_t key = int64_t(op.channel) << 32;
       if (op.sends.size() == 1) {
-        auto it = lastSendTo.find(op.sends.front().peer);
+        auto it = lastSendTo.find(key | op.sends.front());
         if (it != lastSendTo.end() && tryMerge(s, it->second, k)) ++merged;
       }
-      for (const Endpoint &e : sender.ops[k].sends) lastSendTo[e.peer] = k;
+      for (int32_t peer : sender.ops[k].sends) lastSendTo[key | peer] = k;
     }
     return merged;
   }
@@ -199,12 +228,13 @@ private:
   /// one, when the conditions in CoalesceTransfers.h hold; false (nothing changed) otherwise.
   bool tryMerge(int s, size_t i, size_t j) {
     RankPlanOps &sender = ranks_[size_t(s)];
-    const Endpoint later = sender.ops[j].sends.front();
-    auto earlierIt = std::find_if(sender.ops[i].sends.begin(), sender.ops[i].sends.end(),
-                                  [&](const Endpoint &e) { return e.peer == later.peer; });
+    const int32_t peer = sender.ops[j].sends.front();
+    const uint32_t laterId = sender.ops[j].sendIds.front();
+    auto earlierIt = std::find(sender.ops[i].sends.begin(), sender.ops[i].sends.end(), peer);
     if (earlierIt == sender.ops[i].sends.end()) return false;
-    const Endpoint earlier = *earlierIt;
-    const PlanOp *recvEarlier = plainReceive(earlier.id), *recvLater = plainReceive(later.id);
+    const size_t earlierIndex = size_t(earlierIt - sender.ops[i].sends.begin());
+    const uint32_t earlierId = sender.ops[i].sendIds[earlierIndex];
+    const Instr *recvEarlier = plainReceive(earlierId), *recvLater = plainReceive(laterId);
     if (!recvEarlier || !recvLater || recvEarlier->step != recvLater->step) return false;
     const BufRef valueEarlier = sender.ops[i].srcs.front(), valueLater = sender.ops[j].srcs.front();
     if (!sender.unwrittenBetween(i, j, valueEarlier)) return false;
@@ -226,8 +256,8 @@ private:
 
     // The receiver writes them next to each other in the same order, with nothing between its
     // two receives that waits or touches the later one's range.
-    const RecvAt atEarlier = receiveOf_.at(earlier.id), atLater = receiveOf_.at(later.id);
-    RankPlanOps &receiver = ranks_[size_t(later.peer)];
+    const RecvAt atEarlier = receiveOf_.at(earlierId), atLater = receiveOf_.at(laterId);
+    RankPlanOps &receiver = ranks_[size_t(peer)];
     const BufRef dstEarlier = recvEarlier->dsts.front(), dstLater = recvLater->dsts.front();
     if (earlierFirst ? !follows(dstEarlier, dstLater) : !follows(dstLater, dstEarlier))
       return false;
@@ -239,22 +269,24 @@ private:
 
     // Merge: op j sends the joined range under the smaller id; the receiver's first receive
     // takes the joined destination.
-    const uint32_t id = std::min(earlier.id, later.id);
+    const uint32_t id = std::min(earlierId, laterId);
     const BufRef source = earlierFirst ? joined(span->first, span->second)
                                        : joined(span->second, span->first);
     const BufRef target =
         earlierFirst ? joined(dstEarlier, dstLater) : joined(dstLater, dstEarlier);
     sender.ops[i].sends.erase(earlierIt);
-    if (sender.ops[i].sends.empty()) sender.ops[i] = PlanOp{};
+    sender.ops[i].sendIds.erase(sender.ops[i].sendIds.begin() + long(earlierIndex));
+    if (sender.ops[i].sends.empty()) sender.ops[i] = Instr{};
     else sender.ops[i].kind = inferOpKind(sender.ops[i]);
     sender.ops[j].srcs = {source};
-    sender.ops[j].sends = {Endpoint{later.peer, id}};
-    PlanOp &kept = receiver.ops[first];
-    kept.recv->id = id;
+    sender.ops[j].sends = {peer};
+    sender.ops[j].sendIds = {id};
+    Instr &kept = receiver.ops[first];
+    kept.recvId = id;
     kept.dsts = {target};
-    receiver.ops[second] = PlanOp{};
-    receiveOf_[id] = {later.peer, first};
-    receiveOf_.erase(std::max(earlier.id, later.id));
+    receiver.ops[second] = Instr{};
+    receiveOf_[id] = {peer, first};
+    receiveOf_.erase(std::max(earlierId, laterId));
     return true;
   }
 

@@ -1,19 +1,18 @@
-// compileCollective / compileFile: every compiler stage in order, with diagnostics collected.
+// compileCollective / compileFile: the coll-compile pipeline on one collective, with its
+// diagnostics, explanations and level-2 figures collected.
 #include "compiler/export/PlanCompiler.h"
 
+#include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
-#include "compiler/analysis/ScheduleVerifier.h"
-#include "compiler/export/CoalesceTransfers.h"
-#include "compiler/export/HoistSends.h"
 #include "compiler/export/ProgramToPlan.h"
-#include "compiler/export/ScheduleToProgram.h"
-#include "compiler/lowering/Slicing.h"
 #include "runtime/topology/Topology.h"
 #include "dialects/coll/CollOps.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -23,7 +22,9 @@ using namespace mlir::coll;
 namespace collplan {
 namespace {
 
-/// An MLIR context with the dialect loaded that gathers diagnostics as "file:line:col: msg".
+/// An MLIR context with the dialect loaded that gathers diagnostics: errors and notes as
+/// "file:line:col: error: msg" (bare "msg" for an error without a location, such as one about
+/// parameters), remarks (what each pass did, under `explain`) as lines of their own.
 class CompilerContext {
 public:
   CompilerContext() : context_(MLIRContext::Threading::DISABLED) {
@@ -32,12 +33,17 @@ public:
     context_.appendDialectRegistry(registry);
     context_.loadAllAvailableDialects();
     handler_ = std::make_unique<ScopedDiagnosticHandler>(&context_, [this](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Remark) {
+        remarks_.push_back(diag.str());
+        return success();
+      }
       std::string line;
       llvm::raw_string_ostream os(line);
-      if (auto fl = dyn_cast<FileLineColLoc>(diag.getLocation()))
-        os << fl.getFilename().getValue() << ":" << fl.getLine() << ":" << fl.getColumn() << ": ";
-      os << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: " : "note: ")
-         << diag.str();
+      auto fl = dyn_cast<FileLineColLoc>(diag.getLocation());
+      if (fl) os << fl.getFilename().getValue() << ":" << fl.getLine() << ":" << fl.getColumn() << ": ";
+      if (fl || diag.getSeverity() != DiagnosticSeverity::Error)
+        os << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: " : "note: ");
+      os << diag.str();
       for (Diagnostic &note : diag.getNotes()) os << "\n  note: " << note.str();
       messages_ += (messages_.empty() ? "" : "\n") + os.str();
       return success();
@@ -48,11 +54,14 @@ public:
   std::string messages(const std::string &fallback) const {
     return messages_.empty() ? fallback : messages_;
   }
+  /// Remarks so far, emptied.
+  std::vector<std::string> takeRemarks() { return std::exchange(remarks_, {}); }
 
 private:
   MLIRContext context_;
   std::unique_ptr<ScopedDiagnosticHandler> handler_;
   std::string messages_;
+  std::vector<std::string> remarks_;
 };
 
 nlohmann::json paramsToJson(const AlgorithmParams &p, int slices) {
@@ -80,64 +89,72 @@ std::string printOp(Operation *op) {
   return text + "\n";
 }
 
-/// Stages shared by both entry points, from a schedule in a live module.
-FailureOr<CompiledPlan> compileSchedule(ScheduleOp schedule, const CompileOptions &options,
-                                        CompilerContext &ctx, std::string &error) {
-  CompiledPlan out;
-  auto explain = [&](const std::string &line) {
-    if (options.explain) out.explanation.push_back(line);
-  };
-  CollectiveSpec spec = CollectiveSpec::fromOp(schedule);
-  size_t ops = schedule.getBodyBlock().getOperations().size();
-  explain("lower: @" + schedule.getSymName().str() + ": " + spec.describe() + ", a schedule of " +
-          std::to_string(ops) + " ops");
+/// Watches the pipeline for what CompiledPlan reports about level 2: just before the schedule
+/// becomes a program, its cost (and its IR when asked) and an explanation line each.
+class ScheduleSnapshot : public PassInstrumentation {
+public:
+  ScheduleSnapshot(CompiledPlan &out, CompilerContext &ctx, const CompileOptions &options)
+      : out_(out), ctx_(ctx), options_(options) {}
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (pass->getArgument() != "coll-to-program") return;
+    op->walk([&](ScheduleOp schedule) {
+      out_.cost = analyzeCost(schedule);
+      if (options_.keepIR) out_.scheduleIR = printOp(schedule);
+      explain("cost: " + std::to_string(out_.cost.alphaRounds) + " alpha rounds, beta " +
+              std::to_string(out_.cost.beta) + ", " + std::to_string(out_.cost.transfers) +
+              " transfers");
+      explain("steps: ops ordered by their port-model round");
+    });
+  }
+  void runAfterPass(Pass *, Operation *) override { collectRemarks(); }
+  void runAfterPassFailed(Pass *, Operation *) override { collectRemarks(); }
+
+private:
+  void explain(const std::string &line) {
+    collectRemarks();
+    if (options_.explain) out_.explanation.push_back(line);
+  }
+  void collectRemarks() {
+    for (std::string &line : ctx_.takeRemarks())
+      if (options_.explain) out_.explanation.push_back(std::move(line));
+  }
+
+  CompiledPlan &out_;
+  CompilerContext &ctx_;
+  const CompileOptions &options_;
+};
+
+/// Runs the coll-compile pipeline on `module` (one collective or schedule) and exports the plan.
+FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const CompileOptions &options,
+                                           CompilerContext &ctx, std::string &error) {
   if (options.slices < 1) {
     error = "slices must be at least 1 (got " + std::to_string(options.slices) + ")";
     return failure();
   }
-  if (options.slices > 1 && spec.kind != CollectiveKind::Barrier) {
-    sliceSchedule(schedule, options.slices);
-    explain("slice: every chunk cut into " + std::to_string(options.slices) + " slices (" +
-            std::to_string(schedule.getBodyBlock().getOperations().size()) + " ops)");
-  }
-  if (failed(verifySchedule(schedule))) {
-    error = ctx.messages("coll-verify failed");
+  CompiledPlan out;
+  PassManager pm(&ctx.get(), ModuleOp::getOperationName());
+  pm.enableVerifier(false);  // coll-export-plan proves the result as the runtime loads it
+  pm.addInstrumentation(std::make_unique<ScheduleSnapshot>(out, ctx, options));
+  CompilePipelineSettings settings;
+  settings.params = options.params;
+  settings.slices = options.slices;
+  settings.explain = options.explain;
+  buildCompilePipeline(pm, settings);
+  if (failed(pm.run(module))) {
+    error = ctx.messages("compilation failed");
     return failure();
   }
-  explain("verify: every output holds exactly its contributions, in one reduction order on "
-          "all ranks");
-  out.cost = analyzeCost(schedule);
-  explain("cost: " + std::to_string(out.cost.alphaRounds) + " alpha rounds, beta " +
-          std::to_string(out.cost.beta) + ", " + std::to_string(out.cost.transfers) +
-          " transfers");
-  assignSteps(schedule);
-  explain("steps: ops ordered by their port-model round");
-  if (options.keepIR) out.scheduleIR = printOp(schedule);
-  auto program = lowerScheduleToProgram(schedule);
-  if (succeeded(program)) {
-    // Hoisting first lines up each round's sends (coalesceTransfers hoists its merged ones).
-    const unsigned hoisted = hoistSends(*program);
-    const unsigned coalesced = coalesceTransfers(*program);
-    explain("coalesce: " + std::to_string(coalesced) +
-            " transfers joined to another one of the same round and peers");
-    explain("hoist: " + std::to_string(hoisted) +
-            " sends published before receives they do not depend on");
-  }
-  if (failed(program) || failed(checkProgram(*program))) {
-    error = ctx.messages("lowering to per-rank programs failed");
+  ProgramOp program;
+  module.walk([&](ProgramOp p) { program = p; });
+  if (!program) {
+    error = "the pipeline produced no coll.program";
     return failure();
   }
-  out.plan = programToPlan(*program);
+  out.plan = programToPlan(program);
   out.plan.params.update(paramsToJson(options.params, options.slices));
   out.plan.predicted = {double(out.cost.alphaRounds), out.cost.beta};
-  size_t instructions = 0;
-  for (const RankProgram &p : out.plan.programs) instructions += p.ops.size();
-  explain("program: " + std::to_string(instructions) + " instructions over " +
-          std::to_string(out.plan.ranks) + " ranks, " + std::to_string(out.plan.units) +
-          " units, scratch " + std::to_string(out.plan.scratchUnits) + " units, " +
-          (out.plan.inplaceSafe ? "in-place safe" : "in-place calls staged"));
-  explain("check: transfers matched, buffers in range, deadlock-free");
-  if (options.keepIR) out.programIR = printOp(*program);
+  if (options.keepIR) out.programIR = printOp(program);
   return out;
 }
 
@@ -160,10 +177,8 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
   builder.setInsertionPointToEnd(module->getBody());
   std::string name = std::string(toString(requested.kind)) + "_" + algorithm->name;
   std::replace(name.begin(), name.end(), '-', '_');
-  auto schedule = buildSchedule(builder, builder.getUnknownLoc(), requested, name, *algorithm,
-                                options.params, error);
-  if (failed(schedule)) return failure();
-  return compileSchedule(*schedule, options, ctx, error);
+  createCollectiveOp(builder, builder.getUnknownLoc(), requested, name, algorithm->name);
+  return runCompilePipeline(*module, options, ctx, error);
 }
 
 FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &symbol,
@@ -181,11 +196,13 @@ FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &
     error = ctx.messages(path + ": cannot parse");
     return failure();
   }
-  SmallVector<Operation *> candidates;
+  SmallVector<Operation *> candidates, others;
   module->walk([&](Operation *op) {
-    if (!isa<CollectiveOp, ScheduleOp>(op)) return;
-    if (symbol.empty() || cast<SymbolOpInterface>(op).getName() == symbol)
+    if (!isa<CollectiveOp, ScheduleOp, ProgramOp>(op)) return;
+    if (!isa<ProgramOp>(op) && (symbol.empty() || cast<SymbolOpInterface>(op).getName() == symbol))
       candidates.push_back(op);
+    else
+      others.push_back(op);
   });
   if (candidates.size() != 1) {
     error = path + ": " +
@@ -196,7 +213,7 @@ FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &
                        " collectives/schedules: name one with --symbol");
     return failure();
   }
-  ScheduleOp schedule = dyn_cast<ScheduleOp>(candidates.front());
+  for (Operation *op : others) op->erase();  // the pipeline compiles what the module holds
   if (auto collective = dyn_cast<CollectiveOp>(candidates.front())) {
     std::string name = options.algorithm.empty() ? collective.getAlgorithm().value_or("").str()
                                                  : options.algorithm;
@@ -205,20 +222,10 @@ FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &
               " names no algorithm: add `algorithm \"ring\"` or pass --algorithm";
       return failure();
     }
-    const AlgorithmInfo *algorithm = lookupAlgorithm(name, error);
-    if (!algorithm) return failure();
-    OpBuilder builder(collective);
-    auto built = buildSchedule(builder, collective.getLoc(), CollectiveSpec::fromOp(collective),
-                               collective.getSymName(), *algorithm, options.params, error);
-    if (failed(built)) {
-      collective.emitError() << error;
-      error = ctx.messages(error);
-      return failure();
-    }
-    collective.erase();
-    schedule = *built;
+    if (!lookupAlgorithm(name, error)) return failure();
+    collective.setAlgorithmAttr(StringAttr::get(&ctx.get(), name));
   }
-  return compileSchedule(schedule, options, ctx, error);
+  return runCompilePipeline(*module, options, ctx, error);
 }
 
 }  // namespace collplan

@@ -1,15 +1,46 @@
-// coll.program -> Plan, and validation through the runtime's own loader checks.
+// coll.program -> Plan (channels, `after` references), and validation through the runtime's
+// own loader checks.
 #include "compiler/export/ProgramToPlan.h"
 
+#include "compiler/export/Conflicts.h"
+#include "compiler/export/RankOps.h"
 #include "dialects/coll/CollOps.h"
 #include "dialects/coll/CollectiveSpec.h"
 #include "runtime/plan/PlanError.h"
 #include "runtime/plan/PlanValidate.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::coll;
 
 namespace collplan {
+namespace {
+
+/// One rank's instructions as channels, with `after` references where channels conflict.
+RankProgram exportRank(const std::vector<Instruction> &instrs, int64_t inShift) {
+  RankProgram program;
+  std::vector<OpRef> where(instrs.size());
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    std::vector<PlanOp> &ops = program.channel(instrs[i].channel);
+    where[i] = OpRef{instrs[i].channel, uint32_t(ops.size())};
+    ops.push_back(static_cast<const PlanOp &>(instrs[i]));
+  }
+  const std::vector<std::vector<uint32_t>> deps = instructionDependencies(instrs, inShift);
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    std::map<uint32_t, uint32_t> latest;  // other channel -> its latest op this one follows
+    for (uint32_t j : deps[i]) {
+      if (where[j].channel == where[i].channel) continue;  // program order already holds
+      auto [it, fresh] = latest.try_emplace(where[j].channel, where[j].op);
+      if (!fresh) it->second = std::max(it->second, where[j].op);
+    }
+    PlanOp &op = program.channels[where[i].channel].ops[where[i].op];
+    for (auto [channel, index] : latest) op.after.push_back(OpRef{channel, index});
+  }
+  return program;
+}
+
+}  // namespace
 
 Plan programToPlan(ProgramOp program) {
   CollectiveSpec spec = CollectiveSpec::fromOp(program);
@@ -25,11 +56,15 @@ Plan programToPlan(ProgramOp program) {
   plan.units = uint32_t(program.getUnits());
   plan.scratchUnits = uint32_t(program.getScratch());
   plan.inplaceSafe = program->hasAttr("coll.inplace_safe");
-  plan.programs.resize(spec.ranks);
-  for (auto rankOp : program.getBody().front().getOps<RankOp>()) {
-    auto &ops = plan.programs[rankOp.getRank()].ops;
-    for (Operation &instr : rankOp.getBody().front()) ops.push_back(toPlanOp(&instr));
+  if (auto cost = program->getAttrOfType<DictionaryAttr>("coll.cost")) {
+    if (auto rounds = cost.getAs<IntegerAttr>("alpha_rounds"))
+      plan.predicted.alphaRounds = double(rounds.getInt());
+    if (auto beta = cost.getAs<FloatAttr>("beta")) plan.predicted.beta = beta.getValueAsDouble();
   }
+  plan.programs.resize(spec.ranks);
+  for (auto rankOp : program.getBody().front().getOps<RankOp>())
+    plan.programs[rankOp.getRank()] =
+        exportRank(readRankOps(rankOp), inPlaceUnitShift(program, int(rankOp.getRank())));
   return plan;
 }
 

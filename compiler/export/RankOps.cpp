@@ -9,17 +9,17 @@ using namespace mlir::coll;
 
 namespace collplan {
 
-std::vector<PlanOp> readRankOps(RankOp rank) {
-  std::vector<PlanOp> ops;
-  for (Operation &instr : rank.getBody().front()) ops.push_back(toPlanOp(&instr));
+std::vector<Instruction> readRankOps(RankOp rank) {
+  std::vector<Instruction> ops;
+  for (Operation &instr : rank.getBody().front()) ops.push_back(readInstruction(&instr));
   return ops;
 }
 
-void writeRankOps(RankOp rank, const std::vector<PlanOp> &ops) {
+void writeRankOps(RankOp rank, const std::vector<Instruction> &ops) {
   Block &body = rank.getBody().front();
   while (!body.empty()) body.back().erase();
   OpBuilder builder = OpBuilder::atBlockEnd(&body);
-  for (const PlanOp &op : ops) createInstruction(builder, rank.getLoc(), op);
+  for (const Instruction &op : ops) createInstruction(builder, rank.getLoc(), op);
 }
 
 int64_t inPlaceUnitShift(ProgramOp program, int rank) {

@@ -1,4 +1,4 @@
-// Plan-op views of a coll.program's rank bodies, for the export passes that rewrite them.
+// Instruction views of a coll.program's rank bodies, for the export passes that rewrite them.
 #pragma once
 
 #include "dialects/coll/CollOps.h"
@@ -8,11 +8,11 @@
 
 namespace collplan {
 
-/// The instructions of `rank` as plan ops, in program order.
-std::vector<PlanOp> readRankOps(mlir::coll::RankOp rank);
+/// The instructions of `rank`, in program order.
+std::vector<mlir::coll::Instruction> readRankOps(mlir::coll::RankOp rank);
 
 /// Replaces the instructions of `rank` with `ops`.
-void writeRankOps(mlir::coll::RankOp rank, const std::vector<PlanOp> &ops);
+void writeRankOps(mlir::coll::RankOp rank, const std::vector<mlir::coll::Instruction> &ops);
 
 /// Units from the start of `out` to where `in` starts when rank `rank` calls the program's
 /// collective in place (inPlaceBlockShift x units per block); rangesOverlap takes it.

@@ -17,20 +17,27 @@ using namespace mlir::coll;
 namespace collplan {
 namespace {
 
-/// A level-3 instruction under construction: the runtime's uniform plan op.
-using Instr = PlanOp;
+/// A level-3 instruction under construction.
+using Instr = Instruction;
+
+/// The channel a level-2 op asked for (its `channel` attribute), 0 when it names none.
+uint32_t channelOf(Operation *op) {
+  auto channel = op->getAttrOfType<IntegerAttr>("channel");
+  return channel && channel.getInt() > 0 ? uint32_t(channel.getInt()) : 0;
+}
 
 /// A transfer whose receive is not emitted yet: it will be fused into the consumer.
 struct PendingRecv {
   int from = 0;
   uint32_t id = 0;
+  uint32_t channel = 0;  ///< the channel it travels on: its receive must run there too
 };
 
 class ProgramBuilder {
 public:
   explicit ProgramBuilder(ScheduleOp schedule)
       : schedule_(schedule), spec_(CollectiveSpec::fromOp(schedule)),
-        programs_(spec_.ranks), freeSlots_(spec_.ranks), nextSlot_(spec_.ranks) {
+        programs_(spec_.ranks), nextSlot_(spec_.ranks) {
     units_ = spec_.units();
     int blocks = messageBlocks(spec_.kind, spec_.ranks);
     unitsPerBlock_ = blocks > 0 ? units_ / blocks : 0;
@@ -45,7 +52,6 @@ private:
     int chunk = 0, slice = 0;
     std::optional<BufRef> home;          ///< where the value lives, once placed
     std::optional<PendingRecv> pending;  ///< received, receive not yet emitted
-    bool ownsSlot = false;               ///< its home is a tmp slot to free when dead
   };
 
   uint32_t unitOf(int chunk, int slice) const { return uint32_t(chunk * spec_.slices + slice); }
@@ -69,20 +75,30 @@ private:
   void define(Value v, int rank, int chunk, int slice) { values_[v] = {rank, chunk, slice}; }
   /// Chooses the home of a value produced at its rank by `producer`.
   BufRef place(Value v);
+  /// A tmp unit of `phase` no other value of `rank` uses: values get their own units here, and
+  /// coll-allocate-scratch shares units between values once the programs are ordered.
   BufRef allocateTmp(int rank, uint32_t phase);
-  void release(Value v);
-  /// Frees the tmp slots of values whose last use is `op`.
-  void retire(Operation *op);
 
   void emit(int rank, Instr instr) { programs_[rank].push_back(std::move(instr)); }
   uint32_t newTransfer() { return nextId_++; }
-  /// Makes `v` (resident at `from`) arrive at `to` as `result`: a send now, the receive
-  /// deferred when `result` feeds exactly one reduction at `to`, else emitted now.
-  void transfer(Value v, int to, Value result, int32_t step);
+  /// Makes `v` (resident at `from`) arrive at `to` as `result` on `channel`: a send now, the
+  /// receive deferred when `result` feeds exactly one reduction at `to`, else emitted now.
+  void transfer(Value v, int to, Value result, int32_t step, uint32_t channel);
   /// Emits the receive of a deferred value into its home.
   void materialize(Value v, int32_t step);
-  /// Operand refs of a reduction at `rank`, with at most one fused receive.
+  /// Operand refs of a reduction at `rank`, with at most one fused receive (one that travels
+  /// on the reduction's own channel).
   void gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr);
+  /// Adds the receive of transfer (`from`, `id`) to `instr` as its operand at `pos`.
+  static void receiveInto(Instr &instr, int from, uint32_t id, uint32_t pos) {
+    instr.recv = from;
+    instr.recvId = id;
+    instr.recvPos = pos;
+  }
+  static void sendFrom(Instr &instr, int to, uint32_t id) {
+    instr.sends.push_back(to);
+    instr.sendIds.push_back(id);
+  }
 
   void visit(Operation &op);
   void attachSends();
@@ -96,23 +112,12 @@ private:
   uint32_t nextId_ = 0;
   std::vector<std::vector<Instr>> programs_;
   llvm::DenseMap<Value, ValueState> values_;
-  llvm::DenseMap<Operation *, SmallVector<Value>> dyingAt_;
-  std::vector<std::map<uint32_t, std::set<uint32_t>>> freeSlots_;  // rank -> phase -> units
-  std::vector<std::map<uint32_t, uint32_t>> nextSlot_;             // rank -> phase -> next k
+  std::vector<std::map<uint32_t, uint32_t>> nextSlot_;  // rank -> phase -> next k
   uint32_t scratchUnits_ = 0;
-  /// Scratch slots used only inside the current op, freed once it is emitted.
-  std::vector<std::pair<int, BufRef>> freeAfterOp_;
 };
 
 BufRef ProgramBuilder::allocateTmp(int rank, uint32_t phase) {
-  auto &free = freeSlots_[rank][phase];
-  uint32_t unit;
-  if (!free.empty()) {
-    unit = *free.begin();
-    free.erase(free.begin());
-  } else {
-    unit = phase + nextSlot_[rank][phase]++ * uint32_t(std::max(unitsPerBlock_, 1));
-  }
+  const uint32_t unit = phase + nextSlot_[rank][phase]++ * uint32_t(std::max(unitsPerBlock_, 1));
   scratchUnits_ = std::max(scratchUnits_, unit + 1);
   return ref(BufferKind::Tmp, unit);
 }
@@ -127,24 +132,7 @@ BufRef ProgramBuilder::place(Value v) {
         return *state.home;
       }
   state.home = tokens_ ? ref(BufferKind::Tmp, 0) : allocateTmp(state.rank, phaseOf(state));
-  state.ownsSlot = !tokens_;
   return *state.home;
-}
-
-void ProgramBuilder::release(Value v) {
-  ValueState &state = values_[v];
-  if (!state.ownsSlot || !state.home) return;
-  freeSlots_[state.rank][phaseOf(state)].insert(state.home->offset);
-  state.ownsSlot = false;
-}
-
-void ProgramBuilder::retire(Operation *op) {
-  for (auto [rank, slot] : freeAfterOp_)
-    freeSlots_[rank][slot.offset % uint32_t(std::max(unitsPerBlock_, 1))].insert(slot.offset);
-  freeAfterOp_.clear();
-  auto it = dyingAt_.find(op);
-  if (it == dyingAt_.end()) return;
-  for (Value v : it->second) release(v);
 }
 
 /// True when `result`'s only use is a reduction at its rank: its receive fuses into it.
@@ -156,17 +144,18 @@ static bool feedsOneReduction(Value result, int rank) {
   return false;
 }
 
-void ProgramBuilder::transfer(Value v, int to, Value result, int32_t step) {
+void ProgramBuilder::transfer(Value v, int to, Value result, int32_t step, uint32_t channel) {
   const ValueState &src = values_[v];
   uint32_t id = newTransfer();
   Instr send;
   send.kind = OpKind::Send;
   if (!tokens_) send.srcs = {*src.home};
-  send.sends = {{to, id}};
+  sendFrom(send, to, id);
   send.step = step;
+  send.channel = channel;
   emit(src.rank, send);
   ValueState &dst = values_[result];
-  dst.pending = PendingRecv{src.rank, id};
+  dst.pending = PendingRecv{src.rank, id, channel};
   if (!feedsOneReduction(result, to) || tokens_) materialize(result, step);
 }
 
@@ -175,15 +164,17 @@ void ProgramBuilder::materialize(Value v, int32_t step) {
   if (!state.pending) return;
   Instr recv;
   recv.kind = OpKind::Recv;
-  recv.recv = Endpoint{state.pending->from, state.pending->id};
+  receiveInto(recv, state.pending->from, state.pending->id, 0);
   if (!tokens_) recv.dsts = {place(v)};
   recv.step = step;
+  recv.channel = state.pending->channel;
   state.pending.reset();
   emit(state.rank, recv);
 }
 
 void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr) {
   int32_t step = op->hasAttr("step") ? int32_t(op->getAttrOfType<IntegerAttr>("step").getInt()) : -1;
+  instr.channel = channelOf(op);
   for (Value v : operands) {
     ValueState &state = values_[v];
     if (state.rank != rank) {  // a remote read: the owner sends, this rank receives
@@ -192,27 +183,26 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
       Instr send;
       send.kind = OpKind::Send;
       send.srcs = {*state.home};
-      send.sends = {{rank, id}};
+      sendFrom(send, rank, id);
       send.step = step;
+      send.channel = instr.channel;
       emit(state.rank, send);
       if (!instr.recv) {
-        instr.recv = Endpoint{state.rank, id};
-        instr.recvPos = uint32_t(instr.srcs.size());
+        receiveInto(instr, state.rank, id, uint32_t(instr.srcs.size()));
       } else {
         Instr recv;
         recv.kind = OpKind::Recv;
-        recv.recv = Endpoint{state.rank, id};
+        receiveInto(recv, state.rank, id, 0);
+        recv.channel = instr.channel;
         BufRef slot = allocateTmp(rank, phaseOf(state));
         recv.dsts = {slot};
         emit(rank, recv);
         instr.srcs.push_back(slot);
-        freeAfterOp_.push_back({rank, slot});
       }
       continue;
     }
-    if (state.pending && !instr.recv) {
-      instr.recv = Endpoint{state.pending->from, state.pending->id};
-      instr.recvPos = uint32_t(instr.srcs.size());
+    if (state.pending && !instr.recv && state.pending->channel == instr.channel) {
+      receiveInto(instr, state.pending->from, state.pending->id, uint32_t(instr.srcs.size()));
       state.pending.reset();
       continue;
     }
@@ -223,6 +213,7 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
 
 void ProgramBuilder::visit(Operation &op) {
   int32_t step = op.hasAttr("step") ? int32_t(op.getAttrOfType<IntegerAttr>("step").getInt()) : -1;
+  const uint32_t channel = channelOf(&op);
   llvm::TypeSwitch<Operation *>(&op)
       .Case<InputOp>([&](InputOp in) {
         int rank = int(in.getRank()), chunk = int(in.getChunk());
@@ -234,12 +225,13 @@ void ProgramBuilder::visit(Operation &op) {
         const ValueState src = values_[copy.getSrc()];
         int to = int(copy.getRank());
         define(copy.getResult(), to, src.chunk, src.slice);
-        if (to != src.rank) return transfer(copy.getSrc(), to, copy.getResult(), step);
+        if (to != src.rank) return transfer(copy.getSrc(), to, copy.getResult(), step, channel);
         Instr local;
         local.kind = OpKind::Copy;
         local.srcs = {*src.home};
         local.dsts = {place(copy.getResult())};
         local.step = step;
+        local.channel = channel;
         if (!tokens_) emit(to, local);
       })
       .Case<DupOp>([&](DupOp dup) {
@@ -248,6 +240,7 @@ void ProgramBuilder::visit(Operation &op) {
         instr.kind = OpKind::Dup;
         if (!tokens_) instr.srcs = {*src.home};
         instr.step = step;
+        instr.channel = channel;
         for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
           define(result, int(rank), src.chunk, src.slice);
           if (int(rank) == src.rank) {
@@ -255,8 +248,8 @@ void ProgramBuilder::visit(Operation &op) {
             continue;
           }
           uint32_t id = newTransfer();
-          instr.sends.push_back({int(rank), id});
-          values_[result].pending = PendingRecv{src.rank, id};
+          sendFrom(instr, int(rank), id);
+          values_[result].pending = PendingRecv{src.rank, id, channel};
         }
         if (instr.dsts.size() + instr.sends.size() == 1)
           instr.kind = instr.sends.empty() ? OpKind::Copy : OpKind::Send;
@@ -291,7 +284,7 @@ void ProgramBuilder::visit(Operation &op) {
         uint32_t id = newTransfer();
         if (instr.recv) {
           instr.kind = OpKind::RecvReduceSend;
-          instr.sends = {{dest, id}};
+          sendFrom(instr, dest, id);
           emit(rank, instr);
         } else {  // no fused receive: reduce into scratch, then send
           instr.kind = OpKind::Reduce;
@@ -301,12 +294,12 @@ void ProgramBuilder::visit(Operation &op) {
           Instr send;
           send.kind = OpKind::Send;
           send.srcs = {slot};
-          send.sends = {{dest, id}};
+          sendFrom(send, dest, id);
           send.step = step;
+          send.channel = channel;
           emit(rank, send);
-          freeAfterOp_.push_back({rank, slot});
         }
-        values_[reduce.getResult()].pending = PendingRecv{rank, id};
+        values_[reduce.getResult()].pending = PendingRecv{rank, id, channel};
         if (!feedsOneReduction(reduce.getResult(), dest)) materialize(reduce.getResult(), step);
       })
       .Case<OutputOp>([&](OutputOp out) {
@@ -320,9 +313,9 @@ void ProgramBuilder::visit(Operation &op) {
         copy.srcs = {*state.home};
         copy.dsts = {target};
         copy.step = step;
+        copy.channel = channel;
         emit(int(out.getRank()), copy);
       });
-  retire(&op);
 }
 
 /// Attaches a send to the receive that produced its source range earlier on the same rank
@@ -344,9 +337,10 @@ void ProgramBuilder::attachSends() {
           Instr &prev = fused[i];
           bool produced = std::find(prev.dsts.begin(), prev.dsts.end(), src) != prev.dsts.end();
           if (produced) {
-            if (prev.sends.empty() &&
+            if (prev.sends.empty() && prev.channel == instr.channel &&
                 (prev.kind == OpKind::Recv || prev.kind == OpKind::RecvReduce)) {
               prev.sends = instr.sends;
+              prev.sendIds = instr.sendIds;
               prev.kind = prev.kind == OpKind::Recv ? OpKind::RecvCopySend
                                                     : OpKind::RecvReduceSend;
               merged = true;
@@ -426,18 +420,7 @@ FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
 }
 
 FailureOr<ProgramOp> ProgramBuilder::run() {
-  Block &body = schedule_.getBodyBlock();
-  llvm::DenseMap<Operation *, unsigned> position;
-  unsigned index = 0;
-  for (Operation &op : body) position[&op] = index++;
-  for (Operation &op : body)
-    for (Value v : op.getResults()) {
-      Operation *last = &op;
-      for (Operation *user : v.getUsers())
-        if (position[user] > position[last]) last = user;
-      dyingAt_[last].push_back(v);
-    }
-  for (Operation &op : body) visit(op);
+  for (Operation &op : schedule_.getBodyBlock()) visit(op);
   attachSends();
   return createProgramOp();
 }

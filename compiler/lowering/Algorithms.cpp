@@ -138,7 +138,7 @@ LogicalResult lowerCollectives(ModuleOp module, StringRef family, const Algorith
       ok = false;
       continue;
     }
-    if (algorithm->family != family) continue;
+    if (!family.empty() && algorithm->family != family) continue;
     OpBuilder builder(op);
     std::string error;
     auto schedule = buildSchedule(builder, op.getLoc(), CollectiveSpec::fromOp(op),

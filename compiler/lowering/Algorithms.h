@@ -82,8 +82,9 @@ buildSchedule(mlir::OpBuilder &builder, mlir::Location loc, const CollectiveSpec
               llvm::StringRef name, const AlgorithmInfo &algorithm,
               const AlgorithmParams &params, std::string &error);
 
-/// Replaces every coll.collective whose `algorithm` is one of `family`'s algorithms by its
-/// schedule. Errors are reported on the collective op.
+/// Replaces every coll.collective whose `algorithm` is one of `family`'s algorithms (any
+/// registered algorithm when `family` is empty) by its schedule. Errors are reported on the
+/// collective op.
 mlir::LogicalResult lowerCollectives(mlir::ModuleOp module, llvm::StringRef family,
                                      const AlgorithmParams &params);
 

@@ -6,6 +6,19 @@ using namespace mlir::coll;
 
 namespace collplan {
 
+CollectiveOp createCollectiveOp(OpBuilder &builder, Location loc, const CollectiveSpec &spec,
+                               StringRef name, StringRef algorithm) {
+  MLIRContext *ctx = builder.getContext();
+  return builder.create<CollectiveOp>(
+      loc, builder.getStringAttr(name),
+      CollectiveKindAttr::get(ctx, static_cast<mlir::coll::CollectiveKind>(spec.kind)),
+      builder.getI64IntegerAttr(spec.ranks), IntegerAttr(), IntegerAttr(),
+      spec.op ? ReductionKindAttr::get(ctx, static_cast<ReductionKind>(*spec.op))
+              : ReductionKindAttr(),
+      needsRoot(spec.kind) ? builder.getI64IntegerAttr(spec.root) : IntegerAttr(),
+      builder.getStringAttr(algorithm));
+}
+
 ScheduleBuilder::ScheduleBuilder(OpBuilder &builder, Location loc, const CollectiveSpec &spec,
                                  StringRef name, StringRef algorithm)
     : builder_(builder), loc_(loc), spec_(spec) {

@@ -11,6 +11,12 @@
 
 namespace collplan {
 
+/// A coll.collective asking for `spec` (kind, ranks, op, root; the algorithm picks chunks and
+/// slices) to be lowered with `algorithm`, created at `builder`'s insertion point.
+mlir::coll::CollectiveOp createCollectiveOp(mlir::OpBuilder &builder, mlir::Location loc,
+                                            const CollectiveSpec &spec, llvm::StringRef name,
+                                            llvm::StringRef algorithm);
+
 /// Builds one coll.schedule. Lowerings describe algorithms with it ("copy this value to rank
 /// 3", "reduce these at rank 2") and never touch op builders directly.
 class ScheduleBuilder {

@@ -28,7 +28,11 @@ struct CollSlicePass : collplan::impl::CollSliceBase<CollSlicePass> {
         if (slices > 1) schedule.emitWarning("a barrier carries no data: not sliced");
         return;
       }
-      if (slices > 1) collplan::sliceSchedule(schedule, slices);
+      if (slices <= 1) return;
+      collplan::sliceSchedule(schedule, slices);
+      if (explain)
+        schedule.emitRemark() << "slice: every chunk cut into " << int(slices) << " slices ("
+                              << schedule.getBodyBlock().getOperations().size() << " ops)";
     });
   }
 };

@@ -162,23 +162,22 @@ LogicalResult ProgramOp::verifyRegions() {
   for (int rank = 0; rank < spec.ranks; ++rank)
     if (!seen[rank]) return emitOpError() << "rank " << rank << " has no coll.rank program";
 
-  // Every send must meet exactly one receive with the same id, peer pair and length.
+  // Every send must meet exactly one receive with the same id, peer pair, channel and length.
   struct Side {
     Operation *op = nullptr;
-    int64_t from = 0, to = 0, length = 0;
+    int64_t from = 0, to = 0, length = 0, channel = 0;
   };
   llvm::DenseMap<int64_t, Side> sends, recvs;
   for (auto rankOp : getBody().front().getOps<RankOp>()) {
-    for (Operation &instr : rankOp.getBody().front()) {
-      collplan::PlanOp planOp = toPlanOp(&instr);
-      int64_t self = rankOp.getRank(), length = planOp.length();
-      for (const collplan::Endpoint &send : planOp.sends)
-        if (!sends.try_emplace(send.id, Side{&instr, self, send.peer, length}).second)
-          return instr.emitOpError() << "reuses transfer id " << send.id;
-      if (planOp.recv &&
-          !recvs.try_emplace(planOp.recv->id, Side{&instr, planOp.recv->peer, self, length})
-               .second)
-        return instr.emitOpError() << "reuses transfer id " << planOp.recv->id;
+    for (Operation &op : rankOp.getBody().front()) {
+      Instruction instr = readInstruction(&op);
+      int64_t self = rankOp.getRank(), length = instr.length(), channel = instr.channel;
+      for (auto [peer, id] : llvm::zip(instr.sends, instr.sendIds))
+        if (!sends.try_emplace(id, Side{&op, self, peer, length, channel}).second)
+          return op.emitOpError() << "reuses transfer id " << id;
+      if (instr.recv &&
+          !recvs.try_emplace(*instr.recvId, Side{&op, *instr.recv, self, length, channel}).second)
+        return op.emitOpError() << "reuses transfer id " << *instr.recvId;
     }
   }
   for (auto &[id, send] : sends) {
@@ -194,6 +193,10 @@ LogicalResult ProgramOp::verifyRegions() {
     if (recv.length != send.length)
       return recv.op->emitOpError() << "receives " << recv.length << " units of transfer " << id
                                     << " but " << send.length << " are sent";
+    if (recv.channel != send.channel)
+      return recv.op->emitOpError() << "receives transfer " << id << " on channel "
+                                    << recv.channel << " but it is sent on channel "
+                                    << send.channel;
   }
   for (auto &[id, recv] : recvs)
     if (!sends.count(id))
@@ -367,28 +370,29 @@ std::string instructionName(collplan::OpKind kind) {
 
 }  // namespace
 
-collplan::PlanOp coll::toPlanOp(Operation *op) {
-  collplan::PlanOp planOp;
-  for (Attribute src : op->getAttrOfType<ArrayAttr>("srcs"))
-    planOp.srcs.push_back(toRuntimeRef(src));
-  for (Attribute dst : op->getAttrOfType<ArrayAttr>("dsts"))
-    planOp.dsts.push_back(toRuntimeRef(dst));
+Instruction coll::readInstruction(Operation *op) {
+  Instruction instr;
+  for (Attribute src : op->getAttrOfType<ArrayAttr>("srcs")) instr.srcs.push_back(toRuntimeRef(src));
+  for (Attribute dst : op->getAttrOfType<ArrayAttr>("dsts")) instr.dsts.push_back(toRuntimeRef(dst));
   if (auto peer = op->getAttrOfType<IntegerAttr>("recv_peer")) {
-    planOp.recv = collplan::Endpoint{static_cast<int32_t>(peer.getInt()),
-                                     static_cast<uint32_t>(
-                                         op->getAttrOfType<IntegerAttr>("recv_id").getInt())};
+    instr.recv = static_cast<int32_t>(peer.getInt());
+    instr.recvId = static_cast<uint32_t>(op->getAttrOfType<IntegerAttr>("recv_id").getInt());
     if (auto pos = op->getAttrOfType<IntegerAttr>("recv_pos"))
-      planOp.recvPos = static_cast<uint32_t>(pos.getInt());
+      instr.recvPos = static_cast<uint32_t>(pos.getInt());
   }
   auto peers = op->getAttrOfType<DenseI64ArrayAttr>("send_peers");
   auto ids = op->getAttrOfType<DenseI64ArrayAttr>("send_ids");
-  for (auto [peer, id] : llvm::zip(peers.asArrayRef(), ids.asArrayRef()))
-    planOp.sends.push_back({static_cast<int32_t>(peer), static_cast<uint32_t>(id)});
+  for (auto [peer, id] : llvm::zip(peers.asArrayRef(), ids.asArrayRef())) {
+    instr.sends.push_back(static_cast<int32_t>(peer));
+    instr.sendIds.push_back(static_cast<uint32_t>(id));
+  }
   if (auto step = op->getAttrOfType<IntegerAttr>("step"))
-    planOp.step = static_cast<int32_t>(step.getInt());
+    instr.step = static_cast<int32_t>(step.getInt());
+  if (auto channel = op->getAttrOfType<IntegerAttr>("channel"))
+    instr.channel = static_cast<uint32_t>(channel.getInt());
   for (collplan::OpKind kind : kAllOpKinds)
-    if (op->getName().stripDialect() == instructionName(kind)) planOp.kind = kind;
-  return planOp;
+    if (op->getName().stripDialect() == instructionName(kind)) instr.kind = kind;
+  return instr;
 }
 
 int64_t coll::residentRank(Value value) {
@@ -401,7 +405,7 @@ int64_t coll::residentRank(Value value) {
   return dup.getRanks()[cast<OpResult>(value).getResultNumber()];
 }
 
-Operation *coll::createInstruction(OpBuilder &b, Location loc, const collplan::PlanOp &op) {
+Operation *coll::createInstruction(OpBuilder &b, Location loc, const Instruction &op) {
   MLIRContext *ctx = b.getContext();
   auto refs = [&](const std::vector<collplan::BufRef> &list) {
     SmallVector<Attribute> attrs;
@@ -409,30 +413,34 @@ Operation *coll::createInstruction(OpBuilder &b, Location loc, const collplan::P
       attrs.push_back(BufRefAttr::get(ctx, static_cast<BufferKind>(r.buf), r.offset, r.length));
     return b.getArrayAttr(attrs);
   };
-  SmallVector<int64_t> peers, ids;
-  for (const collplan::Endpoint &e : op.sends) {
-    peers.push_back(e.peer);
-    ids.push_back(e.id);
-  }
+  SmallVector<int64_t> peers(op.sends.begin(), op.sends.end());
+  SmallVector<int64_t> ids(op.sendIds.begin(), op.sendIds.end());
   OperationState state(loc, "coll." + instructionName(op.kind));
   state.addAttribute("srcs", refs(op.srcs));
   state.addAttribute("dsts", refs(op.dsts));
   state.addAttribute("send_peers", b.getDenseI64ArrayAttr(peers));
   state.addAttribute("send_ids", b.getDenseI64ArrayAttr(ids));
   if (op.recv) {
-    state.addAttribute("recv_peer", b.getI64IntegerAttr(op.recv->peer));
-    state.addAttribute("recv_id", b.getI64IntegerAttr(op.recv->id));
+    state.addAttribute("recv_peer", b.getI64IntegerAttr(*op.recv));
+    state.addAttribute("recv_id", b.getI64IntegerAttr(op.recvId.value_or(0)));
     state.addAttribute("recv_pos", b.getI64IntegerAttr(op.recvPos));
   }
   if (op.step >= 0) state.addAttribute("step", b.getI64IntegerAttr(op.step));
+  if (op.channel > 0) state.addAttribute("channel", b.getI64IntegerAttr(op.channel));
   return b.create(state);
 }
 
 LogicalResult coll::verifyInstruction(Operation *op, collplan::OpKind kind) {
-  collplan::PlanOp planOp = toPlanOp(op);
   if (op->getAttrOfType<DenseI64ArrayAttr>("send_peers").size() !=
       op->getAttrOfType<DenseI64ArrayAttr>("send_ids").size())
     return op->emitOpError("has different numbers of send peers and send ids");
+  if (auto channel = op->getAttr("channel")) {
+    auto value = dyn_cast<IntegerAttr>(channel);
+    if (!value || value.getInt() < 0 || value.getInt() >= int64_t(collplan::kMaxChannels))
+      return op->emitOpError() << "channel must be an integer in [0, " << collplan::kMaxChannels
+                               << ")";
+  }
+  Instruction planOp = readInstruction(op);
   planOp.kind = kind;
   const char *field = nullptr;
   std::string reason = collplan::opShapeError(planOp, field);
@@ -449,9 +457,9 @@ LogicalResult coll::verifyInstruction(Operation *op, collplan::OpKind kind) {
     if (peer == self) return op->emitOpError() << what << " rank " << peer << " is itself";
     return success();
   };
-  if (planOp.recv && failed(checkPeer(planOp.recv->peer, "recv"))) return failure();
-  for (const collplan::Endpoint &send : planOp.sends)
-    if (failed(checkPeer(send.peer, "send"))) return failure();
+  if (planOp.recv && failed(checkPeer(*planOp.recv, "recv"))) return failure();
+  for (int32_t peer : planOp.sends)
+    if (failed(checkPeer(peer, "send"))) return failure();
 
   int blocks = collplan::messageBlocks(spec.kind, spec.ranks);
   int64_t unitsPerBlock = blocks ? static_cast<int64_t>(program.getUnits()) / blocks : 0;

@@ -15,10 +15,21 @@
 
 namespace mlir::coll {
 
+/// A level-3 instruction as the compiler's passes see it: the runtime's plan op (kind, refs,
+/// recv and send peers, step) with what only the compiler keeps: the transfer ids that pair each
+/// send with its receive while passes reorder and merge instructions (exported plans match
+/// transfers by their order per sender, receiver and channel instead), and the channel.
+struct Instruction : ::collplan::PlanOp {
+  std::optional<uint32_t> recvId;
+  std::vector<uint32_t> sendIds;  ///< one per entry of `sends`
+  uint32_t channel = 0;
+};
+
 /// Parses the uniform level-3 instruction syntax:
 ///   operands -> targets
 /// where an operand is a buffer ref (`in[0:1]`) or a received message (`recv 3 id 5`) and a
-/// target is a buffer ref or a send (`send 2 id 6`).
+/// target is a buffer ref or a send (`send 2 id 6`); a `channel` attribute (default 0) names
+/// the channel the instruction runs on.
 ParseResult parseInstruction(OpAsmParser &parser, OperationState &result);
 void printInstruction(OpAsmPrinter &printer, Operation *op);
 /// Checks the instruction against the shape of its kind and its enclosing program.
@@ -27,9 +38,9 @@ LogicalResult verifyInstruction(Operation *op, ::collplan::OpKind kind);
 /// The rank where a level-2 `!coll.chunk` value resides (from its defining op).
 int64_t residentRank(Value value);
 
-/// Converts a level-3 instruction to the runtime's plan op, kind included (and back).
-::collplan::PlanOp toPlanOp(Operation *op);
-Operation *createInstruction(OpBuilder &builder, Location loc, const ::collplan::PlanOp &op);
+/// Reads a level-3 instruction, kind included (and creates one).
+Instruction readInstruction(Operation *op);
+Operation *createInstruction(OpBuilder &builder, Location loc, const Instruction &instr);
 
 }  // namespace mlir::coll
 

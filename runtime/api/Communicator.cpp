@@ -14,9 +14,6 @@
 namespace collplan {
 namespace {
 
-/// Slots per rank per call: plans with more sends per rank are rejected with a clear error.
-constexpr uint32_t kSlotCapacity = 4096;
-
 [[noreturn]] void fail(ErrorCode code, const std::string &message) {
   throw RuntimeError(code, message);
 }
@@ -83,9 +80,9 @@ WorldImpl::WorldImpl(const WorldConfig &config)
   taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
   for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
   if (c.backend == "cpu-threads")
-    threads_ = std::make_shared<ThreadsShared>(c.ranks, kSlotCapacity);
+    threads_ = std::make_shared<ThreadsShared>(c.ranks);
   else
-    shm_ = std::make_unique<ShmTransport>(c.shmJob, c.rank, c.ranks, kSlotCapacity, policy_);
+    shm_ = std::make_unique<ShmTransport>(c.shmJob, c.rank, c.ranks, policy_);
 }
 
 WorldImpl::~WorldImpl() = default;

@@ -27,19 +27,25 @@ size_t streamingCopyMinBytesFromEnv();
 
 /// Interprets plan ops; the same code serves every backend.
 ///
-/// Transfer protocol (see Transport.h for the flag level). Sends never wait for receivers:
-///  - a value that stays put after the op (it sits in a buffer range no later op of this rank
-///    overwrites, PreparedProgram::publishInPlace) and that peers can address is published in
+/// A progress loop runs the rank's channels: it takes each channel's next op when the op is
+/// ready (its `after` ops done, its message arrived, room on the connections it sends on) and
+/// otherwise moves on to the next channel, so no channel blocks another; when no channel can
+/// move it backs off (Transport::waitPolicy) and, past the timeout, reports what each channel
+/// waits for.
+///
+/// Transfer protocol (see Transport.h). Sends wait only for room on their connection:
+///  - a value that stays put after the op (it sits in a buffer range no op that may run later
+///    overwrites, PreparedProgram::publishInPlace) and that peers can address is posted in
 ///    place: the receiver pulls it straight from the sender's buffer (zero copy);
 ///  - otherwise the value is written into this rank's staging area for the call (the reduction or
-///    copy writes it there directly, alongside the op's dsts, in the same pass) and published
+///    copy writes it there directly, alongside the op's dsts, in the same pass) and posted
 ///    from there;
 ///  - receivers read the published data in place (reducing it with local operands in one pass)
 ///    and then release the slot; where the sender's memory is in another address space (cpu-shm
 ///    single-copy transfers), the receiver copies it out with Transport::fetch, straight into
 ///    the destination for a plain copy, else piece by piece through a cache-sized bounce buffer
 ///    reduced while still in cache;
-///  - before a call returns, the rank waits until every slot it published was released, so its
+///  - before a call returns, the rank waits until every message it posted was consumed, so its
 ///    buffers and staging may change as soon as the call returns; since every recv of a
 ///    deadlock-free plan completes, this drain always finishes.
 /// In-place calls: an input that overlaps the output is used directly when the plan is
@@ -71,11 +77,22 @@ private:
   /// A received operand that must be copied out of another address space.
   struct RemoteOperand {
     uint32_t operand;  ///< index into operands_
-    int32_t peer;
-    uint32_t slot;
+    Connection connection;
   };
+  /// The buffers of the call being run, by BufferKind.
+  struct Bases {
+    std::byte *at[3];
+    std::byte *staging;
+  };
+  /// Whether op `i` (with its fused chain) can run now.
+  bool ready(const PreparedProgram &program, size_t i) const;
+  /// Runs op `i` and its fused chain; returns the index of the op after them.
+  size_t execute(const PreparedProgram &program, const PreparedProgram::Resolved &res,
+                 const CallBuffers &call, const Bases &bases, size_t i);
   /// Computes targets_ from operands_ when some operands are remote (see remote_).
   void reduceFetched(const CallBuffers &call, size_t bytes);
+  /// What each unfinished channel waits for, after the timeout.
+  [[noreturn]] void timedOut(const PreparedProgram &program) const;
 
   Transport &transport_;
   size_t streamingCopyMinBytes_;
@@ -84,6 +101,7 @@ private:
   std::vector<const void *> operands_, pieceOperands_;
   std::vector<void *> targets_, pieceTargets_;
   std::vector<RemoteOperand> remote_;
+  std::vector<size_t> pc_;  ///< per channel: the index (into ops()) of its next op
 };
 
 }  // namespace collplan

@@ -1,163 +1,178 @@
-// PreparedProgram: slot numbering, recv-reduce chain fusion and in-place publishing analysis.
+// PreparedProgram: connections, recv-reduce chain fusion and in-place publishing analysis.
 #include "runtime/exec/PreparedProgram.h"
 
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/PlanValidate.h"
+#include "runtime/plan/ProgramOrder.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
-#include <unordered_map>
 
 namespace collplan {
 namespace {
 
-[[noreturn]] void planError(const Plan &plan, int rank, size_t opIndex, const std::string &why) {
+[[noreturn]] void planError(const Plan &plan, int rank, uint32_t channel, size_t opIndex,
+                            const std::string &why) {
   throw RuntimeError(ErrorCode::Plan, "plan \"" + plan.algorithm + "\" (" +
                                           std::string(toString(plan.collective)) +
-                                          "): programs[" + std::to_string(rank) + "].ops[" +
+                                          "): programs[" + std::to_string(rank) + "].channels[" +
+                                          std::to_string(channel) + "].ops[" +
                                           std::to_string(opIndex) + "]: " + why);
 }
 
 }  // namespace
 
-PreparedProgram::PreparedProgram(const Plan &plan, int rank, const Transport &transport)
+PreparedProgram::PreparedProgram(const Plan &plan, int rank, Transport &transport)
     : plan_(&plan), rank_(rank) {
   if (plan.ranks != transport.ranks())
     throw RuntimeError(ErrorCode::Plan, "plan \"" + plan.algorithm + "\" is for " +
                                             std::to_string(plan.ranks) +
                                             " ranks but the communicator has " +
                                             std::to_string(transport.ranks()));
-  if (rank < 0 || rank >= plan.ranks || plan.programs.size() != size_t(plan.ranks))
+  if (rank < 0 || rank >= plan.ranks || plan.programs.size() != size_t(plan.ranks) ||
+      (plan.onlyRank >= 0 && plan.onlyRank != rank))
     throw RuntimeError(ErrorCode::Plan, "plan \"" + plan.algorithm + "\" has no program for rank " +
                                             std::to_string(rank));
   const int blocks = messageBlocks(plan.collective, plan.ranks);
   unitsPerBlock_ = blocks > 0 ? plan.units / uint32_t(blocks) : 0;
   blockShift_ = collplan::inPlaceBlockShift(plan.collective, plan.root, rank);
-
-  const std::vector<PlanOp> &program = plan.programs[size_t(rank)].ops;
-  ops_.resize(program.size());
-  const uint32_t limits[3] = {bufferUnits(plan, BufferKind::In, rank),
-                              bufferUnits(plan, BufferKind::Out, rank), plan.scratchUnits};
-  for (size_t i = 0; i < program.size(); ++i) {
-    const PlanOp &p = program[i];
-    Op &op = ops_[i];
-    auto addRefs = [&](const std::vector<BufRef> &list, uint32_t &begin, uint32_t &count) {
-      begin = uint32_t(refs_.size());
-      count = uint32_t(list.size());
-      for (const BufRef &ref : list) {
-        if (uint64_t(ref.offset) + ref.length > limits[int(ref.buf)])
-          planError(plan, rank, i, std::string(toString(ref.buf)) + " range [" +
-                                       std::to_string(ref.offset) + ", " +
-                                       std::to_string(uint64_t(ref.offset) + ref.length) +
-                                       ") exceeds the buffer's " +
-                                       std::to_string(limits[int(ref.buf)]) + " units");
-        if (ref.length != p.length())
-          planError(plan, rank, i, "buffer references of different lengths");
-        refs_.push_back(ref);
-      }
-    };
-    addRefs(p.srcs, op.srcBegin, op.numSrcs);
-    addRefs(p.dsts, op.dstBegin, op.numDsts);
-    op.recvPos = p.recvPos;
-    if (p.recv && p.recvPos > p.srcs.size())
-      planError(plan, rank, i, "recv_pos " + std::to_string(p.recvPos) + " is past the " +
-                                   std::to_string(p.srcs.size()) + " srcs");
-    if (p.numOperands() == 0 && (!p.dsts.empty() || !p.sends.empty()) && p.length() > 0)
-      planError(plan, rank, i, "writes a value but has no operand");
-    if (p.numOperands() > 1 && !plan.op)
-      planError(plan, rank, i, "reduces " + std::to_string(p.numOperands()) +
-                                   " operands but the plan has no reduction op");
-  }
-  analyseTransfers(transport);
+  readOps(transport);
   analyseFusion();
   analysePublishing(transport);
 }
 
-void PreparedProgram::analyseTransfers(const Transport &transport) {
+void PreparedProgram::readOps(Transport &transport) {
   const Plan &plan = *plan_;
-  // Slot numbers of every rank's sends, by transfer id (ids are unique per plan).
-  struct SendSite {
-    int sender;
-    uint32_t slot;
-    int receiver;
-  };
-  std::unordered_map<uint32_t, SendSite> byId;
-  for (int r = 0; r < plan.ranks; ++r) {
-    uint32_t slot = 0;
-    for (const PlanOp &p : plan.programs[size_t(r)].ops)
-      for (const Endpoint &e : p.sends) byId[e.id] = {r, slot++, e.peer};
-    if (r == rank_ && slot > transport.slotCapacity())
-      throw RuntimeError(ErrorCode::Plan,
-                         "plan \"" + plan.algorithm + "\": rank " + std::to_string(r) +
-                             " makes " + std::to_string(slot) + " sends per call but the backend " +
-                             "has " + std::to_string(transport.slotCapacity()) + " slots per rank");
-  }
-  const std::vector<PlanOp> &program = plan.programs[size_t(rank_)].ops;
-  uint32_t slot = 0;
-  for (size_t i = 0; i < program.size(); ++i) {
-    const PlanOp &p = program[i];
-    Op &op = ops_[i];
-    op.sendBegin = uint32_t(sends_.size());
-    op.numSends = uint32_t(p.sends.size());
-    for (const Endpoint &e : p.sends) {
-      if (e.peer < 0 || e.peer >= plan.ranks || e.peer == rank_)
-        planError(plan, rank_, i, "send to invalid peer " + std::to_string(e.peer));
-      sends_.push_back({e.peer, slot++});
+  const std::vector<Channel> &channels = plan.programs[size_t(rank_)].channels;
+  const uint32_t limits[3] = {bufferUnits(plan, BufferKind::In, rank_),
+                              bufferUnits(plan, BufferKind::Out, rank_), plan.scratchUnits};
+  channelBegin_.push_back(0);
+  for (uint32_t c = 0; c < channels.size(); ++c) {
+    for (size_t i = 0; i < channels[c].ops.size(); ++i) {
+      const PlanOp &p = channels[c].ops[i];
+      Op op;
+      auto fail = [&](const std::string &why) { planError(plan, rank_, c, i, why); };
+      auto addRefs = [&](const std::vector<BufRef> &list, uint32_t &begin, uint32_t &count) {
+        begin = uint32_t(refs_.size());
+        count = uint32_t(list.size());
+        for (const BufRef &ref : list) {
+          if (uint64_t(ref.offset) + ref.length > limits[int(ref.buf)])
+            fail(std::string(toString(ref.buf)) + " range [" + std::to_string(ref.offset) + ", " +
+                 std::to_string(uint64_t(ref.offset) + ref.length) + ") exceeds the buffer's " +
+                 std::to_string(limits[int(ref.buf)]) + " units");
+          if (ref.length != p.length()) fail("buffer references of different lengths");
+          refs_.push_back(ref);
+        }
+      };
+      addRefs(p.srcs, op.srcBegin, op.numSrcs);
+      addRefs(p.dsts, op.dstBegin, op.numDsts);
+      op.recvPos = p.recvPos;
+      if (p.recv && p.recvPos > p.srcs.size())
+        fail("recv_pos " + std::to_string(p.recvPos) + " is past the " +
+             std::to_string(p.srcs.size()) + " srcs");
+      if (p.numOperands() == 0 && (!p.dsts.empty() || !p.sends.empty()) && p.length() > 0)
+        fail("writes a value but has no operand");
+      if (p.numOperands() > 1 && !plan.op)
+        fail("reduces " + std::to_string(p.numOperands()) +
+             " operands but the plan has no reduction op");
+      auto checkPeer = [&](int32_t peer) {
+        if (peer < 0 || peer >= plan.ranks || peer == rank_)
+          fail("names invalid peer " + std::to_string(peer));
+      };
+      if (p.recv) {
+        checkPeer(*p.recv);
+        op.recv = transport.connect(*p.recv, c, /*sending=*/false);
+      }
+      op.sendBegin = uint32_t(sends_.size());
+      op.numSends = uint32_t(p.sends.size());
+      for (int32_t q : p.sends) {
+        checkPeer(q);
+        sends_.push_back(transport.connect(q, c, /*sending=*/true));
+      }
+      op.afterBegin = uint32_t(after_.size());
+      op.numAfter = uint32_t(p.after.size());
+      for (const OpRef &dep : p.after) {
+        if (dep.channel >= channels.size() || dep.channel == c ||
+            dep.op >= channels[dep.channel].ops.size())
+          fail("waits for an op that does not exist on another channel (channel " +
+               std::to_string(dep.channel) + ", op " + std::to_string(dep.op) + ")");
+        after_.push_back({dep.channel, dep.op});
+      }
+      ops_.push_back(op);
     }
-    if (p.recv) {
-      auto it = byId.find(p.recv->id);
-      if (it == byId.end() || it->second.sender != p.recv->peer || it->second.receiver != rank_)
-        planError(plan, rank_, i, "recv of transfer " + std::to_string(p.recv->id) + " from rank " +
-                                      std::to_string(p.recv->peer) + " has no matching send");
-      op.recvPeer = p.recv->peer;
-      op.recvSlot = it->second.slot;
-    }
+    channelBegin_.push_back(uint32_t(ops_.size()));
   }
+  if (ProgramOrder::findOrderCycle(plan.programs[size_t(rank_)]))
+    throw RuntimeError(ErrorCode::Plan, "plan \"" + plan.algorithm + "\": the `after` references " +
+                                            "of rank " + std::to_string(rank_) +
+                                            " form a cycle");
 }
 
 void PreparedProgram::analyseFusion() {
-  const std::vector<PlanOp> &program = plan_->programs[size_t(rank_)].ops;
-  for (size_t i = 0; i < program.size();) {
-    const PlanOp &head = program[i];
-    size_t end = i + 1;
-    if (head.recv && head.numOperands() >= 2 && head.dsts.size() == 1 && head.sends.empty()) {
-      const BufRef acc = head.dsts.front();
-      while (end < program.size()) {
-        const PlanOp &next = program[end];
-        const bool continues = next.recv && next.srcs.size() == 1 && next.srcs.front() == acc &&
-                               next.recvPos == 1 && next.dsts.size() == 1 &&
-                               next.dsts.front() == acc;
-        if (!continues) break;
-        ++end;
-        if (!next.sends.empty()) break;  // a send ends the chain: its value must be final
+  const std::vector<Channel> &channels = plan_->programs[size_t(rank_)].channels;
+  for (uint32_t c = 0; c < channels.size(); ++c) {
+    const std::vector<PlanOp> &program = channels[c].ops;
+    const uint32_t base = channelBegin_[c];
+    for (size_t i = 0; i < program.size();) {
+      const PlanOp &head = program[i];
+      size_t end = i + 1;
+      if (head.recv && head.numOperands() >= 2 && head.dsts.size() == 1 && head.sends.empty() &&
+          head.after.empty()) {
+        const BufRef acc = head.dsts.front();
+        std::vector<int32_t> peers{*head.recv};
+        while (end < program.size()) {
+          const PlanOp &next = program[end];
+          // Each fused message comes from another peer: the pass needs them all at once, and
+          // two messages of one connection arrive one after the other.
+          const bool continues = next.recv && next.srcs.size() == 1 && next.srcs.front() == acc &&
+                                 next.recvPos == 1 && next.dsts.size() == 1 &&
+                                 next.dsts.front() == acc && next.after.empty() &&
+                                 std::find(peers.begin(), peers.end(), *next.recv) == peers.end();
+          if (!continues) break;
+          peers.push_back(*next.recv);
+          ++end;
+          if (!next.sends.empty()) break;  // a send ends the chain: its value must be final
+        }
       }
+      ops_[base + i].fusedOps = uint32_t(end - i);
+      i = end;
     }
-    ops_[i].fusedOps = uint32_t(end - i);
-    i = end;
   }
 }
 
-bool PreparedProgram::writtenAfter(size_t opIndex, const BufRef &range, AliasMode mode) const {
+bool PreparedProgram::mayBeOverwritten(size_t opIndex, const BufRef &range, AliasMode mode,
+                                       const ProgramOrder *order) const {
   const int64_t shift = blockShift_ * int64_t(unitsPerBlock_);
-  for (size_t j = opIndex + 1; j < ops_.size(); ++j) {
-    const Op &op = ops_[j];
-    for (uint32_t k = 0; k < op.numDsts; ++k)
-      if (rangesOverlap(refs_[op.dstBegin + k], range, shift, mode == AliasMode::InPlace))
-        return true;
-  }
+  uint32_t channel = 0;
+  while (channelBegin_[channel + 1] <= opIndex) ++channel;
+  const OpRef sender{channel, uint32_t(opIndex - channelBegin_[channel])};
+  for (uint32_t c = 0; c < channels(); ++c)
+    for (uint32_t j = channelBegin_[c]; j < channelBegin_[c + 1]; ++j) {
+      if (c == channel && j <= opIndex) continue;  // earlier on its own channel
+      const Op &op = ops_[j];
+      bool writes = false;
+      for (uint32_t k = 0; k < op.numDsts && !writes; ++k)
+        writes = rangesOverlap(refs_[op.dstBegin + k], range, shift, mode == AliasMode::InPlace);
+      if (!writes) continue;
+      if (c == channel || !order->before(OpRef{c, j - channelBegin_[c]}, sender)) return true;
+    }
   return false;
 }
 
 void PreparedProgram::analysePublishing(const Transport &transport) {
+  std::optional<ProgramOrder> order;  // between channels; one channel needs none
+  if (channels() > 1) order.emplace(plan_->programs[size_t(rank_)]);
   for (size_t i = 0; i < ops_.size(); ++i) {
     Op &op = ops_[i];
     if (op.numSends == 0) continue;
-    const bool soleSrc = op.numSrcs == 1 && op.recvPeer < 0;
+    const bool soleSrc = op.numSrcs == 1 && op.recv == kNoConnection;
     op.publishRef = op.numDsts > 0 ? int32_t(op.dstBegin) : soleSrc ? int32_t(op.srcBegin) : -1;
     if (op.publishRef < 0) continue;
     const BufRef &where = refs_[size_t(op.publishRef)];
     if (!transport.peersCanRead(where.buf)) continue;
     for (AliasMode mode : {AliasMode::Separate, AliasMode::InPlace})
-      op.publishInPlace[int(mode)] = !writtenAfter(i, where, mode);
+      op.publishInPlace[int(mode)] = !mayBeOverwritten(i, where, mode, order ? &*order : nullptr);
   }
 }
 

@@ -12,6 +12,8 @@
 
 namespace collplan {
 
+class ProgramOrder;
+
 /// How a call's input buffer relates to its output buffer.
 enum class AliasMode : uint8_t {
   Separate = 0,  ///< out-of-place, or in-place with the input staged into a private copy
@@ -19,18 +21,22 @@ enum class AliasMode : uint8_t {
 };
 
 /// The analysis of `plan.programs[rank]` that does not depend on the call's count:
-///  - every send gets a dense slot number; every recv names its sender's slot;
-///  - chains of recv_reduce ops that accumulate into one buffer range (op i writes D, op i+1 reads
-///    only D and a received value and writes D, ...) are marked for one fused n-ary pass: the same
-///    left fold, each operand read once, D written once;
-///  - for each op that sends, whether its value may be published in place (the receiver pulls
-///    from this rank's buffer): the transport allows it for that buffer and no later op of this
-///    rank writes any unit aliasing that range (computed for out-of-place and in-place calls).
-/// Throws RuntimeError(Plan) for a plan this rank cannot run (unmatched transfer, out-of-range
-/// unit, more sends than the transport's slots). The plan must outlive the PreparedProgram.
+///  - its channels' ops in one array, channel after channel, each op naming the transport
+///    connections of its recv and sends and the ops of other channels it waits for;
+///  - chains of recv_reduce ops of one channel that accumulate into one buffer range (op i
+///    writes D, op i+1 reads only D and a message from another peer and writes D, ...) are
+///    marked for one fused n-ary pass: the same left fold, each operand read once, D written
+///    once;
+///  - for each op that sends, whether its value may be posted in place (the receiver reads this
+///    rank's buffer): the transport allows it for that buffer and no op of this rank that may
+///    run later (one not ordered before it by its channel or `after`) writes any unit aliasing
+///    that range, for out-of-place and for in-place calls.
+/// Throws RuntimeError(Plan) for a plan this rank cannot run (out-of-range unit, a partial plan
+/// of another rank, more connections than the transport holds). The plan must outlive the
+/// PreparedProgram.
 class PreparedProgram {
 public:
-  PreparedProgram(const Plan &plan, int rank, const Transport &transport);
+  PreparedProgram(const Plan &plan, int rank, Transport &transport);
 
   const Plan &plan() const { return *plan_; }
   int rank() const { return rank_; }
@@ -39,22 +45,24 @@ public:
   /// input = out + root*count, scatter (root) output = in + root*count, otherwise 0.
   int64_t inPlaceBlockShift() const { return blockShift_; }
 
+  static constexpr Connection kNoConnection = UINT32_MAX;
   struct Op {
     uint32_t srcBegin = 0, numSrcs = 0;   ///< into refs()
     uint32_t dstBegin = 0, numDsts = 0;   ///< into refs()
     uint32_t sendBegin = 0, numSends = 0; ///< into sends()
+    uint32_t afterBegin = 0, numAfter = 0; ///< into after()
     uint32_t recvPos = 0;
-    int32_t recvPeer = -1;  ///< -1: the op receives nothing
-    uint32_t recvSlot = 0;  ///< the sender's slot of the matching send
+    Connection recv = kNoConnection;  ///< the connection its message arrives on, if any
     /// refs() index of a range holding the value after the op (first dst, or the only src), -1
     /// when the value lives nowhere in this rank's buffers.
     int32_t publishRef = -1;
     bool publishInPlace[2] = {false, false};  ///< indexed by AliasMode
     uint32_t fusedOps = 1;  ///< on a chain's first op: ops [i, i + fusedOps) run as one pass
   };
-  struct Send {
-    int32_t peer = 0;
-    uint32_t slot = 0;
+  /// An op of another channel that must have finished: channel `channel` has run past `op`.
+  struct Wait {
+    uint32_t channel = 0;
+    uint32_t op = 0;  ///< index within that channel
   };
 
   /// Byte positions of every reference for one (count, dtype, mode, in-place threshold); cached
@@ -68,15 +76,19 @@ public:
     std::vector<size_t> refOffset;      ///< byte offset of each ref in its buffer
     std::vector<size_t> opBytes;        ///< bytes of each op's value
     /// Per op that stages its send, else kNotStaged. An op stages when its value cannot be
-    /// published in place, or is smaller than the transport's inPlaceMinBytes for its buffer.
+    /// posted in place, or is smaller than the transport's inPlaceMinBytes for its buffer.
     std::vector<size_t> stagingOffset;
     size_t stagingBytes = 0;
     size_t tmpBytes = 0;
   };
 
+  /// Every op, channel after channel; channel c's ops are [channelBegin(c), channelBegin(c+1)).
   const std::vector<Op> &ops() const { return ops_; }
+  uint32_t channels() const { return uint32_t(channelBegin_.size()) - 1; }
+  uint32_t channelBegin(uint32_t c) const { return channelBegin_[c]; }
   const std::vector<BufRef> &refs() const { return refs_; }
-  const std::vector<Send> &sends() const { return sends_; }
+  const std::vector<Connection> &sends() const { return sends_; }
+  const std::vector<Wait> &after() const { return after_; }
   static constexpr size_t kNotStaged = SIZE_MAX;
   /// Resolves units to bytes for this call (reusing the previous result when unchanged).
   /// `inPlaceMinBytes`: Transport::inPlaceMinBytes of this call's in, out and tmp buffers.
@@ -84,18 +96,23 @@ public:
                           const std::array<size_t, 3> &inPlaceMinBytes = {}) const;
 
 private:
-  void analyseTransfers(const Transport &transport);
+  void readOps(Transport &transport);
   void analyseFusion();
   void analysePublishing(const Transport &transport);
-  bool writtenAfter(size_t opIndex, const BufRef &range, AliasMode mode) const;
+  /// Whether an op that may run after op `opIndex` writes a unit aliasing `range`; `order`
+  /// relates ops of different channels (nullptr with one channel).
+  bool mayBeOverwritten(size_t opIndex, const BufRef &range, AliasMode mode,
+                        const ProgramOrder *order) const;
 
   const Plan *plan_;
   int rank_;
   int64_t blockShift_ = 0;
   uint32_t unitsPerBlock_ = 0;
+  std::vector<uint32_t> channelBegin_;
   std::vector<Op> ops_;
   std::vector<BufRef> refs_;
-  std::vector<Send> sends_;
+  std::vector<Connection> sends_;
+  std::vector<Wait> after_;
   mutable Resolved resolved_;
 };
 

@@ -1,42 +1,47 @@
-// Transport: what a backend provides the executor (peer-readable staging, publish/acquire/release).
+// Transport: what a backend provides the executor (connections per peer and channel, staging,
+// post/arrive/acquire/release).
 #pragma once
 
 #include "runtime/core/Collective.h"
+#include "runtime/exec/Wait.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace collplan {
 
+/// One end of the FIFO of messages from one rank to another on one channel (Plan.h: transfers
+/// are matched per sender, receiver and channel in program order), as numbered by a transport.
+using Connection = uint32_t;
+
 /// One rank's end of a backend. The executor (Executor.h) interprets plan ops; a transport only
-/// moves messages and synchronises. Every send of a call has a slot number, dense per sending
-/// rank (0, 1, ... in program order); the receiver names the sender and that slot.
+/// moves messages and synchronises. Nothing here blocks except endCall: the executor polls
+/// (canPost, arrived) across its channels and backs off with waitPolicy() when nothing moves.
 ///
-/// Call protocol, per rank and per collective call (all ranks make the same calls in the same
-/// order, so call numbers agree):
+/// Per rank and per collective call (all ranks make the same calls in the same order):
 ///   beginCall()              starts the next call;
 ///   staging(bytes)           returns `bytes` of memory peers can read, where the executor
 ///                            materialises values it must send (once per call, after beginCall);
-///   publish(peer, slot, ..)  makes data visible to `peer` without waiting for it;
-///   acquire(peer, slot, n)   waits for the peer's publish of this call and returns readable
-///                            data of exactly n bytes (RuntimeError when sizes disagree), or
-///                            nullptr when the data lives in another address space and must be
-///                            copied out with fetch();
-///   fetch(peer, slot, ..)    copies a byte range of an acquired value into local memory;
-///   release(peer, slot)      tells the sender its data was consumed;
-///   endCall()                waits until every slot this rank published was released, so user
+///   canPost(c) / post(c, ..) posts the next message of sending connection c, once fewer than
+///                            kChannelDepth of its messages are unconsumed;
+///   arrived(c) / acquire(c)  the next message of receiving connection c: readable data of
+///                            exactly n bytes (RuntimeError when sizes disagree), or nullptr when
+///                            it lives in another address space and must be copied with fetch();
+///   release(c)               consumes that message: its sender may reuse the slot and memory;
+///   endCall()                waits until every message this rank posted was consumed, so user
 ///                            buffers and staging may be reused once the call returns.
 class Transport {
 public:
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int ranks() const = 0;
-  /// Most sends one rank may make in one call (plans with more are rejected up front).
-  virtual uint32_t slotCapacity() const = 0;
+  /// How the executor waits when no channel can move, and when it gives up.
+  virtual const WaitPolicy &waitPolicy() const = 0;
   /// Whether peers can read this rank's buffer of `kind` in place (a shared address space), so
-  /// a send of a value that stays put may be published without a copy into staging.
+  /// a send of a value that stays put may be posted without a copy into staging.
   virtual bool peersCanRead(BufferKind kind) const = 0;
-  /// The smallest value worth publishing in place from the buffer [base, base + bytes) in this
+  /// The smallest value worth posting in place from the buffer [base, base + bytes) in this
   /// call (valid after beginCall): 0 where peers read it directly; a transport whose peers copy
   /// in-place data across address spaces (a system call per fetch) stages smaller values;
   /// SIZE_MAX: stage everything. `base` nullptr asks about memory private to the rank (the
@@ -57,14 +62,24 @@ public:
     return false;
   }
 
+  /// The connection for messages this rank sends to `peer` on `channel` (`sending`), or receives
+  /// from `peer` on `channel`. Called while a program is prepared; the same arguments always
+  /// give the same connection. Throws RuntimeError(Plan) when the backend has no room for
+  /// another one.
+  virtual Connection connect(int peer, uint32_t channel, bool sending) = 0;
+
   virtual void beginCall() = 0;
   virtual std::byte *staging(size_t bytes) = 0;
-  virtual void publish(int peer, uint32_t slot, const std::byte *data, size_t bytes) = 0;
-  virtual const std::byte *acquire(int peer, uint32_t slot, size_t bytes) = 0;
-  /// Copies bytes [offset, offset + bytes) of the value acquire() returned nullptr for to `dst`.
-  virtual void fetch(int peer, uint32_t slot, size_t offset, size_t bytes, std::byte *dst) = 0;
-  virtual void release(int peer, uint32_t slot) = 0;
+  virtual bool canPost(Connection c) = 0;
+  virtual void post(Connection c, const std::byte *data, size_t bytes) = 0;
+  virtual bool arrived(Connection c) = 0;
+  virtual const std::byte *acquire(Connection c, size_t bytes) = 0;
+  /// Copies bytes [offset, offset + bytes) of the message acquire() returned nullptr for.
+  virtual void fetch(Connection c, size_t offset, size_t bytes, std::byte *dst) = 0;
+  virtual void release(Connection c) = 0;
   virtual void endCall() = 0;
+  /// "rank 2 (channel 1)", naming a connection's peer and channel for error messages.
+  virtual std::string describe(Connection c) const = 0;
 };
 
 }  // namespace collplan

@@ -28,6 +28,26 @@ struct WaitPolicy {
 /// store is visible). Returns false if `policy.timeout` elapsed first.
 bool waitAtLeast(const std::atomic<uint64_t> &flag, uint64_t target, const WaitPolicy &policy);
 
+/// The same spin, yield, sleep escalation for a loop that polls several conditions (a rank's
+/// progress loop over its channels): call pause() after every pass that found nothing to do and
+/// reset() after one that did.
+class Backoff {
+public:
+  explicit Backoff(const WaitPolicy &policy) : policy_(policy) {}
+  /// Waits a little (a CPU pause, a yield or a sleep, by how long nothing has moved); false once
+  /// `policy.timeout` has passed since the last reset.
+  bool pause();
+  void reset() { idle_ = 0; }
+  /// How long nothing has moved, for error messages.
+  std::chrono::microseconds idleFor() const;
+
+private:
+  const WaitPolicy &policy_;
+  uint64_t idle_ = 0;  ///< pauses since the last reset
+  std::chrono::steady_clock::time_point since_;
+  std::chrono::microseconds sleep_{1};
+};
+
 /// The default policy, overridden by COLLPLAN_TIMEOUT_S (seconds, 0 = forever),
 /// COLLPLAN_WAIT_SPINS (polls before yielding) and COLLPLAN_WAIT_YIELD_US when set.
 WaitPolicy defaultWaitPolicy();

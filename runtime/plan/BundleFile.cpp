@@ -4,13 +4,24 @@
 
 namespace collplan {
 
-Bundle loadBundleFile(const std::string &path, const BundleExpectations &expectations) {
-  return bundleFromJson(readJsonFile(path), path, expectations);
+Bundle loadBundleFile(const std::string &path, const BundleExpectations &expectations,
+                      const PlanLoadOptions &options) {
+  return bundleFromJson(readPlanDocument(path, options.onlyRank), path, expectations, options);
+}
+
+void saveBundleFile(const Bundle &bundle, const std::string &path, DocumentEncoding encoding) {
+  for (const BucketTable &table : bundle.tables)
+    for (const Bucket &bucket : table.buckets)
+      if (bucket.plan.onlyRank >= 0)
+        throw PlanError(path, "tables",
+                        "holds plans loaded for rank " + std::to_string(bucket.plan.onlyRank) +
+                            " only: a bundle file needs every rank's programs");
+  validateBundle(bundle, path);
+  writePlanDocument(bundleToJson(bundle), path, encoding);
 }
 
 void saveBundleFile(const Bundle &bundle, const std::string &path) {
-  validateBundle(bundle, path);
-  writeJsonFile(bundleToJson(bundle), path);
+  saveBundleFile(bundle, path, encodingForPath(path));
 }
 
 }  // namespace collplan

@@ -3,6 +3,7 @@
 
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanError.h"
+#include "runtime/plan/PlanJson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,16 +22,22 @@ struct BundleExpectations {
 /// The JSON document of `bundle` ("format": "collplan-bundle"). Does not validate.
 nlohmann::json bundleToJson(const Bundle &bundle);
 
-/// Parses and validates a bundle document: every plan (as planFromJson), bucket coverage of
-/// [0, UINT64_MAX] without gaps or overlaps, plan collective/op/ranks against its table and the
-/// bundle, one table per (collective, dtype, op), then `expectations`. Throws PlanError.
+/// Parses and validates a bundle document: `expectations` first (a bundle for another machine
+/// says so before anything else), every plan (as planFromJson, with `options`), bucket coverage
+/// of [0, UINT64_MAX] without gaps or overlaps, plan collective/op/ranks against its table and
+/// the bundle, one table per (collective, dtype, op). Throws PlanError.
 Bundle bundleFromJson(const nlohmann::json &json, const std::string &origin,
-                      const BundleExpectations &expectations = {});
+                      const BundleExpectations &expectations = {},
+                      const PlanLoadOptions &options = {});
 
-/// Reads, parses and validates a bundle file. Throws PlanError naming the file.
-Bundle loadBundleFile(const std::string &path, const BundleExpectations &expectations = {});
+/// Reads (JSON or CBOR), parses and validates a bundle file; with options.onlyRank, each plan
+/// holds that rank's program alone. Throws PlanError naming the file.
+Bundle loadBundleFile(const std::string &path, const BundleExpectations &expectations = {},
+                      const PlanLoadOptions &options = {});
 
-/// Validates `bundle` (as bundleFromJson without expectations) and writes it as indented JSON.
+/// Validates `bundle` (as bundleFromJson without expectations) and writes it in `encoding`.
+void saveBundleFile(const Bundle &bundle, const std::string &path, DocumentEncoding encoding);
+/// saveBundleFile in the encoding the path asks for (encodingForPath).
 void saveBundleFile(const Bundle &bundle, const std::string &path);
 
 /// The semantic checks of bundleFromJson for a bundle built in memory (the tuner).

@@ -4,6 +4,7 @@
 #include "runtime/plan/BundleValidate.h"
 #include "runtime/plan/JsonFieldNames.h"
 #include "runtime/plan/JsonFields.h"
+#include "runtime/plan/JsonFile.h"
 #include "runtime/plan/PlanJson.h"
 
 #include <cmath>
@@ -40,18 +41,19 @@ struct BundleReader {
     return c;
   }
 
-  Bucket bucket(const json &value, const FieldPath &path) const {
+  Bucket bucket(const json &value, const FieldPath &path, const PlanLoadOptions &options) const {
     checkObject(value, at(path), names::kBucketRequired, names::kBucketOptional);
     Bucket b;
     b.minBytes = expectUnsigned64(value["min_bytes"], at(path / "min_bytes"));
     b.maxBytes = expectUnsigned64(value["max_bytes"], at(path / "max_bytes"));
-    b.plan = planFromJsonAt(value["plan"], origin, path / "plan");
+    b.plan = planFromJsonAt(value["plan"], origin, path / "plan", options);
     b.winner = candidate(value["winner"], path / "winner");
     if (const json *v = member(value, "runner_up")) b.runnerUp = candidate(*v, path / "runner_up");
     return b;
   }
 
-  BucketTable table(const json &value, const FieldPath &path) const {
+  BucketTable table(const json &value, const FieldPath &path,
+                    const PlanLoadOptions &options) const {
     checkObject(value, at(path), names::kTableRequired, names::kTableOptional);
     BucketTable t;
     std::string kindName = expectString(value["collective"], at(path / "collective"));
@@ -78,7 +80,7 @@ struct BundleReader {
     const json &buckets = expectArray(value["buckets"], at(bucketsPath));
     t.buckets.reserve(buckets.size());
     for (size_t b = 0; b < buckets.size(); ++b)
-      t.buckets.push_back(bucket(buckets[b], bucketsPath[b]));
+      t.buckets.push_back(bucket(buckets[b], bucketsPath[b], options));
     return t;
   }
 
@@ -88,7 +90,8 @@ struct BundleReader {
     return s;
   }
 
-  Bundle bundle(const json &doc, const BundleExpectations &expectations) const {
+  Bundle bundle(const json &doc, const BundleExpectations &expectations,
+                const PlanLoadOptions &options) const {
     FieldPath root;
     checkObject(doc, at(root), names::kBundleRequired, names::kBundleOptional);
     Bundle bundle;
@@ -101,8 +104,7 @@ struct BundleReader {
         int(expectInteger(doc["version"], at(root / "version"), -kMaxI32, kMaxI32));
     if (bundle.formatVersion != kBundleFormatVersion)
       at(root / "version")
-          .fail("unsupported bundle format version " + std::to_string(bundle.formatVersion) +
-                " (this build reads version " + std::to_string(kBundleFormatVersion) + ")");
+          .fail(oldVersionReason("bundle", bundle.formatVersion, kBundleFormatVersion));
     bundle.topologyFingerprint =
         nonEmptyString(doc["topology_fingerprint"], root / "topology_fingerprint");
     bundle.backend = nonEmptyString(doc["backend"], root / "backend");
@@ -115,6 +117,11 @@ struct BundleReader {
       if (!v->is_object()) at(root / "tuner").fail("expected an object, got " + describeType(*v));
       bundle.tunerSettings = *v;
     }
+    if (const json *v = member(doc, "topology")) {
+      if (!v->is_object())
+        at(root / "topology").fail("expected a topology object, got " + describeType(*v));
+      bundle.topology = *v;
+    }
     // A bundle for another machine is the likeliest mistake: say so before parsing every plan.
     checkBundleExpectations(bundle, origin, expectations);
 
@@ -122,7 +129,7 @@ struct BundleReader {
     const json &tables = expectArray(doc["tables"], at(tablesPath));
     bundle.tables.reserve(tables.size());
     for (size_t t = 0; t < tables.size(); ++t)
-      bundle.tables.push_back(table(tables[t], tablesPath[t]));
+      bundle.tables.push_back(table(tables[t], tablesPath[t], options));
     checkBundleTables(bundle, origin, /*validatePlans=*/false);  // plans were validated above
     return bundle;
   }
@@ -131,8 +138,8 @@ struct BundleReader {
 }  // namespace
 
 Bundle bundleFromJson(const json &doc, const std::string &origin,
-                      const BundleExpectations &expectations) {
-  return BundleReader{origin}.bundle(doc, expectations);
+                      const BundleExpectations &expectations, const PlanLoadOptions &options) {
+  return BundleReader{origin}.bundle(doc, expectations, options);
 }
 
 }  // namespace collplan

@@ -20,6 +20,7 @@ json bundleToJson(const Bundle &bundle) {
   out["version"] = bundle.formatVersion;
   out["topology_fingerprint"] = bundle.topologyFingerprint;
   out["backend"] = bundle.backend;
+  if (bundle.topology.is_object()) out["topology"] = bundle.topology;
   out["ranks"] = bundle.ranks;
   if (!bundle.toolVersion.empty()) out["tool_version"] = bundle.toolVersion;
   if (!bundle.tunerSettings.is_null() && !bundle.tunerSettings.empty())

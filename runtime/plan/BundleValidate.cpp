@@ -1,6 +1,7 @@
 // Bucket coverage, table uniqueness, plan/table agreement and expectation checks of bundles.
 #include "runtime/plan/BundleValidate.h"
 
+#include "runtime/plan/JsonFile.h"
 #include "runtime/plan/PlanValidate.h"
 
 #include <limits>
@@ -123,8 +124,7 @@ void validateBundle(const Bundle &bundle, const std::string &origin,
                     const BundleExpectations &expectations) {
   if (bundle.formatVersion != kBundleFormatVersion)
     throw PlanError(origin, "version",
-                    "unsupported bundle format version " + std::to_string(bundle.formatVersion) +
-                        " (this build reads version " + std::to_string(kBundleFormatVersion) + ")");
+                    oldVersionReason("bundle", bundle.formatVersion, kBundleFormatVersion));
   if (bundle.ranks < 1)
     throw PlanError(origin, "ranks", "must be at least 1, got " + std::to_string(bundle.ranks));
   if (bundle.topologyFingerprint.empty())

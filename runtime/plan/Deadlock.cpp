@@ -1,95 +1,238 @@
-// checkDeadlockFree: run every rank until it blocks on a recv whose send has not executed yet.
+// checkDeadlockFree: run every channel until nothing can move, then explain what is stuck.
 #include "runtime/plan/Deadlock.h"
 
 #include <unordered_map>
-#include <unordered_set>
 
 namespace collplan {
+namespace {
 
-DeadlockReport checkDeadlockFree(const Plan &plan) {
-  const size_t numRanks = plan.programs.size();
-  size_t totalOps = 0;
-  for (const RankProgram &p : plan.programs) totalOps += p.ops.size();
+/// The FIFO of messages from `sender` to `receiver` on `channel`.
+uint64_t fifoKey(int sender, int receiver, uint32_t channel, int ranks) {
+  return (uint64_t(sender) * uint64_t(ranks) + uint64_t(receiver)) * kMaxChannels + channel;
+}
 
-  std::vector<size_t> pc(numRanks, 0);
-  std::unordered_set<uint32_t> sent;
-  sent.reserve(totalOps);
-  std::unordered_multimap<uint32_t, size_t> waiting;  // transfer id -> blocked rank
-  std::vector<size_t> runnable(numRanks);
-  for (size_t r = 0; r < numRanks; ++r) runnable[r] = numRanks - 1 - r;  // rank 0 first
-
-  while (!runnable.empty()) {
-    const size_t rank = runnable.back();
-    runnable.pop_back();
-    const std::vector<PlanOp> &ops = plan.programs[rank].ops;
-    while (pc[rank] < ops.size()) {
-      const PlanOp &op = ops[pc[rank]];
-      if (op.recv && !sent.count(op.recv->id)) {
-        waiting.emplace(op.recv->id, rank);
-        break;
+class DeadlockRun {
+public:
+  explicit DeadlockRun(const Plan &plan) : plan_(plan) {
+    const int ranks = plan.ranks;
+    for (int r = 0; r < ranks; ++r) {
+      channelBase_.push_back(uint32_t(pc_.size()));
+      for (uint32_t c = 0; c < plan.programs[size_t(r)].channels.size(); ++c) {
+        pc_.push_back(0);
+        owner_.push_back({r, c});
       }
-      for (const Endpoint &e : op.sends) {
-        sent.insert(e.id);
-        auto [begin, end] = waiting.equal_range(e.id);
-        for (auto it = begin; it != end; ++it) runnable.push_back(it->second);
-        waiting.erase(begin, end);
+    }
+    channelBase_.push_back(uint32_t(pc_.size()));
+    progressWaiters_.resize(pc_.size());
+    // Number the FIFOs every send and recv uses.
+    for (int r = 0; r < ranks; ++r)
+      for (uint32_t c = 0; c < plan.programs[size_t(r)].channels.size(); ++c)
+        for (const PlanOp &op : plan.programs[size_t(r)].channels[c].ops) {
+          if (op.recv) fifo(*op.recv, r, c);
+          for (int32_t q : op.sends) fifo(r, q, c);
+        }
+  }
+
+  DeadlockReport run() {
+    for (uint32_t ch = 0; ch < pc_.size(); ++ch) work_.push_back(ch);
+    while (!work_.empty()) {
+      const uint32_t ch = work_.back();
+      work_.pop_back();
+      advance(ch);
+    }
+    return report();
+  }
+
+private:
+  struct Fifo {
+    uint64_t sent = 0, consumed = 0;
+    std::vector<uint32_t> waitMessage, waitRoom;  ///< channels blocked on it
+  };
+  struct Owner {
+    int rank;
+    uint32_t channel;
+  };
+
+  uint32_t fifo(int sender, int receiver, uint32_t channel) {
+    auto [it, fresh] = fifoIndex_.emplace(fifoKey(sender, receiver, channel, plan_.ranks),
+                                          uint32_t(fifos_.size()));
+    if (fresh) fifos_.emplace_back();
+    return it->second;
+  }
+  uint32_t channelId(int rank, uint32_t channel) const { return channelBase_[size_t(rank)] + channel; }
+  const std::vector<PlanOp> &opsOf(uint32_t ch) const {
+    return plan_.programs[size_t(owner_[ch].rank)].channels[owner_[ch].channel].ops;
+  }
+
+  void wake(std::vector<uint32_t> &waiters) {
+    work_.insert(work_.end(), waiters.begin(), waiters.end());
+    waiters.clear();
+  }
+
+  /// Runs channel `ch` until its next op cannot run; registers it with what it waits for.
+  void advance(uint32_t ch) {
+    const auto [rank, channel] = owner_[ch];
+    const std::vector<PlanOp> &ops = opsOf(ch);
+    while (pc_[ch] < ops.size()) {
+      const PlanOp &op = ops[pc_[ch]];
+      if (!ready(op, rank, channel, ch)) return;
+      if (op.recv) {
+        Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
+        ++f.consumed;
+        wake(f.waitRoom);
       }
-      ++pc[rank];
+      for (int32_t q : op.sends) {
+        Fifo &f = fifos_[fifo(rank, q, channel)];
+        ++f.sent;
+        wake(f.waitMessage);
+      }
+      ++pc_[ch];
+      wake(progressWaiters_[ch]);
     }
   }
 
-  DeadlockReport report;
-  report.totalRanks = int(numRanks);
-  std::vector<int> stuckIndex(numRanks, -1);
-  for (size_t r = 0; r < numRanks; ++r) {
-    if (pc[r] == plan.programs[r].ops.size()) continue;
-    const PlanOp &op = plan.programs[r].ops[pc[r]];
-    stuckIndex[r] = int(report.stuck.size());
-    report.stuck.push_back(StuckRank{int(r), pc[r], op.recv->peer, op.recv->id});
+  /// Whether `op` can run now; when not, registers `ch` where it will be woken.
+  bool ready(const PlanOp &op, int rank, uint32_t channel, uint32_t ch) {
+    for (const OpRef &dep : op.after) {
+      const uint32_t other = channelId(rank, dep.channel);
+      if (pc_[other] <= dep.op) {
+        progressWaiters_[other].push_back(ch);
+        return false;
+      }
+    }
+    if (op.recv) {
+      Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
+      if (f.sent <= f.consumed) {
+        f.waitMessage.push_back(ch);
+        return false;
+      }
+    }
+    for (size_t k = 0; k < op.sends.size(); ++k) {
+      Fifo &f = fifos_[fifo(rank, op.sends[k], channel)];
+      uint64_t mine = 0;  // sends of this op to the same peer
+      for (int32_t q : op.sends) mine += q == op.sends[k] ? 1 : 0;
+      if (f.sent - f.consumed + mine > kChannelDepth) {
+        f.waitRoom.push_back(ch);
+        return false;
+      }
+    }
+    return true;
   }
-  if (report.stuck.empty()) return report;
 
-  // Each stuck rank waits on one peer: follow the chain from the first stuck rank until it
-  // repeats (a cycle) or leaves the stuck set (the peer finished without sending).
-  std::vector<int> visitOrder(numRanks, -1);
-  std::vector<int> chain;
-  int r = report.stuck.front().rank;
-  while (r >= 0 && size_t(r) < numRanks && stuckIndex[r] >= 0 && visitOrder[r] < 0) {
-    visitOrder[r] = int(chain.size());
-    chain.push_back(r);
-    r = report.stuck[size_t(stuckIndex[r])].waitingOn;
+  /// What the op at `pc` of `ch` waits for (the first condition that does not hold).
+  StuckChannel stuckAt(uint32_t ch) {
+    const auto [rank, channel] = owner_[ch];
+    const PlanOp &op = opsOf(ch)[pc_[ch]];
+    StuckChannel s{rank, channel, uint32_t(pc_[ch]), WaitKind::Message, rank, channel, 0};
+    for (const OpRef &dep : op.after)
+      if (pc_[channelId(rank, dep.channel)] <= dep.op) {
+        s.waits = WaitKind::Channel;
+        s.peerChannel = dep.channel;
+        s.peerOp = dep.op;
+        return s;
+      }
+    if (op.recv) {
+      const Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
+      if (f.sent <= f.consumed) {
+        s.peer = *op.recv;
+        return s;
+      }
+    }
+    s.waits = WaitKind::Room;
+    for (int32_t q : op.sends) {
+      const Fifo &f = fifos_[fifo(rank, q, channel)];
+      if (f.sent - f.consumed >= kChannelDepth) s.peer = q;
+    }
+    return s;
   }
-  if (r >= 0 && size_t(r) < numRanks && visitOrder[r] >= 0)
-    report.cycle.assign(chain.begin() + visitOrder[r], chain.end());
-  return report;
+
+  DeadlockReport report() {
+    DeadlockReport out;
+    out.totalRanks = plan_.ranks;
+    std::vector<int> stuckIndex(pc_.size(), -1);
+    for (uint32_t ch = 0; ch < pc_.size(); ++ch) {
+      if (pc_[ch] == opsOf(ch).size()) continue;
+      stuckIndex[ch] = int(out.stuck.size());
+      out.stuck.push_back(stuckAt(ch));
+    }
+    if (out.stuck.empty()) return out;
+    // Each stuck channel waits on one channel: follow the chain from the first until it repeats
+    // (a cycle) or reaches a channel that finished.
+    std::vector<int> visited(pc_.size(), -1);
+    std::vector<size_t> chain;
+    const StuckChannel *s = &out.stuck.front();
+    uint32_t ch = channelId(s->rank, s->channel);
+    while (stuckIndex[ch] >= 0 && visited[ch] < 0) {
+      visited[ch] = int(chain.size());
+      chain.push_back(size_t(stuckIndex[ch]));
+      s = &out.stuck[size_t(stuckIndex[ch])];
+      if (s->peerChannel >= plan_.programs[size_t(s->peer)].channels.size()) break;
+      ch = channelId(s->peer, s->peerChannel);
+    }
+    if (stuckIndex[ch] >= 0 && visited[ch] >= 0)
+      out.cycle.assign(chain.begin() + visited[ch], chain.end());
+    return out;
+  }
+
+  const Plan &plan_;
+  std::vector<size_t> pc_;              ///< per channel (all ranks): ops finished
+  std::vector<Owner> owner_;            ///< per channel: its rank and index
+  std::vector<uint32_t> channelBase_;   ///< per rank: its first channel id
+  std::vector<std::vector<uint32_t>> progressWaiters_;  ///< per channel: waiting on its progress
+  std::unordered_map<uint64_t, uint32_t> fifoIndex_;
+  std::vector<Fifo> fifos_;
+  std::vector<uint32_t> work_;
+};
+
+std::string channelName(const StuckChannel &s, bool withChannel) {
+  return "rank " + std::to_string(s.rank) +
+         (withChannel ? " channel " + std::to_string(s.channel) : std::string());
 }
 
-const StuckRank &DeadlockReport::firstInCycle() const {
-  if (!cycle.empty())
-    for (const StuckRank &s : stuck)
-      if (s.rank == cycle.front()) return s;
-  return stuck.front();
+}  // namespace
+
+DeadlockReport checkDeadlockFree(const Plan &plan) { return DeadlockRun(plan).run(); }
+
+const StuckChannel &DeadlockReport::first() const {
+  return cycle.empty() ? stuck.front() : stuck[cycle.front()];
 }
 
 std::string DeadlockReport::describe() const {
   if (stuck.empty()) return "no deadlock";
+  bool channels = false;  // name channels only when some stuck channel is not channel 0
+  for (const StuckChannel &s : stuck) channels = channels || s.channel != 0;
+  std::vector<int> ranks;
+  for (const StuckChannel &s : stuck)
+    if (ranks.empty() || ranks.back() != s.rank) ranks.push_back(s.rank);
   constexpr size_t kListed = 8;
-  std::string out = "deadlock: " + std::to_string(stuck.size()) + " of " +
+  std::string out = "deadlock: " + std::to_string(ranks.size()) + " of " +
                     std::to_string(totalRanks) + " ranks cannot finish: ";
   for (size_t i = 0; i < stuck.size() && i < kListed; ++i) {
-    const StuckRank &s = stuck[i];
+    const StuckChannel &s = stuck[i];
     if (i) out += "; ";
-    out += "rank " + std::to_string(s.rank) + " waits at ops[" + std::to_string(s.opIndex) +
-           "] for transfer " + std::to_string(s.transferId) + " from rank " +
-           std::to_string(s.waitingOn);
+    out += "rank " + std::to_string(s.rank) + " waits at channels[" + std::to_string(s.channel) +
+           "].ops[" + std::to_string(s.op) + "] for ";
+    switch (s.waits) {
+    case WaitKind::Message: out += "a message from rank " + std::to_string(s.peer); break;
+    case WaitKind::Room:
+      out += "rank " + std::to_string(s.peer) + " to consume one of the " +
+             std::to_string(kChannelDepth) + " messages it was sent on channel " +
+             std::to_string(s.channel);
+      break;
+    case WaitKind::Channel:
+      out += "channels[" + std::to_string(s.peerChannel) + "].ops[" + std::to_string(s.peerOp) +
+             "] to finish";
+      break;
+    }
   }
   if (stuck.size() > kListed) out += "; ... and " + std::to_string(stuck.size() - kListed) + " more";
   if (!cycle.empty()) {
     out += " (cycle: ";
-    for (int r : cycle) out += std::to_string(r) + " -> ";
-    out += std::to_string(cycle.front()) + ")";
+    for (size_t k : cycle) out += channelName(stuck[k], channels) + " -> ";
+    out += channelName(stuck[cycle.front()], channels) + ")";
   } else {
-    out += " (no send ever executes for the first waiting rank's transfer)";
+    out += " (the first waiting channel's chain of waits ends at a channel that finished without "
+           "sending what it waits for)";
   }
   return out;
 }

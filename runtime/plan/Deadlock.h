@@ -1,4 +1,4 @@
-// The static deadlock check of a plan's per-rank programs (send/recv matching under program order).
+// The static deadlock check of a plan's channels under the execution model of Plan.h.
 #pragma once
 
 #include "runtime/plan/Plan.h"
@@ -10,33 +10,47 @@
 
 namespace collplan {
 
-/// A rank that can never finish: it is blocked at `opIndex`, a recv of `transferId` from `waitingOn`.
-struct StuckRank {
+/// What a stuck channel waits for.
+enum class WaitKind : uint8_t {
+  Message,  ///< its recv's message from `peer` (on the same channel) was never sent
+  Room,     ///< kChannelDepth messages to `peer` on its channel are unconsumed
+  Channel,  ///< an op it names in `after` (on channel `peerChannel` of its rank) never finishes
+};
+
+/// A channel that can never finish: it is blocked at channels[channel].ops[op].
+struct StuckChannel {
   int rank = 0;
-  size_t opIndex = 0;
-  int32_t waitingOn = 0;
-  uint32_t transferId = 0;
+  uint32_t channel = 0;
+  uint32_t op = 0;
+  WaitKind waits = WaitKind::Message;
+  int peer = 0;              ///< Message, Room: the other rank; Channel: this rank
+  uint32_t peerChannel = 0;  ///< the channel it waits on (the same one for Message and Room)
+  uint32_t peerOp = 0;       ///< Channel: the op it waits for
 };
 
 struct DeadlockReport {
-  std::vector<StuckRank> stuck;  ///< every rank that cannot finish, in rank order
-  /// Ranks waiting on each other in a circle, e.g. {0, 1} for "0 waits on 1 waits on 0"; empty
-  /// when the wait chain ends at a rank that finished without sending (an unmatched recv).
-  std::vector<int> cycle;
+  std::vector<StuckChannel> stuck;  ///< every channel that cannot finish, by rank then channel
+  /// Channels waiting on each other in a circle (indices into `stuck`); empty when the chain of
+  /// waits ends at a channel that finished without what was awaited (a message never sent).
+  std::vector<size_t> cycle;
+  int totalRanks = 0;
 
   bool deadlockFree() const { return stuck.empty(); }
-  /// The stuck entry of the first rank of `cycle` (or the first stuck rank). Requires !deadlockFree().
-  const StuckRank &firstInCycle() const;
-  /// "deadlock: 2 of 4 ranks cannot finish: rank 0 waits at ops[3] for transfer 7 from rank 1;
-  /// ... (cycle: 0 -> 1 -> 0)", listing at most 8 ranks.
+  /// The first stuck channel of the cycle, or the first stuck channel. Requires !deadlockFree().
+  const StuckChannel &first() const;
+  /// "deadlock: 2 of 4 ranks cannot finish: rank 0 waits at channels[0].ops[3] for a message
+  /// from rank 1; ... (cycle: rank 0 -> rank 1 -> rank 0)", listing at most 8 channels.
   std::string describe() const;
-  int totalRanks = 0;
 };
 
-/// Abstract interpretation of the plan under the semantics of Plan.h: sends never block, a recv
-/// blocks until the send with its transfer id has executed. Every rank runs until it blocks; a
-/// send wakes the rank waiting for it. O(total ops) expected time (hash lookups by transfer id).
-/// Transfers are matched by id alone: run checkTransfersMatched first for peer/length checks.
+/// Runs every channel of every rank under the execution model of Plan.h until nothing can move:
+/// an op runs once its `after` ops have finished, its recv's message has been sent (transfers
+/// matched per sender, receiver and channel in order) and each of its sends finds fewer than
+/// kChannelDepth unconsumed messages on its (peer, channel). Whether every channel finishes
+/// does not depend on the order in which ready ops run (each FIFO has one writer and one
+/// reader, and a ready op stays ready), so one run decides it. O(total ops + sends).
+/// Requires a plan with every program (Plan::onlyRank < 0) whose peers and `after` references
+/// are in range (validatePlan checks them first).
 DeadlockReport checkDeadlockFree(const Plan &plan);
 
 }  // namespace collplan

@@ -41,11 +41,11 @@ struct Builder {
     plan.programs.resize(size_t(ranks));
   }
 
-  /// Appends `op` to `rank`'s program with the kind its shape implies.
+  /// Appends `op` to channel 0 of `rank`'s program with the kind its shape implies.
   void add(int rank, PlanOp op, int step) {
     op.kind = inferOpKind(op);
     op.step = step;
-    plan.programs[size_t(rank)].ops.push_back(std::move(op));
+    plan.programs[size_t(rank)].channel(0).push_back(std::move(op));
   }
 
   Plan finish(double alphaRounds, double beta) {
@@ -55,8 +55,8 @@ struct Builder {
   }
 };
 
-PlanOp makeOp(std::vector<BufRef> srcs, std::optional<Endpoint> recv, uint32_t recvPos,
-              std::vector<BufRef> dsts, std::vector<Endpoint> sends) {
+PlanOp makeOp(std::vector<BufRef> srcs, std::optional<int32_t> recv, uint32_t recvPos,
+              std::vector<BufRef> dsts, std::vector<int32_t> sends) {
   PlanOp op;
   op.srcs = std::move(srcs);
   op.recv = recv;
@@ -92,23 +92,17 @@ Plan ringAllReducePlan(int ranks, ReduceOp op) {
   const int n = ranks;
   if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "ring");
   Builder b(CollectiveKind::AllReduce, n, op, 0, "ring", uint32_t(n));
-  // Transfer id of the message rank `sender` sends at pipeline step `step` (0 .. 2N-3).
-  auto id = [n](int sender, int step) { return uint32_t(step * n + sender); };
   for (int r = 0; r < n; ++r) {
     const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
     // Reduce-scatter: at step s rank r forwards the partial sum of chunk r - s.
-    b.add(r, makeOp({in(mod(r, n))}, {}, 0, {}, {{right, id(r, 0)}}), 0);
+    b.add(r, makeOp({in(mod(r, n))}, {}, 0, {}, {right}), 0);
     for (int s = 1; s < n - 1; ++s)
-      b.add(r, makeOp({in(mod(r - s, n))}, Endpoint{left, id(left, s - 1)}, 0, {},
-                      {{right, id(r, s)}}), s);
+      b.add(r, makeOp({in(mod(r - s, n))}, left, 0, {}, {right}), s);
     // Last reduce-scatter step completes chunk r + 1: keep it and start the allgather.
-    b.add(r, makeOp({in(mod(r + 1, n))}, Endpoint{left, id(left, n - 2)}, 0, {out(mod(r + 1, n))},
-                    {{right, id(r, n - 1)}}), n - 1);
+    b.add(r, makeOp({in(mod(r + 1, n))}, left, 0, {out(mod(r + 1, n))}, {right}), n - 1);
     for (int t = 1; t < n - 1; ++t)
-      b.add(r, makeOp({}, Endpoint{left, id(left, n - 2 + t)}, 0, {out(mod(r + 1 - t, n))},
-                      {{right, id(r, n - 1 + t)}}), n - 1 + t);
-    b.add(r, makeOp({}, Endpoint{left, id(left, 2 * n - 3)}, 0, {out(mod(r + 2, n))}, {}),
-          2 * n - 2);
+      b.add(r, makeOp({}, left, 0, {out(mod(r + 1 - t, n))}, {right}), n - 1 + t);
+    b.add(r, makeOp({}, left, 0, {out(mod(r + 2, n))}, {}), 2 * n - 2);
   }
   return b.finish(2.0 * (n - 1), 2.0 * (n - 1) / n);
 }
@@ -117,18 +111,16 @@ Plan ringAllGatherPlan(int ranks) {
   const int n = ranks;
   if (n == 1) return localPlan(CollectiveKind::AllGather, {}, 0, "ring");
   Builder b(CollectiveKind::AllGather, n, {}, 0, "ring", uint32_t(n));
-  auto id = [n](int sender, int step) { return uint32_t(step * n + sender); };
   for (int r = 0; r < n; ++r) {
     const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
     // The own block is sent from the input, not from the copy just written into the output:
     // the right neighbour reads lines no core has just dirtied (2 MiB, N=2: 103 us instead of
     // 139 us on the reference machine).
     b.add(r, makeOp({in(0)}, {}, 0, {out(uint32_t(r))}, {}), 0);
-    b.add(r, makeOp({in(0)}, {}, 0, {}, {{right, id(r, 0)}}), 0);
+    b.add(r, makeOp({in(0)}, {}, 0, {}, {right}), 0);
     for (int t = 1; t < n - 1; ++t)
-      b.add(r, makeOp({}, Endpoint{left, id(left, t - 1)}, 0, {out(mod(r - t, n))},
-                      {{right, id(r, t)}}), t);
-    b.add(r, makeOp({}, Endpoint{left, id(left, n - 2)}, 0, {out(mod(r + 1, n))}, {}), n - 1);
+      b.add(r, makeOp({}, left, 0, {out(mod(r - t, n))}, {right}), t);
+    b.add(r, makeOp({}, left, 0, {out(mod(r + 1, n))}, {}), n - 1);
   }
   return b.finish(n - 1, double(n - 1) / n);
 }
@@ -137,15 +129,13 @@ Plan ringReduceScatterPlan(int ranks, ReduceOp op) {
   const int n = ranks;
   if (n == 1) return localPlan(CollectiveKind::ReduceScatter, op, 0, "ring");
   Builder b(CollectiveKind::ReduceScatter, n, op, 0, "ring", uint32_t(n));
-  auto id = [n](int sender, int step) { return uint32_t(step * n + sender); };
   for (int r = 0; r < n; ++r) {
     const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
     // At step s rank r forwards the partial result of block r - 1 - s; block r ends on rank r.
-    b.add(r, makeOp({in(mod(r - 1, n))}, {}, 0, {}, {{right, id(r, 0)}}), 0);
+    b.add(r, makeOp({in(mod(r - 1, n))}, {}, 0, {}, {right}), 0);
     for (int s = 1; s < n - 1; ++s)
-      b.add(r, makeOp({in(mod(r - 1 - s, n))}, Endpoint{left, id(left, s - 1)}, 0, {},
-                      {{right, id(r, s)}}), s);
-    b.add(r, makeOp({in(uint32_t(r))}, Endpoint{left, id(left, n - 2)}, 0, {out(0)}, {}), n - 1);
+      b.add(r, makeOp({in(mod(r - 1 - s, n))}, left, 0, {}, {right}), s);
+    b.add(r, makeOp({in(uint32_t(r))}, left, 0, {out(0)}, {}), n - 1);
   }
   return b.finish(n - 1, double(n - 1) / n);
 }
@@ -154,30 +144,23 @@ Plan directAllReducePlan(int ranks, ReduceOp op) {
   const int n = ranks;
   if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "direct");
   Builder b(CollectiveKind::AllReduce, n, op, 0, "direct", uint32_t(n));
-  auto scatterId = [n](int sender, int receiver) { return uint32_t(sender * n + receiver); };
-  auto gatherId = [n](int sender, int receiver) { return uint32_t(n * n + sender * n + receiver); };
   for (int r = 0; r < n; ++r) {
     const uint32_t mine = uint32_t(r);
     for (int k = 1; k < n; ++k) {
       const int p = int(mod(r + k, n));
-      b.add(r, makeOp({in(uint32_t(p))}, {}, 0, {}, {{p, scatterId(r, p)}}), 0);
+      b.add(r, makeOp({in(uint32_t(p))}, {}, 0, {}, {p}), 0);
     }
     // Chunk r folded in ring order starting at r: in_r, in_{r+1}, ..., in_{r-1}. The chain of
     // recv_reduce ops into out[r] runs as one n-ary pass in the executor.
     for (int k = 1; k < n; ++k) {
       const int p = int(mod(r + k, n));
       const BufRef acc = k == 1 ? in(mine) : out(mine);
-      b.add(r, makeOp({acc}, Endpoint{p, scatterId(p, r)}, 1, {out(mine)}, {}), 1);
+      b.add(r, makeOp({acc}, p, 1, {out(mine)}, {}), 1);
     }
-    std::vector<Endpoint> sends;
-    for (int k = 1; k < n; ++k) {
-      const int p = int(mod(r + k, n));
-      sends.push_back({p, gatherId(r, p)});
-    }
-    b.add(r, makeOp({out(mine)}, {}, 0, {}, sends), 2);
+    for (int k = 1; k < n; ++k) b.add(r, makeOp({out(mine)}, {}, 0, {}, {int(mod(r + k, n))}), 2);
     for (int k = 1; k < n; ++k) {
       const int p = int(mod(r - k, n));
-      b.add(r, makeOp({}, Endpoint{p, gatherId(p, r)}, 0, {out(uint32_t(p))}, {}), 3);
+      b.add(r, makeOp({}, p, 0, {out(uint32_t(p))}, {}), 3);
     }
   }
   return b.finish(2, 2.0 * (n - 1) / n);
@@ -186,12 +169,12 @@ Plan directAllReducePlan(int ranks, ReduceOp op) {
 Plan flatBroadcastPlan(int ranks, int root) {
   if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "flat");
   Builder b(CollectiveKind::Broadcast, ranks, {}, root, "flat", 1);
-  std::vector<Endpoint> sends;
-  for (int r = 0; r < ranks; ++r)
-    if (r != root) sends.push_back({r, uint32_t(r)});
-  b.add(root, makeOp({in(0)}, {}, 0, {out(0)}, sends), 0);
-  for (int r = 0; r < ranks; ++r)
-    if (r != root) b.add(r, makeOp({}, Endpoint{root, uint32_t(r)}, 0, {out(0)}, {}), 1);
+  b.add(root, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
+  for (int k = 1; k < ranks; ++k) {
+    const int r = int(mod(root + k, ranks));
+    b.add(root, makeOp({in(0)}, {}, 0, {}, {r}), k - 1);
+    b.add(r, makeOp({}, root, 0, {out(0)}, {}), k - 1);
+  }
   return b.finish(ranks - 1, ranks - 1);
 }
 
@@ -205,14 +188,16 @@ Plan binomialBroadcastPlan(int ranks, int root) {
     int bit = 1;
     while (vr != 0 && !(vr & bit)) bit <<= 1;
     if (vr == 0) bit = 1 << ceilLog2(n);
-    std::vector<Endpoint> sends;
-    for (int m = bit >> 1; m > 0; m >>= 1)
-      if (vr + m < n) sends.push_back({real(vr + m), uint32_t(real(vr + m))});
     const int r = real(vr);
+    // Receive (the root copies its input), then send to the children, largest subtree first,
+    // one op each: one value written to several places would need duplicated writes.
     if (vr == 0)
-      b.add(r, makeOp({in(0)}, {}, 0, {out(0)}, sends), 0);
+      b.add(r, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
     else
-      b.add(r, makeOp({}, Endpoint{real(vr - bit), uint32_t(r)}, 0, {out(0)}, sends), 0);
+      b.add(r, makeOp({}, real(vr - bit), 0, {out(0)}, {}), ceilLog2(vr + 1) - 1);
+    const BufRef value = vr == 0 ? in(0) : out(0);
+    for (int m = bit >> 1, step = ceilLog2(vr + 1); m > 0; m >>= 1)
+      if (vr + m < n) b.add(r, makeOp({value}, {}, 0, {}, {real(vr + m)}), step++);
   }
   return b.finish(ceilLog2(n), ceilLog2(n));
 }
@@ -238,12 +223,11 @@ Plan binomialReducePlan(int ranks, int root, ReduceOp op) {
     const BufRef acc = vr == 0 ? out(0) : tmp(0);
     for (size_t k = 0; k < children.size(); ++k) {
       const bool last = k + 1 == children.size();
-      std::vector<Endpoint> sends;
-      if (last && parent >= 0) sends.push_back({parent, uint32_t(r)});
-      b.add(r, makeOp({k == 0 ? in(0) : acc}, Endpoint{children[k], uint32_t(children[k])}, 1,
-                      {acc}, sends), int(k));
+      std::vector<int32_t> sends;
+      if (last && parent >= 0) sends.push_back(parent);
+      b.add(r, makeOp({k == 0 ? in(0) : acc}, children[k], 1, {acc}, sends), int(k));
     }
-    if (children.empty()) b.add(r, makeOp({in(0)}, {}, 0, {}, {{parent, uint32_t(r)}}), 0);
+    if (children.empty()) b.add(r, makeOp({in(0)}, {}, 0, {}, {parent}), 0);
   }
   return b.finish(ceilLog2(n), ceilLog2(n));
 }
@@ -254,8 +238,8 @@ Plan flatGatherPlan(int ranks, int root) {
   b.add(root, makeOp({in(0)}, {}, 0, {out(uint32_t(root))}, {}), 0);
   for (int k = 1; k < ranks; ++k) {
     const int p = int(mod(root + k, ranks));
-    b.add(root, makeOp({}, Endpoint{p, uint32_t(p)}, 0, {out(uint32_t(p))}, {}), 1);
-    b.add(p, makeOp({in(0)}, {}, 0, {}, {{root, uint32_t(p)}}), 0);
+    b.add(root, makeOp({}, p, 0, {out(uint32_t(p))}, {}), 1);
+    b.add(p, makeOp({in(0)}, {}, 0, {}, {root}), 0);
   }
   return b.finish(ranks - 1, double(ranks - 1) / ranks);
 }
@@ -265,8 +249,8 @@ Plan flatScatterPlan(int ranks, int root) {
   Builder b(CollectiveKind::Scatter, ranks, {}, root, "flat", uint32_t(ranks));
   for (int k = 1; k < ranks; ++k) {
     const int p = int(mod(root + k, ranks));
-    b.add(root, makeOp({in(uint32_t(p))}, {}, 0, {}, {{p, uint32_t(p)}}), 0);
-    b.add(p, makeOp({}, Endpoint{root, uint32_t(p)}, 0, {out(0)}, {}), 1);
+    b.add(root, makeOp({in(uint32_t(p))}, {}, 0, {}, {p}), 0);
+    b.add(p, makeOp({}, root, 0, {out(0)}, {}), 1);
   }
   b.add(root, makeOp({in(uint32_t(root))}, {}, 0, {out(0)}, {}), 0);
   return b.finish(ranks - 1, double(ranks - 1) / ranks);
@@ -276,16 +260,15 @@ Plan pairwiseAllToAllPlan(int ranks) {
   const int n = ranks;
   if (n == 1) return localPlan(CollectiveKind::AllToAll, {}, 0, "pairwise");
   Builder b(CollectiveKind::AllToAll, n, {}, 0, "pairwise", uint32_t(n));
-  auto id = [n](int sender, int receiver) { return uint32_t(sender * n + receiver); };
   for (int r = 0; r < n; ++r) {
     b.add(r, makeOp({in(uint32_t(r))}, {}, 0, {out(uint32_t(r))}, {}), 0);
     for (int k = 1; k < n; ++k) {
       const int p = int(mod(r + k, n));
-      b.add(r, makeOp({in(uint32_t(p))}, {}, 0, {}, {{p, id(r, p)}}), k - 1);
+      b.add(r, makeOp({in(uint32_t(p))}, {}, 0, {}, {p}), k - 1);
     }
     for (int k = 1; k < n; ++k) {
       const int q = int(mod(r - k, n));
-      b.add(r, makeOp({}, Endpoint{q, id(q, r)}, 0, {out(uint32_t(q))}, {}), k - 1);
+      b.add(r, makeOp({}, q, 0, {out(uint32_t(q))}, {}), k - 1);
     }
   }
   return b.finish(n - 1, double(n - 1) / n);
@@ -297,9 +280,8 @@ Plan disseminationBarrierPlan(int ranks) {
   const int n = ranks;
   for (int k = 0, dist = 1; dist < n; ++k, dist <<= 1)
     for (int r = 0; r < n; ++r) {
-      const int to = int(mod(r + dist, n)), from = int(mod(r - dist, n));
-      b.add(r, makeOp({}, {}, 0, {}, {{to, uint32_t(k * n + r)}}), k);
-      b.add(r, makeOp({}, Endpoint{from, uint32_t(k * n + from)}, 0, {}, {}), k);
+      b.add(r, makeOp({}, {}, 0, {}, {int(mod(r + dist, n))}), k);
+      b.add(r, makeOp({}, int(mod(r - dist, n)), 0, {}, {}), k);
     }
   return b.finish(ceilLog2(n), 0);
 }

@@ -8,8 +8,10 @@
 namespace collplan {
 
 /// Every generator returns a valid plan (validatePlan passes) for any `ranks` >= 1; with one
-/// rank the plan is a local copy. Units are the natural chunks of the algorithm (one per rank
-/// for ring and pairwise plans), so the executor's unit layout handles any count.
+/// rank the plan is a local copy. Each rank's program is one channel, and no op writes its value
+/// to more than one place, so the plans run on every backend and every simulated topology (none
+/// needs duplicated writes). Units are the natural chunks of the algorithm (one per rank for
+/// ring and pairwise plans), so the executor's unit layout handles any count.
 ///
 /// Ring allreduce: reduce-scatter then allgather around the ring 0 -> 1 -> ... -> N-1 -> 0, with
 /// fused recv_reduce_send and recv_copy_send; 2(N-1) steps, units = N. Chunk c is reduced once,
@@ -24,7 +26,7 @@ Plan ringReduceScatterPlan(int ranks, ReduceOp op);
 /// chunk r of every input, folds it in rank order in one pass, then every rank pulls every
 /// reduced chunk. Two rounds; the fewest memory touches when peers' buffers are readable.
 Plan directAllReducePlan(int ranks, ReduceOp op);
-/// Flat broadcast: the root sends the whole message to every rank in one dup.
+/// Flat broadcast: the root sends the whole message to every other rank, one send each.
 Plan flatBroadcastPlan(int ranks, int root);
 /// Binomial-tree broadcast (MPICH order): ceil(log2 N) rounds.
 Plan binomialBroadcastPlan(int ranks, int root);

@@ -15,16 +15,18 @@ inline constexpr std::array<std::string_view, 7> kPlanRequired = {
 inline constexpr std::array<std::string_view, 6> kPlanOptional = {
     "op", "root", "params", "scratch_units", "inplace_safe", "predicted"};
 inline constexpr std::array<std::string_view, 2> kPredictedRequired = {"alpha_rounds", "beta"};
-inline constexpr std::array<std::string_view, 2> kProgramRequired = {"rank", "ops"};
+inline constexpr std::array<std::string_view, 2> kProgramRequired = {"rank", "channels"};
+inline constexpr std::array<std::string_view, 1> kChannelRequired = {"ops"};
 inline constexpr std::array<std::string_view, 1> kOpRequired = {"op"};
-inline constexpr std::array<std::string_view, 6> kOpOptional = {"src", "recv", "recv_pos",
-                                                                "dst", "send", "step"};
-inline constexpr std::array<std::string_view, 2> kEndpointRequired = {"peer", "id"};
+inline constexpr std::array<std::string_view, 7> kOpOptional = {"src", "recv", "recv_pos", "dst",
+                                                                "send", "after", "step"};
+inline constexpr std::array<std::string_view, 2> kOpRefRequired = {"channel", "op"};
 
 // A bundle document.
 inline constexpr std::array<std::string_view, 6> kBundleRequired = {
     "format", "version", "topology_fingerprint", "backend", "ranks", "tables"};
-inline constexpr std::array<std::string_view, 2> kBundleOptional = {"tool_version", "tuner"};
+inline constexpr std::array<std::string_view, 3> kBundleOptional = {"tool_version", "tuner",
+                                                                   "topology"};
 inline constexpr std::array<std::string_view, 3> kTableRequired = {"collective", "dtype",
                                                                    "buckets"};
 inline constexpr std::array<std::string_view, 1> kTableOptional = {"op"};

@@ -9,6 +9,8 @@ std::string describeType(const json &value) {
   if (value.is_number_float()) return "a floating-point number";
   if (value.is_number_integer()) return "an integer";
   if (value.is_null()) return "null";
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
   return std::string("a ") + value.type_name();
 }
 

@@ -1,5 +1,7 @@
-// Reading and writing whole JSON files with PlanError diagnostics (internal to runtime/plan).
+// Reading and writing plan and bundle documents as JSON or CBOR (internal to runtime/plan).
 #pragma once
+
+#include "runtime/plan/PlanJson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,11 +9,19 @@
 
 namespace collplan {
 
-/// Parses the file at `path`; a missing/unreadable file or invalid JSON throws PlanError naming
-/// the file (and the parser's byte position).
-nlohmann::json readJsonFile(const std::string &path);
+/// Parses the file at `path`, JSON or CBOR (told apart by the first byte). With `onlyRank` >= 0
+/// the "channels" member of every element of a "programs" array other than element `onlyRank`
+/// is skipped while parsing, so a rank builds only its own programs of a plan or bundle.
+/// A missing or unreadable file, invalid JSON or CBOR throws PlanError naming the file.
+nlohmann::json readPlanDocument(const std::string &path, int onlyRank = -1);
 
-/// Writes `json` indented with a trailing newline; failure throws PlanError naming the file.
-void writeJsonFile(const nlohmann::json &json, const std::string &path);
+/// Writes `json` compactly (JSON without indentation, with a trailing newline, or CBOR);
+/// failure throws PlanError naming the file.
+void writePlanDocument(const nlohmann::json &json, const std::string &path,
+                       DocumentEncoding encoding);
+
+/// The error for a document whose "version" is older than this build reads: it names the
+/// version and how to regenerate the file. `what` is "plan" or "bundle".
+std::string oldVersionReason(const char *what, int64_t version, int current);
 
 }  // namespace collplan

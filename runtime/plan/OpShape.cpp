@@ -48,13 +48,14 @@ std::string opShapeError(const PlanOp &op, const char *&field) {
     if (token && shape.tokenAllowed && count == 0) min = 0;
     if (count >= min && count <= max) return "";
     field = name;
-    return kind + " takes " + countRule(min, max) + " " + name + " reference" +
-           (max == 1 && min == 1 ? "" : "s") + ", got " + std::to_string(count);
+    const std::string what = std::string(name) == "send" ? " send peer" : std::string(" ") + name + " reference";
+    return kind + " takes " + countRule(min, max) + what + (max == 1 && min == 1 ? "" : "s") +
+           ", got " + std::to_string(count);
   };
 
   if (shape.recv == RecvRule::Required && !op.recv) {
     field = "recv";
-    return kind + " needs a recv endpoint";
+    return kind + " needs a recv peer";
   }
   if (shape.recv == RecvRule::Forbidden && op.recv) {
     field = "recv";

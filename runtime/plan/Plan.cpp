@@ -1,4 +1,4 @@
-// Op-kind names, bucket lookup and bundle table search of the plan data model.
+// Op-kind names, program helpers, bucket lookup and bundle table search of the plan data model.
 #include "runtime/plan/Plan.h"
 
 #include <algorithm>
@@ -38,6 +38,17 @@ std::string opKindNames() {
     out += kOpKindNames[i];
   }
   return out;
+}
+
+std::vector<PlanOp> &RankProgram::channel(size_t c) {
+  if (channels.size() <= c) channels.resize(c + 1);
+  return channels[c].ops;
+}
+
+size_t RankProgram::numOps() const {
+  size_t n = 0;
+  for (const Channel &channel : channels) n += channel.ops.size();
+  return n;
 }
 
 const Bucket &BucketTable::lookup(uint64_t bytes) const {

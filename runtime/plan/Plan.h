@@ -13,8 +13,16 @@
 
 namespace collplan {
 
-inline constexpr int kPlanFormatVersion = 1;
-inline constexpr int kBundleFormatVersion = 1;
+inline constexpr int kPlanFormatVersion = 2;
+inline constexpr int kBundleFormatVersion = 2;
+
+/// Channels one rank's program may have: NCCL's MAXCHANNELS, more thread blocks or DMA queues
+/// than any device offers one collective.
+inline constexpr uint32_t kMaxChannels = 32;
+/// Messages one channel may have sent to one peer and not yet seen consumed: a further send on
+/// that (peer, channel) waits for the receiver (NCCL's NCCL_STEPS). Part of the execution model:
+/// every backend gives at least this much room, and plans are checked deadlock-free with it.
+inline constexpr uint32_t kChannelDepth = 8;
 
 /// A range of units [offset, offset + length) in one of the plan's buffers. A plan cuts the
 /// message buffer M into `units` equal parts, so every reference is size-generic.
@@ -33,21 +41,13 @@ struct BufRef {
 /// pair that overlaps with separate buffers overlaps in place too.
 bool rangesOverlap(const BufRef &a, const BufRef &b, int64_t inShift, bool inPlace);
 
-/// One side of a transfer: the peer rank and the plan-wide transfer id that matches a send on
-/// one rank with the receive on its peer.
-struct Endpoint {
-  int32_t peer = 0;
-  uint32_t id = 0;
-  bool operator==(const Endpoint &o) const { return peer == o.peer && id == o.id; }
-};
-
 /// The level-3 instruction names. Every kind is one shape of the uniform PlanOp below.
 enum class OpKind : uint8_t {
-  Send,            ///< srcs=[s]                       -> sends=[e]
+  Send,            ///< srcs=[s]                       -> sends=[q]
   Recv,            ///< recv                           -> dsts=[d]
   RecvReduce,      ///< recv + srcs(>=1)               -> dsts=[d]
-  RecvReduceSend,  ///< recv + srcs(>=1)               -> sends=[e] (+ optional dsts=[d])
-  RecvCopySend,    ///< recv                           -> dsts=[d] + sends=[e]
+  RecvReduceSend,  ///< recv + srcs(>=1)               -> sends=[q] (+ optional dsts=[d])
+  RecvCopySend,    ///< recv                           -> dsts=[d] + sends=[q]
   Reduce,          ///< srcs(>=2)                      -> dsts=[d]
   Copy,            ///< srcs=[s]                       -> dsts=[d]
   Dup,             ///< srcs=[s] or recv               -> two or more of dsts/sends
@@ -58,23 +58,37 @@ std::optional<OpKind> parseOpKind(std::string_view name);
 /// The op-kind names, comma separated, for error messages ("expected one of: ...").
 std::string opKindNames();
 
-/// One instruction of a rank's program, executed in program order:
-///   value  = reduce(operands)  where operands = srcs with the received data (if `recv`) inserted
-///            at index `recvPos`; a single operand is the value itself. The fold is left to right
-///            in operand order, so every rank that runs the same op order gets bitwise-identical
-///            results.
-///   then   the value is written to every dst and sent to every endpoint in `sends`.
+/// An op of another channel of the same rank: programs[r].channels[channel].ops[op].
+struct OpRef {
+  uint32_t channel = 0;
+  uint32_t op = 0;
+  bool operator==(const OpRef &o) const { return channel == o.channel && op == o.op; }
+};
+
+/// One instruction of a channel, executed in the channel's order:
+///   value  = reduce(operands)  where operands = srcs with the received message (if `recv`)
+///            inserted at index `recvPos`; a single operand is the value itself. The fold is left
+///            to right in operand order, so every rank that runs the same op order gets
+///            bitwise-identical results.
+///   then   the value is written to every dst and sent to every peer in `sends`.
 /// All operands, dsts and the transferred message have the same length in units.
-/// A send never waits for its receiver (the runtime buffers when it must); a recv waits until
-/// the matching send has executed. A plan is deadlock-free iff every rank finishes under those
-/// rules (checked by `checkDeadlockFree`).
+///
+/// Transfers are matched per (sender, receiver, channel) in program order, as MPI and NCCL match
+/// messages: the k-th send from rank p to rank q on channel c is received by the k-th recv from p
+/// on channel c of rank q. A send waits only while kChannelDepth earlier messages of its
+/// (peer, channel) are unconsumed; a recv waits until its message arrived; an op starts once
+/// every op it names in `after` (on other channels of its rank) has finished. An op runs
+/// atomically once all of that holds. Checked by `checkDeadlockFree`.
 struct PlanOp {
   OpKind kind = OpKind::Copy;
   std::vector<BufRef> srcs;
-  std::optional<Endpoint> recv;
+  std::optional<int32_t> recv;  ///< the rank this op receives from, on its channel
   uint32_t recvPos = 0;
   std::vector<BufRef> dsts;
-  std::vector<Endpoint> sends;
+  std::vector<int32_t> sends;   ///< the ranks this op sends its value to, on its channel
+  /// Ops of other channels of this rank that must finish before this one starts (the ordering
+  /// between channels; within a channel, program order).
+  std::vector<OpRef> after;
   /// Scheduling step assigned by the compiler (informational: plan-view, simulator traces).
   int32_t step = -1;
 
@@ -88,8 +102,19 @@ struct PlanOp {
   size_t numOperands() const { return srcs.size() + (recv ? 1 : 0); }
 };
 
-struct RankProgram {
+/// An ordered op list that runs concurrently with the rank's other channels (a GPU thread
+/// block, a DMA queue, one stream of a CPU rank's progress loop).
+struct Channel {
   std::vector<PlanOp> ops;
+};
+
+/// One rank's program: its channels. A rank with nothing to do has none.
+struct RankProgram {
+  std::vector<Channel> channels;
+
+  /// The ops of channel `c`, adding empty channels up to it (for code that builds programs).
+  std::vector<PlanOp> &channel(size_t c);
+  size_t numOps() const;
 };
 
 /// Costs the compiler predicted for the plan (α-β under the port model; see compiler/).
@@ -114,6 +139,9 @@ struct Plan {
   bool inplaceSafe = false;
   std::vector<RankProgram> programs;  ///< one per rank, index = rank
   PredictedCost predicted;
+  /// -1: every rank's program is here. A rank that loaded only its own program (PlanLoadOptions)
+  /// has its rank here, and the other programs are empty.
+  int onlyRank = -1;
 };
 
 /// The measured (and predicted) time of one candidate for a bucket.
@@ -147,6 +175,9 @@ struct BucketTable {
 struct Bundle {
   int formatVersion = kBundleFormatVersion;
   std::string topologyFingerprint;
+  /// The topology the bundle was tuned on (its JSON document), so that a simulation of the
+  /// bundle needs no other file; null when the tuner had none to record.
+  nlohmann::json topology;
   std::string backend;
   int ranks = 1;
   std::string toolVersion;

@@ -39,7 +39,7 @@ public:
   PlanError(std::string origin, std::string field, std::string reason);
 
   const std::string &origin() const { return origin_; }  ///< file name or other source label
-  const std::string &field() const { return field_; }    ///< e.g. `programs[2].ops[5].src[0]`
+  const std::string &field() const { return field_; }    ///< e.g. `programs[2].channels[0].ops[5].src[0]`
   const std::string &reason() const { return reason_; }
 
 private:

@@ -5,11 +5,21 @@
 
 namespace collplan {
 
-Plan loadPlanFile(const std::string &path) { return planFromJson(readJsonFile(path), path); }
+Plan loadPlanFile(const std::string &path, const PlanLoadOptions &options) {
+  return planFromJson(readPlanDocument(path, options.onlyRank), path, options);
+}
+
+void savePlanFile(const Plan &plan, const std::string &path, DocumentEncoding encoding) {
+  if (plan.onlyRank >= 0)
+    throw PlanError(path, "programs",
+                    "holds only the program of rank " + std::to_string(plan.onlyRank) +
+                        " (loaded for one rank): a plan file needs every rank's program");
+  validatePlan(plan, path);
+  writePlanDocument(planToJson(plan), path, encoding);
+}
 
 void savePlanFile(const Plan &plan, const std::string &path) {
-  validatePlan(plan, path);
-  writeJsonFile(planToJson(plan), path);
+  savePlanFile(plan, path, encodingForPath(path));
 }
 
 }  // namespace collplan

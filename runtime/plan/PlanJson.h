@@ -1,4 +1,4 @@
-// Plan files: the JSON form of a Plan, and loading with full validation (see README.md).
+// Plan files: the JSON form of a Plan, its encodings on disk, and loading with full validation.
 #pragma once
 
 #include "runtime/plan/Plan.h"
@@ -10,23 +10,46 @@
 
 namespace collplan {
 
+/// How plan and bundle documents are stored: compact JSON (no indentation), or CBOR
+/// (nlohmann's to_cbor: the same document, binary). Loaders tell them apart by the first byte.
+enum class DocumentEncoding : uint8_t { Json, Cbor };
+
+/// CBOR for paths ending in ".cbor", JSON otherwise.
+DocumentEncoding encodingForPath(const std::string &path);
+/// "json" or "cbor".
+std::string_view toString(DocumentEncoding encoding);
+
+/// What a loader builds of each plan.
+struct PlanLoadOptions {
+  /// -1: every rank's program. A rank: only that rank's program is parsed and validated
+  /// (Plan::onlyRank); the others are skipped while reading the file and stay empty. Checks
+  /// that need every program (transfer matching, deadlock freedom) are left to whoever wrote or
+  /// verified the whole plan.
+  int onlyRank = -1;
+};
+
 /// The JSON document of `plan` ("format": "collplan-plan"); empty fields are omitted. Does not
 /// validate: call validatePlan first when the plan comes from an untrusted builder.
 nlohmann::json planToJson(const Plan &plan);
 
-/// Parses and fully validates a plan document (types, names, ranges, op shapes, send/recv
-/// matching, deadlock freedom). `origin` names the source in errors. Throws PlanError.
-Plan planFromJson(const nlohmann::json &json, const std::string &origin);
+/// Parses and validates a plan document (types, names, ranges, op shapes, transfer matching,
+/// deadlock freedom; with options.onlyRank, that rank's program alone). `origin` names the
+/// source in errors. Throws PlanError.
+Plan planFromJson(const nlohmann::json &json, const std::string &origin,
+                  const PlanLoadOptions &options = {});
 
 /// Like planFromJson, for a document that is part of a larger one (a bundle's bucket): field
 /// paths in errors start at `path`.
-Plan planFromJsonAt(const nlohmann::json &json, const std::string &origin, const FieldPath &path);
+Plan planFromJsonAt(const nlohmann::json &json, const std::string &origin, const FieldPath &path,
+                    const PlanLoadOptions &options = {});
 
-/// Reads, parses and validates a plan file. Throws PlanError naming the file.
-Plan loadPlanFile(const std::string &path);
+/// Reads (JSON or CBOR), parses and validates a plan file. Throws PlanError naming the file.
+Plan loadPlanFile(const std::string &path, const PlanLoadOptions &options = {});
 
-/// Validates `plan` (so no invalid plan is ever shipped) and writes it as indented JSON.
-/// Throws PlanError when the plan is invalid or the file cannot be written.
+/// Validates `plan` (so no invalid plan is ever shipped) and writes it in `encoding`.
+/// Throws PlanError when the plan is invalid, partial, or the file cannot be written.
+void savePlanFile(const Plan &plan, const std::string &path, DocumentEncoding encoding);
+/// savePlanFile in the encoding the path asks for (encodingForPath).
 void savePlanFile(const Plan &plan, const std::string &path);
 
 }  // namespace collplan

@@ -1,9 +1,10 @@
-// planFromJson: parses a plan document field by field (types, names, ref strings), then validates it.
+// planFromJson: parses a plan document field by field (types, names, refs, channels), then validates it.
 #include "runtime/plan/PlanJson.h"
 
 #include "runtime/plan/BufRefText.h"
 #include "runtime/plan/JsonFieldNames.h"
 #include "runtime/plan/JsonFields.h"
+#include "runtime/plan/JsonFile.h"
 #include "runtime/plan/PlanValidate.h"
 
 #include <cmath>
@@ -40,12 +41,16 @@ struct PlanReader {
     return out;
   }
 
-  Endpoint endpoint(const json &value, const FieldPath &path) const {
-    checkObject(value, at(path), names::kEndpointRequired, std::array<std::string_view, 0>{});
-    Endpoint e;
-    e.peer = int32_t(expectInteger(value["peer"], at(path / "peer"), -kMaxI32 - 1, kMaxI32));
-    e.id = uint32_t(expectInteger(value["id"], at(path / "id"), 0, kMaxU32));
-    return e;
+  int32_t peer(const json &value, const FieldPath &path) const {
+    return int32_t(expectInteger(value, at(path), -kMaxI32 - 1, kMaxI32));
+  }
+
+  OpRef opRef(const json &value, const FieldPath &path) const {
+    checkObject(value, at(path), names::kOpRefRequired, std::array<std::string_view, 0>{});
+    OpRef ref;
+    ref.channel = uint32_t(expectInteger(value["channel"], at(path / "channel"), 0, kMaxU32));
+    ref.op = uint32_t(expectInteger(value["op"], at(path / "op"), 0, kMaxU32));
+    return ref;
   }
 
   PlanOp op(const json &value, const FieldPath &path) const {
@@ -59,7 +64,7 @@ struct PlanReader {
                         ")");
     op.kind = *kind;
     if (const json *v = member(value, "src")) op.srcs = refs(*v, path / "src");
-    if (const json *v = member(value, "recv")) op.recv = endpoint(*v, path / "recv");
+    if (const json *v = member(value, "recv")) op.recv = peer(*v, path / "recv");
     if (const json *v = member(value, "recv_pos"))
       op.recvPos = uint32_t(expectInteger(*v, at(path / "recv_pos"), 0, kMaxU32));
     if (const json *v = member(value, "dst")) op.dsts = refs(*v, path / "dst");
@@ -67,11 +72,27 @@ struct PlanReader {
       FieldPath sendsPath = path / "send";
       expectArray(*v, at(sendsPath));
       op.sends.reserve(v->size());
-      for (size_t k = 0; k < v->size(); ++k) op.sends.push_back(endpoint((*v)[k], sendsPath[k]));
+      for (size_t k = 0; k < v->size(); ++k) op.sends.push_back(peer((*v)[k], sendsPath[k]));
+    }
+    if (const json *v = member(value, "after")) {
+      FieldPath afterPath = path / "after";
+      expectArray(*v, at(afterPath));
+      op.after.reserve(v->size());
+      for (size_t k = 0; k < v->size(); ++k) op.after.push_back(opRef((*v)[k], afterPath[k]));
     }
     if (const json *v = member(value, "step"))
       op.step = int32_t(expectInteger(*v, at(path / "step"), -1, kMaxI32));
     return op;
+  }
+
+  Channel channel(const json &value, const FieldPath &path) const {
+    checkObject(value, at(path), names::kChannelRequired, std::array<std::string_view, 0>{});
+    FieldPath opsPath = path / "ops";
+    const json &ops = expectArray(value["ops"], at(opsPath));
+    Channel channel;
+    channel.ops.reserve(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) channel.ops.push_back(op(ops[i], opsPath[i]));
+    return channel;
   }
 
   RankProgram program(const json &value, const FieldPath &path, size_t index) const {
@@ -81,11 +102,16 @@ struct PlanReader {
       at(path / "rank")
           .fail("is " + std::to_string(rank) + " but this is program " + std::to_string(index) +
                 " (programs must be listed in rank order, one per rank)");
-    FieldPath opsPath = path / "ops";
-    const json &ops = expectArray(value["ops"], at(opsPath));
+    FieldPath channelsPath = path / "channels";
+    const json &channels = expectArray(value["channels"], at(channelsPath));
+    if (channels.size() > kMaxChannels)
+      at(channelsPath)
+          .fail("has " + std::to_string(channels.size()) + " channels; a rank may have at most " +
+                std::to_string(kMaxChannels));
     RankProgram program;
-    program.ops.reserve(ops.size());
-    for (size_t i = 0; i < ops.size(); ++i) program.ops.push_back(op(ops[i], opsPath[i]));
+    program.channels.reserve(channels.size());
+    for (size_t c = 0; c < channels.size(); ++c)
+      program.channels.push_back(channel(channels[c], channelsPath[c]));
     return program;
   }
 
@@ -95,7 +121,7 @@ struct PlanReader {
     return v;
   }
 
-  Plan plan(const json &doc, const FieldPath &root) const {
+  Plan plan(const json &doc, const FieldPath &root, const PlanLoadOptions &options) const {
     checkObject(doc, at(root), names::kPlanRequired, names::kPlanOptional);
     Plan plan;
     std::string format = expectString(doc["format"], at(root / "format"));
@@ -104,9 +130,7 @@ struct PlanReader {
           .fail("expected \"" + std::string(names::kPlanFormatName) + "\", got \"" + format + '"');
     plan.formatVersion = int(expectInteger(doc["version"], at(root / "version"), -kMaxI32, kMaxI32));
     if (plan.formatVersion != kPlanFormatVersion)
-      at(root / "version")
-          .fail("unsupported plan format version " + std::to_string(plan.formatVersion) +
-                " (this build reads version " + std::to_string(kPlanFormatVersion) + ")");
+      at(root / "version").fail(oldVersionReason("plan", plan.formatVersion, kPlanFormatVersion));
 
     std::string kindName = expectString(doc["collective"], at(root / "collective"));
     auto kind = parseCollectiveKind(kindName);
@@ -166,23 +190,34 @@ struct PlanReader {
       at(programsPath)
           .fail("has " + std::to_string(programs.size()) + " programs but ranks is " +
                 std::to_string(plan.ranks) + " (one program per rank)");
-    plan.programs.reserve(programs.size());
+    plan.programs.resize(programs.size());
+    if (options.onlyRank >= 0) {
+      if (options.onlyRank >= plan.ranks)
+        at(programsPath)
+            .fail("has no program for rank " + std::to_string(options.onlyRank) + " (ranks is " +
+                  std::to_string(plan.ranks) + ")");
+      const size_t r = size_t(options.onlyRank);
+      plan.programs[r] = program(programs[r], programsPath[r], r);
+      plan.onlyRank = options.onlyRank;
+      return plan;
+    }
     for (size_t r = 0; r < programs.size(); ++r)
-      plan.programs.push_back(program(programs[r], programsPath[r], r));
+      plan.programs[r] = program(programs[r], programsPath[r], r);
     return plan;
   }
 };
 
 }  // namespace
 
-Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath &path) {
-  Plan plan = PlanReader{origin}.plan(doc, path);
+Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath &path,
+                    const PlanLoadOptions &options) {
+  Plan plan = PlanReader{origin}.plan(doc, path, options);
   validatePlanAt(plan, origin, path);
   return plan;
 }
 
-Plan planFromJson(const json &doc, const std::string &origin) {
-  return planFromJsonAt(doc, origin, FieldPath());
+Plan planFromJson(const json &doc, const std::string &origin, const PlanLoadOptions &options) {
+  return planFromJsonAt(doc, origin, FieldPath(), options);
 }
 
 }  // namespace collplan

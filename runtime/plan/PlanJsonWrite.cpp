@@ -8,8 +8,6 @@ namespace collplan {
 
 using nlohmann::json;
 
-static json endpointToJson(const Endpoint &e) { return json{{"peer", e.peer}, {"id", e.id}}; }
-
 static json refsToJson(const std::vector<BufRef> &refs) {
   json out = json::array();
   for (const BufRef &ref : refs) out.push_back(formatBufRef(ref));
@@ -20,13 +18,14 @@ static json opToJson(const PlanOp &op) {
   json out = json::object();
   out["op"] = toString(op.kind);
   if (!op.srcs.empty()) out["src"] = refsToJson(op.srcs);
-  if (op.recv) out["recv"] = endpointToJson(*op.recv);
+  if (op.recv) out["recv"] = *op.recv;
   if (op.recv && op.recvPos != 0) out["recv_pos"] = op.recvPos;
   if (!op.dsts.empty()) out["dst"] = refsToJson(op.dsts);
-  if (!op.sends.empty()) {
-    json sends = json::array();
-    for (const Endpoint &e : op.sends) sends.push_back(endpointToJson(e));
-    out["send"] = std::move(sends);
+  if (!op.sends.empty()) out["send"] = op.sends;
+  if (!op.after.empty()) {
+    json after = json::array();
+    for (const OpRef &ref : op.after) after.push_back(json{{"channel", ref.channel}, {"op", ref.op}});
+    out["after"] = std::move(after);
   }
   if (op.step >= 0) out["step"] = op.step;
   return out;
@@ -49,9 +48,13 @@ json planToJson(const Plan &plan) {
                           {"beta", plan.predicted.beta}};
   json programs = json::array();
   for (size_t rank = 0; rank < plan.programs.size(); ++rank) {
-    json ops = json::array();
-    for (const PlanOp &op : plan.programs[rank].ops) ops.push_back(opToJson(op));
-    programs.push_back(json{{"rank", rank}, {"ops", std::move(ops)}});
+    json channels = json::array();
+    for (const Channel &channel : plan.programs[rank].channels) {
+      json ops = json::array();
+      for (const PlanOp &op : channel.ops) ops.push_back(opToJson(op));
+      channels.push_back(json{{"ops", std::move(ops)}});
+    }
+    programs.push_back(json{{"rank", rank}, {"channels", std::move(channels)}});
   }
   out["programs"] = std::move(programs);
   return out;

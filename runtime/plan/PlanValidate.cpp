@@ -1,9 +1,11 @@
-// validatePlan: plan-level fields, per-op shapes, buffer ranges and peers; then matching and deadlock.
+// validatePlan: plan-level fields, channels, per-op shapes, buffer ranges, peers and `after`
+// references; then matching and deadlock.
 #include "runtime/plan/PlanValidate.h"
 
 #include "runtime/plan/BufRefText.h"
 #include "runtime/plan/Deadlock.h"
 #include "runtime/plan/OpShape.h"
+#include "runtime/plan/ProgramOrder.h"
 
 namespace collplan {
 namespace {
@@ -23,6 +25,10 @@ struct PlanChecker {
       fail(root / "version", "unsupported plan format version " +
                                  std::to_string(plan.formatVersion) + " (this build reads version " +
                                  std::to_string(kPlanFormatVersion) + ")");
+    if (plan.onlyRank >= plan.ranks)
+      fail(root / "programs", "holds only the program of rank " + std::to_string(plan.onlyRank) +
+                                  ", which is out of range for " + std::to_string(plan.ranks) +
+                                  " ranks");
     if (plan.ranks < 1) fail(root / "ranks", "must be at least 1, got " + std::to_string(plan.ranks));
     const std::string kind(toString(plan.collective));
     if (needsReduceOp(plan.collective) && !plan.op)
@@ -77,11 +83,56 @@ struct PlanChecker {
                      "count does not divide evenly, so one op must use a single phase");
   }
 
-  void checkEndpoint(const Endpoint &e, int rank, const FieldPath &path) const {
-    if (e.peer < 0 || e.peer >= plan.ranks)
-      fail(path / "peer", "peer " + std::to_string(e.peer) + " is out of range for " +
-                              std::to_string(plan.ranks) + " ranks");
-    if (e.peer == rank) fail(path / "peer", "peer " + std::to_string(e.peer) + " is this rank itself");
+  void checkPeer(int32_t peer, int rank, const FieldPath &path) const {
+    if (peer < 0 || peer >= plan.ranks)
+      fail(path, "peer " + std::to_string(peer) + " is out of range for " +
+                     std::to_string(plan.ranks) + " ranks");
+    if (peer == rank) fail(path, "peer " + std::to_string(peer) + " is this rank itself");
+  }
+
+  void checkAfter(const PlanOp &op, const RankProgram &program, uint32_t channel,
+                  const FieldPath &path) const {
+    FieldPath afterPath = path / "after";
+    for (size_t k = 0; k < op.after.size(); ++k) {
+      const OpRef &dep = op.after[k];
+      FieldPath depPath = afterPath[k];
+      if (dep.channel >= program.channels.size())
+        fail(depPath / "channel", "channel " + std::to_string(dep.channel) + " does not exist: " +
+                                      "this rank has " + std::to_string(program.channels.size()) +
+                                      " channels");
+      if (dep.channel == channel)
+        fail(depPath / "channel", "names the op's own channel " + std::to_string(channel) +
+                                      ": ops of one channel already run in program order");
+      if (dep.op >= program.channels[dep.channel].ops.size())
+        fail(depPath / "op", "op " + std::to_string(dep.op) + " does not exist: channel " +
+                                 std::to_string(dep.channel) + " has " +
+                                 std::to_string(program.channels[dep.channel].ops.size()) +
+                                 " ops");
+    }
+  }
+
+  void checkProgram(const RankProgram &program, int rank, const FieldPath &programPath) const {
+    FieldPath channelsPath = programPath / "channels";
+    if (program.channels.size() > kMaxChannels)
+      fail(channelsPath, "has " + std::to_string(program.channels.size()) +
+                             " channels; a rank may have at most " + std::to_string(kMaxChannels));
+    for (uint32_t c = 0; c < program.channels.size(); ++c) {
+      FieldPath channelPath = channelsPath[c];
+      FieldPath opsPath = channelPath / "ops";
+      const std::vector<PlanOp> &ops = program.channels[c].ops;
+      for (size_t i = 0; i < ops.size(); ++i) {
+        FieldPath opPath = opsPath[i];
+        checkOp(ops[i], rank, opPath);
+        checkAfter(ops[i], program, c, opPath);
+      }
+    }
+    if (std::optional<OpRef> stuck = ProgramOrder::findOrderCycle(program)) {
+      FieldPath channelPath = channelsPath[stuck->channel];
+      FieldPath opsPath = channelPath / "ops";
+      fail(opsPath[stuck->op] / "after",
+           "can never start: the `after` references of rank " + std::to_string(rank) +
+               " and the order of its channels form a cycle");
+    }
   }
 
   void checkOp(const PlanOp &op, int rank, const FieldPath &path) const {
@@ -94,8 +145,14 @@ struct PlanChecker {
     FieldPath srcPath = path / "src", dstPath = path / "dst", sendPath = path / "send";
     for (size_t k = 0; k < op.srcs.size(); ++k) checkRef(op.srcs[k], rank, length, phase, srcPath[k]);
     for (size_t k = 0; k < op.dsts.size(); ++k) checkRef(op.dsts[k], rank, length, phase, dstPath[k]);
-    if (op.recv) checkEndpoint(*op.recv, rank, path / "recv");
-    for (size_t k = 0; k < op.sends.size(); ++k) checkEndpoint(op.sends[k], rank, sendPath[k]);
+    if (op.recv) checkPeer(*op.recv, rank, path / "recv");
+    for (size_t k = 0; k < op.sends.size(); ++k) {
+      checkPeer(op.sends[k], rank, sendPath[k]);
+      for (size_t j = 0; j < k; ++j)
+        if (op.sends[j] == op.sends[k])
+          fail(sendPath[k], "sends its value to rank " + std::to_string(op.sends[k]) +
+                                " twice (send[" + std::to_string(j) + "] already does)");
+    }
     if (op.step < -1) fail(path / "step", "must be -1 (unscheduled) or >= 0");
   }
 };
@@ -119,18 +176,20 @@ void validatePlanAt(const Plan &plan, const std::string &origin, const FieldPath
   checker.unitsPerBlock = checker.checkUnits();
   FieldPath programsPath = path / "programs";
   for (size_t r = 0; r < plan.programs.size(); ++r) {
+    if (plan.onlyRank >= 0 && int(r) != plan.onlyRank) continue;
     FieldPath programPath = programsPath[r];
-    FieldPath opsPath = programPath / "ops";
-    const std::vector<PlanOp> &ops = plan.programs[r].ops;
-    for (size_t i = 0; i < ops.size(); ++i) checker.checkOp(ops[i], int(r), opsPath[i]);
+    checker.checkProgram(plan.programs[r], int(r), programPath);
   }
+  if (plan.onlyRank >= 0) return;
   checkTransfersMatched(plan, origin, path);
   DeadlockReport report = checkDeadlockFree(plan);
   if (!report.deadlockFree()) {
-    const StuckRank &first = report.firstInCycle();
+    const StuckChannel &first = report.first();
     FieldPath programPath = programsPath[size_t(first.rank)];
-    FieldPath opsPath = programPath / "ops";
-    throwPlanError(origin, opsPath[first.opIndex], report.describe());
+    FieldPath channelsPath = programPath / "channels";
+    FieldPath channelPath = channelsPath[first.channel];
+    FieldPath opsPath = channelPath / "ops";
+    throwPlanError(origin, opsPath[first.op], report.describe());
   }
 }
 

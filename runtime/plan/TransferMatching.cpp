@@ -1,23 +1,23 @@
-// checkTransfersMatched: pairs every send with exactly one recv by plan-wide transfer id.
+// checkTransfersMatched: pairs the sends and recvs of every (sender, receiver, channel) in order.
 #include "runtime/plan/PlanValidate.h"
 
-#include <unordered_map>
+#include <map>
+#include <tuple>
 
 namespace collplan {
 namespace {
 
-/// Where one side of a transfer sits: program, op and (for sends) the index in `send`.
+/// Where one end of a message sits: program, channel, op and (for sends) the index in `send`.
 struct Site {
   int rank = 0;
+  uint32_t channel = 0;
   size_t op = 0;
   size_t send = 0;
 };
 
-struct TransferSides {
-  Site sender;
-  Site receiver;
-  bool hasSend = false;
-  bool hasRecv = false;
+/// The messages of one FIFO, in program order at each end.
+struct FifoEnds {
+  std::vector<Site> sends, recvs;
 };
 
 }  // namespace
@@ -27,95 +27,74 @@ void checkTransfersMatched(const Plan &plan, const std::string &origin, const Fi
   const std::string prefix = path.str();
   const std::string programsText = prefix.empty() ? "programs" : prefix + ".programs";
   auto opText = [&](const Site &s) {
-    return programsText + '[' + std::to_string(s.rank) + "].ops[" + std::to_string(s.op) + ']';
+    return programsText + '[' + std::to_string(s.rank) + "].channels[" +
+           std::to_string(s.channel) + "].ops[" + std::to_string(s.op) + ']';
   };
-  auto sendText = [&](const Site &s) { return opText(s) + ".send[" + std::to_string(s.send) + ']'; };
-  auto fail = [&](const std::string &field, const std::string &reason) {
-    throw PlanError(origin, field, reason);
+  auto opOf = [&](const Site &s) -> const PlanOp & {
+    return plan.programs[size_t(s.rank)].channels[s.channel].ops[s.op];
   };
-  auto unitPhase = [&](const PlanOp &op, uint32_t unitsPerBlock) -> uint32_t {
+  const int blocks = messageBlocks(plan.collective, plan.ranks);
+  const uint32_t unitsPerBlock = blocks > 0 ? plan.units / uint32_t(blocks) : 0;
+  auto unitPhase = [&](const PlanOp &op) -> uint32_t {
     if (unitsPerBlock <= 1) return 0;
     if (!op.srcs.empty()) return op.srcs.front().offset % unitsPerBlock;
     if (!op.dsts.empty()) return op.dsts.front().offset % unitsPerBlock;
     return 0;
   };
 
-  size_t totalOps = 0;
-  for (const RankProgram &p : plan.programs) totalOps += p.ops.size();
-  std::unordered_map<uint32_t, TransferSides> transfers;
-  transfers.reserve(totalOps);
-
+  // (sender, receiver, channel) -> both ends; an ordered map reports in a stable order.
+  std::map<std::tuple<int, int, uint32_t>, FifoEnds> fifos;
   for (size_t r = 0; r < plan.programs.size(); ++r) {
-    const std::vector<PlanOp> &ops = plan.programs[r].ops;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const PlanOp &op = ops[i];
-      for (size_t k = 0; k < op.sends.size(); ++k) {
-        Site site{int(r), i, k};
-        TransferSides &t = transfers[op.sends[k].id];
-        if (t.hasSend)
-          fail(sendText(site) + ".id",
-                         "transfer id " + std::to_string(op.sends[k].id) +
-                             " is already used by the send at " + sendText(t.sender) +
-                             " (ids must be unique per plan)");
-        t.sender = site;
-        t.hasSend = true;
+    const std::vector<Channel> &channels = plan.programs[r].channels;
+    for (uint32_t c = 0; c < channels.size(); ++c)
+      for (size_t i = 0; i < channels[c].ops.size(); ++i) {
+        const PlanOp &op = channels[c].ops[i];
+        if (op.recv) fifos[{*op.recv, int(r), c}].recvs.push_back(Site{int(r), c, i, 0});
+        for (size_t k = 0; k < op.sends.size(); ++k)
+          fifos[{int(r), op.sends[k], c}].sends.push_back(Site{int(r), c, i, k});
       }
-      if (op.recv) {
-        Site site{int(r), i, 0};
-        TransferSides &t = transfers[op.recv->id];
-        if (t.hasRecv)
-          fail(opText(site) + ".recv.id",
-                         "transfer id " + std::to_string(op.recv->id) +
-                             " is already received at " + opText(t.receiver) +
-                             " (ids must be unique per plan)");
-        t.receiver = site;
-        t.hasRecv = true;
-      }
-    }
   }
 
-  const int blocks = messageBlocks(plan.collective, plan.ranks);
-  const uint32_t unitsPerBlock = blocks > 0 ? plan.units / uint32_t(blocks) : 0;
-  // Report in program order, not hash order, so messages are deterministic.
-  for (size_t r = 0; r < plan.programs.size(); ++r) {
-    const std::vector<PlanOp> &ops = plan.programs[r].ops;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const PlanOp &op = ops[i];
-      for (size_t k = 0; k < op.sends.size(); ++k) {
-        const Endpoint &e = op.sends[k];
-        const TransferSides &t = transfers.at(e.id);
-        Site site{int(r), i, k};
-        if (!t.hasRecv)
-          fail(sendText(site),
-                         "unmatched send: no recv of transfer id " + std::to_string(e.id) +
-                             " (rank " + std::to_string(r) + " -> rank " +
-                             std::to_string(e.peer) + ")");
-        const PlanOp &recvOp = plan.programs[size_t(t.receiver.rank)].ops[t.receiver.op];
-        const std::string recvPath = opText(t.receiver) + ".recv";
-        if (t.receiver.rank != e.peer || recvOp.recv->peer != int32_t(r))
-          fail(sendText(site),
-                         "transfer id " + std::to_string(e.id) + " is sent from rank " +
-                             std::to_string(r) + " to rank " + std::to_string(e.peer) +
-                             " but received at " + recvPath + " on rank " +
-                             std::to_string(t.receiver.rank) + " from rank " +
-                             std::to_string(recvOp.recv->peer));
-        if (op.length() != recvOp.length())
-          fail(sendText(site),
-                         "transfer id " + std::to_string(e.id) + " sends " +
-                             std::to_string(op.length()) + " units but " + recvPath +
-                             " receives " + std::to_string(recvOp.length()));
-        if (unitPhase(op, unitsPerBlock) != unitPhase(recvOp, unitsPerBlock))
-          fail(sendText(site),
-                         "transfer id " + std::to_string(e.id) + " sends units of phase " +
-                             std::to_string(unitPhase(op, unitsPerBlock)) + " but " +
-                             recvPath + " stores them at phase " +
-                             std::to_string(unitPhase(recvOp, unitsPerBlock)) +
-                             " (offset mod units per block must agree)");
-      }
-      if (op.recv && !transfers.at(op.recv->id).hasSend)
-        fail(opText(Site{int(r), i, 0}) + ".recv",
-                       "unmatched recv: no send of transfer id " + std::to_string(op.recv->id) +
-                           " (expected from rank " + std::to_string(op.recv->peer) + ")");
+  for (const auto &[key, ends] : fifos) {
+    const auto [sender, receiver, channel] = key;
+    const std::string between = "rank " + std::to_string(sender) + " to rank " +
+                                std::to_string(receiver) + " on channel " +
+                                std::to_string(channel);
+    const size_t matched = std::min(ends.sends.size(), ends.recvs.size());
+    if (ends.sends.size() > matched) {
+      const Site &s = ends.sends[matched];
+      throw PlanError(origin, opText(s) + ".send[" + std::to_string(s.send) + ']',
+                      "unmatched send: " + between + " sends " +
+                          std::to_string(ends.sends.size()) + " messages but rank " +
+                          std::to_string(receiver) + " receives " +
+                          std::to_string(ends.recvs.size()) + " from rank " +
+                          std::to_string(sender) + " on that channel");
+    }
+    if (ends.recvs.size() > matched)
+      throw PlanError(origin, opText(ends.recvs[matched]) + ".recv",
+                      "unmatched recv: rank " + std::to_string(receiver) + " receives " +
+                          std::to_string(ends.recvs.size()) + " messages from rank " +
+                          std::to_string(sender) + " on channel " + std::to_string(channel) +
+                          " but rank " + std::to_string(sender) + " sends " +
+                          std::to_string(ends.sends.size()) + " there");
+    for (size_t k = 0; k < matched; ++k) {
+      const PlanOp &send = opOf(ends.sends[k]), &recv = opOf(ends.recvs[k]);
+      const std::string message = "message " + std::to_string(k) + " from " + between;
+      const std::string sendPath = opText(ends.sends[k]) + ".send[" +
+                                   std::to_string(ends.sends[k].send) + ']';
+      if (send.length() != recv.length())
+        throw PlanError(origin, sendPath,
+                        message + " is " + std::to_string(send.length()) + " units long but " +
+                            opText(ends.recvs[k]) + " receives " +
+                            std::to_string(recv.length()) +
+                            " (transfers are matched in program order per sender, receiver and "
+                            "channel)");
+      if (unitPhase(send) != unitPhase(recv))
+        throw PlanError(origin, sendPath,
+                        message + " sends units of phase " + std::to_string(unitPhase(send)) +
+                            " but " + opText(ends.recvs[k]) + " stores them at phase " +
+                            std::to_string(unitPhase(recv)) +
+                            " (offset mod units per block must agree)");
     }
   }
 }

@@ -11,9 +11,9 @@ namespace collplan {
 
 enum class EventKind : uint8_t {
   FlowDone,  ///< an activity may have moved its last byte (a = flow, b = version)
-  OpEnd,     ///< an op's sends are all delivered and its rank is free (a = global op, b = rank)
+  OpEnd,     ///< an op's sends are all delivered and its engine is free (a = global op, b = rank)
   Arrival,   ///< one transfer's data is at its receiver (a = receiving global op, b = rank)
-  RankFree,  ///< the rank's current op is over (a = rank)
+  OpDone,    ///< an op is over, its sends still in flight (a = global op, b = rank)
   OverheadDone,  ///< an op's software overhead is paid: it starts moving data (a = global op, b = rank)
 };
 

@@ -11,19 +11,36 @@
 namespace collplan {
 namespace {
 
-/// Calls fn(rank, index, op) for every op, in blocks of consecutive op indices per rank, so that
-/// both the plan (read per rank) and the interleaved slot tables (written per op index) are
-/// touched within a cache-sized window.
+/// Every rank's ops in rank-local order (channel after channel), for lookups by local index.
+struct FlatOps {
+  std::vector<std::vector<const PlanOp *>> ops;      ///< [rank][local]
+  std::vector<std::vector<uint32_t>> channelOf;      ///< [rank][local]
+
+  explicit FlatOps(const Plan &plan) : ops(size_t(plan.ranks)), channelOf(size_t(plan.ranks)) {
+    for (int r = 0; r < plan.ranks; ++r) {
+      const std::vector<Channel> &channels = plan.programs[size_t(r)].channels;
+      for (uint32_t c = 0; c < channels.size(); ++c)
+        for (const PlanOp &op : channels[c].ops) {
+          ops[size_t(r)].push_back(&op);
+          channelOf[size_t(r)].push_back(c);
+        }
+    }
+  }
+};
+
+/// Calls fn(rank, local index, op) for every op, in blocks of consecutive local indices per
+/// rank, so that both the plan (read per rank) and the interleaved slot tables (written per
+/// local index) are touched within a cache-sized window.
 template <typename Fn>
-void forEachOpBlocked(const Plan &plan, Fn &&fn) {
+void forEachOpBlocked(const FlatOps &flat, Fn &&fn) {
   const uint32_t block = 64;
   size_t longest = 0;
-  for (const RankProgram &program : plan.programs) longest = std::max(longest, program.ops.size());
+  for (const auto &ops : flat.ops) longest = std::max(longest, ops.size());
   for (size_t first = 0; first < longest; first += block)
-    for (int r = 0; r < plan.ranks; ++r) {
-      const auto &ops = plan.programs[r].ops;
+    for (size_t r = 0; r < flat.ops.size(); ++r) {
+      const auto &ops = flat.ops[r];
       size_t last = std::min(ops.size(), first + block);
-      for (size_t i = first; i < last; ++i) fn(r, uint32_t(i), ops[i]);
+      for (size_t i = first; i < last; ++i) fn(int(r), uint32_t(i), *ops[i]);
     }
 }
 
@@ -36,9 +53,12 @@ std::string num(double x) {
   return out.str();
 }
 
-std::string describeOp(const Plan &plan, int rank, int op) {
-  return "rank " + std::to_string(rank) + " op " + std::to_string(op) + " (" +
-         std::string(toString(plan.programs[rank].ops[op].kind)) + ")";
+std::string describeOp(const FlatOps &flat, int rank, int local) {
+  const PlanOp &op = *flat.ops[size_t(rank)][size_t(local)];
+  uint32_t channel = flat.channelOf[size_t(rank)][size_t(local)], index = 0;
+  for (int k = local - 1; k >= 0 && flat.channelOf[size_t(rank)][size_t(k)] == channel; --k) ++index;
+  return "rank " + std::to_string(rank) + " channel " + std::to_string(channel) + " op " +
+         std::to_string(index) + " (" + std::string(toString(op.kind)) + ")";
 }
 
 std::string topologyName(const Topology &topo) {
@@ -53,7 +73,7 @@ std::string vertexName(const Topology &topo, int vertex) {
   return "vertex " + std::to_string(vertex);
 }
 
-void checkShapes(const Plan &plan, const Topology &topo) {
+void checkShapes(const Plan &plan, const Topology &topo, const FlatOps &flat) {
   int topoRanks = topo.numRanks();
   if (plan.ranks != topoRanks)
     throw SimError("the plan has " + std::to_string(plan.ranks) + " ranks but " +
@@ -61,35 +81,50 @@ void checkShapes(const Plan &plan, const Topology &topo) {
   if (plan.programs.size() != size_t(plan.ranks))
     throw SimError("the plan has " + std::to_string(plan.ranks) + " ranks but " +
                    std::to_string(plan.programs.size()) + " rank programs");
+  if (plan.onlyRank >= 0)
+    throw SimError("the plan holds only the program of rank " + std::to_string(plan.onlyRank) +
+                   " (loaded for one rank): simulating needs every rank's program");
   if (plan.units == 0) throw SimError("the plan has 0 units (the message must be cut into >= 1)");
   if (topo.rankToDevice.size() != size_t(topoRanks))
     throw SimError(topologyName(topo) + " is not finalized (call Topology::finalize())");
   uint64_t totalOps = 0;
   for (int r = 0; r < plan.ranks; ++r) {
-    const auto &ops = plan.programs[r].ops;
+    const RankProgram &program = plan.programs[size_t(r)];
+    if (program.channels.size() > kMaxChannels)
+      throw SimError("rank " + std::to_string(r) + " has " +
+                     std::to_string(program.channels.size()) + " channels (at most " +
+                     std::to_string(kMaxChannels) + ")");
+    const auto &ops = flat.ops[size_t(r)];
     totalOps += ops.size();
     for (size_t i = 0; i < ops.size(); ++i) {
-      auto checkPeer = [&](const Endpoint &e, const char *what) {
-        if (e.peer < 0 || e.peer >= plan.ranks)
-          throw SimError(describeOp(plan, r, int(i)) + " " + what + " rank " +
-                         std::to_string(e.peer) + ", outside 0.." +
+      auto checkPeer = [&](int32_t peer, const char *what) {
+        if (peer < 0 || peer >= plan.ranks || peer == r)
+          throw SimError(describeOp(flat, r, int(i)) + " " + what + " rank " +
+                         std::to_string(peer) + ", which is itself or outside 0.." +
                          std::to_string(plan.ranks - 1));
       };
-      if (ops[i].recv) checkPeer(*ops[i].recv, "receives from");
-      for (const Endpoint &e : ops[i].sends) checkPeer(e, "sends to");
+      if (ops[i]->recv) checkPeer(*ops[i]->recv, "receives from");
+      for (int32_t q : ops[i]->sends) checkPeer(q, "sends to");
+      for (const OpRef &dep : ops[i]->after)
+        if (dep.channel >= program.channels.size() ||
+            dep.op >= program.channels[dep.channel].ops.size() ||
+            dep.channel == flat.channelOf[size_t(r)][i])
+          throw SimError(describeOp(flat, r, int(i)) + " waits for channel " +
+                         std::to_string(dep.channel) + " op " + std::to_string(dep.op) +
+                         ", which is not an op of another channel of rank " + std::to_string(r));
     }
   }
   if (totalOps >= kNoOp) throw SimError("the plan has too many ops (" + std::to_string(totalOps) + ")");
 }
 
-void checkFeatures(const Plan &plan, const Topology &topo) {
+void checkFeatures(const Plan &plan, const Topology &topo, const FlatOps &flat) {
   if (!topo.features.duplication)
     for (int r = 0; r < plan.ranks; ++r) {
-      const auto &ops = plan.programs[r].ops;
+      const auto &ops = flat.ops[size_t(r)];
       for (size_t i = 0; i < ops.size(); ++i)
-        if (ops[i].kind == OpKind::Dup || ops[i].sends.size() > 1 || ops[i].dsts.size() > 1)
-          throw SimError(describeOp(plan, r, int(i)) + " writes one value to " +
-                         std::to_string(ops[i].sends.size() + ops[i].dsts.size()) +
+        if (ops[i]->kind == OpKind::Dup || ops[i]->sends.size() > 1 || ops[i]->dsts.size() > 1)
+          throw SimError(describeOp(flat, r, int(i)) + " writes one value to " +
+                         std::to_string(ops[i]->sends.size() + ops[i]->dsts.size()) +
                          " places, which needs the feature 'duplication' that " +
                          topologyName(topo) + " lacks");
     }
@@ -98,87 +133,87 @@ void checkFeatures(const Plan &plan, const Topology &topo) {
                    topologyName(topo) + " lacks the feature 'remote_reads'");
 }
 
-/// Pairs every send endpoint with its recv: sends are bucketed by receiver and sorted by
-/// (sender, id), so each recv is found by binary search: O(S log(S / ranks)).
-void matchTransfers(const Plan &plan, SimModel &model) {
-  struct Outgoing {
-    uint32_t from, id, send, slot;  ///< sender rank, transfer id, send index, sender's slot
+/// Pairs every send endpoint with its recv: the k-th message of each (sender, receiver,
+/// channel) FIFO with the k-th recv of that FIFO, in program order at both ends.
+void matchTransfers(const Plan &plan, const FlatOps &flat, SimModel &model) {
+  struct Fifo {
+    std::vector<uint32_t> sends;  ///< indices into model.sends, in the sender's order
+    std::vector<uint32_t> recvs;  ///< receiving slots, in the receiver's order
+    int sender = 0, receiver = 0;
+    uint32_t channel = 0;
   };
-  size_t totalSends = model.sends.size();
-  std::vector<uint32_t> bucketStart(plan.ranks + 1, 0);
-  for (int r = 0; r < plan.ranks; ++r)
-    for (const PlanOp &op : plan.programs[r].ops)
-      for (const Endpoint &e : op.sends) bucketStart[e.peer + 1]++;
-  for (int q = 0; q < plan.ranks; ++q) bucketStart[q + 1] += bucketStart[q];
-  std::vector<uint32_t> fill(bucketStart.begin(), bucketStart.end() - 1);
-  std::vector<Outgoing> outgoing(totalSends);
-  forEachOpBlocked(plan, [&](int r, uint32_t i, const PlanOp &op) {
-    uint32_t g = model.slot(r, i);
-    for (size_t k = 0; k < op.sends.size(); ++k) {
-      const Endpoint &e = op.sends[k];
-      outgoing[fill[e.peer]++] = {uint32_t(r), e.id, model.sendBase[g] + uint32_t(k), g};
-    }
-  });
-  auto key = [](const Outgoing &o) { return std::make_pair(o.from, o.id); };
-  auto byKey = [&](const Outgoing &a, const Outgoing &b) { return key(a) < key(b); };
-  for (int q = 0; q < plan.ranks; ++q) {
-    auto begin = outgoing.begin() + bucketStart[q], end = outgoing.begin() + bucketStart[q + 1];
-    if (!std::is_sorted(begin, end, byKey)) std::sort(begin, end, byKey);
-    for (auto it = begin; it + 1 < end; ++it)
-      if (key(*it) == key(*(it + 1))) {
-        auto [r1, i1] = model.locate(it->slot);
-        auto [r2, i2] = model.locate((it + 1)->slot);
-        throw SimError(describeOp(plan, r1, i1) + " and " + describeOp(plan, r2, i2) +
-                       " both send transfer id " + std::to_string(it->id) + " to rank " +
-                       std::to_string(q));
+  std::unordered_map<uint64_t, uint32_t> index;
+  std::vector<Fifo> fifos;
+  auto fifoOf = [&](int sender, int receiver, uint32_t channel) {
+    const uint64_t key = (uint64_t(sender) * uint64_t(plan.ranks) + uint64_t(receiver)) *
+                             kMaxChannels + channel;
+    auto [it, fresh] = index.try_emplace(key, uint32_t(fifos.size()));
+    if (fresh) fifos.push_back(Fifo{{}, {}, sender, receiver, channel});
+    return it->second;
+  };
+  // Program order per rank (local indices grow along each channel).
+  for (int r = 0; r < plan.ranks; ++r) {
+    const auto &ops = flat.ops[size_t(r)];
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const uint32_t g = model.slot(r, i), channel = flat.channelOf[size_t(r)][i];
+      if (ops[i]->recv) {
+        const uint32_t f = fifoOf(*ops[i]->recv, r, channel);
+        fifos[f].recvs.push_back(g);
+        model.ops[g].recvFifo = f;
       }
+      for (size_t k = 0; k < ops[i]->sends.size(); ++k) {
+        const uint32_t f = fifoOf(r, ops[i]->sends[k], channel);
+        fifos[f].sends.push_back(model.sendBase[g] + uint32_t(k));
+        model.sends[model.sendBase[g] + k].fifo = f;
+      }
+    }
   }
-  for (int q = 0; q < plan.ranks; ++q) {
-    const auto &ops = plan.programs[q].ops;
-    auto begin = outgoing.begin() + bucketStart[q], end = outgoing.begin() + bucketStart[q + 1];
-    auto hint = begin;  // recvs usually come in the senders' order: try the next entry first
-    for (size_t i = 0; i < ops.size(); ++i) {
-      if (!ops[i].recv) continue;
-      const Endpoint &e = *ops[i].recv;
-      auto wanted = std::make_pair(uint32_t(e.peer), e.id);
-      auto it = hint;
-      if (it == end || key(*it) != wanted)
-        it = std::lower_bound(begin, end, wanted,
-                              [&](const Outgoing &o, const std::pair<uint32_t, uint32_t> &w) {
-                                return key(o) < w;
-                              });
-      if (it == end || key(*it) != wanted)
-        throw SimError(describeOp(plan, q, int(i)) + " receives transfer id " +
-                       std::to_string(e.id) + " from rank " + std::to_string(e.peer) +
-                       ", which never sends it");
-      hint = it + 1;
-      SimSend &send = model.sends[it->send];
-      uint32_t g = model.slot(q, uint32_t(i));
-      if (send.receiverOp != kNoOp)
-        throw SimError(describeOp(plan, q, int(i)) + " receives transfer id " +
-                       std::to_string(e.id) + " from rank " + std::to_string(e.peer) +
-                       ", which another op of rank " + std::to_string(q) + " receives too");
-      uint32_t sentUnits = model.ops[it->slot].units, receivedUnits = model.ops[g].units;
+  // Sends are matched in the order their FIFOs were first seen: deterministic errors.
+  for (const Fifo &f : fifos) {
+    const std::string between = "rank " + std::to_string(f.sender) + " to rank " +
+                                std::to_string(f.receiver) + " on channel " +
+                                std::to_string(f.channel);
+    if (f.sends.size() != f.recvs.size())
+      throw SimError(between + ": " + std::to_string(f.sends.size()) +
+                     " messages are sent but " + std::to_string(f.recvs.size()) + " received");
+    for (size_t k = 0; k < f.sends.size(); ++k) {
+      SimSend &send = model.sends[f.sends[k]];
+      const uint32_t g = f.recvs[k];
+      const uint32_t senderSlot = uint32_t(
+          std::upper_bound(model.sendBase.begin(), model.sendBase.end(), f.sends[k]) -
+          model.sendBase.begin()) - 1;
+      const uint32_t sentUnits = model.ops[senderSlot].units, receivedUnits = model.ops[g].units;
       if (sentUnits != receivedUnits) {
-        auto [sr, si] = model.locate(it->slot);
-        throw SimError(describeOp(plan, sr, si) + " sends " + std::to_string(sentUnits) +
-                       " units as transfer id " + std::to_string(e.id) + " but " +
-                       describeOp(plan, q, int(i)) + " receives " +
+        auto [sr, si] = model.locate(senderSlot);
+        auto [rr, ri] = model.locate(g);
+        throw SimError("message " + std::to_string(k) + " from " + between + ": " +
+                       describeOp(flat, sr, si) + " sends " + std::to_string(sentUnits) +
+                       " units but " + describeOp(flat, rr, ri) + " receives " +
                        std::to_string(receivedUnits));
       }
       send.receiverOp = g;
-      send.receiverRank = q;
-      model.senderOp[g] = it->slot;
+      send.receiverRank = f.receiver;
+      model.senderOp[g] = senderSlot;
     }
   }
-  for (const Outgoing &o : outgoing)
-    if (model.sends[o.send].receiverOp == kNoOp) {
-      auto [r, i] = model.locate(o.slot);
-      int to = int(&o - outgoing.data());
-      to = int(std::upper_bound(bucketStart.begin(), bucketStart.end(), uint32_t(to)) -
-               bucketStart.begin()) - 1;
-      throw SimError(describeOp(plan, r, i) + " sends transfer id " + std::to_string(o.id) +
-                     " to rank " + std::to_string(to) + ", which never receives it");
+  model.fifos = uint32_t(fifos.size());
+}
+
+/// The `after` references of every op as slots.
+void buildAfter(const Plan &plan, const FlatOps &flat, SimModel &model) {
+  model.afterBase.assign(model.slots + 1, 0);
+  for (int r = 0; r < plan.ranks; ++r)
+    for (uint32_t i = 0; i < flat.ops[size_t(r)].size(); ++i)
+      model.afterBase[model.slot(r, i) + 1] = uint32_t(flat.ops[size_t(r)][i]->after.size());
+  for (uint32_t g = 0; g < model.slots; ++g) model.afterBase[g + 1] += model.afterBase[g];
+  model.afterSlots.assign(model.afterBase[model.slots], kNoOp);
+  for (int r = 0; r < plan.ranks; ++r)
+    for (uint32_t i = 0; i < flat.ops[size_t(r)].size(); ++i) {
+      const uint32_t g = model.slot(r, i);
+      const std::vector<OpRef> &after = flat.ops[size_t(r)][i]->after;
+      for (size_t k = 0; k < after.size(); ++k)
+        model.afterSlots[model.afterBase[g] + k] =
+            model.slot(r, model.channelBegin[size_t(r)][after[k].channel] + after[k].op);
     }
 }
 
@@ -231,15 +266,15 @@ SimRoute buildRoute(const Topology &topo, RouteTable &table, const SimModel &mod
   return route;
 }
 
-void buildRoutes(const Plan &plan, const Topology &topo, SimModel &model) {
+void buildRoutes(const Plan &plan, const Topology &topo, const FlatOps &flat, SimModel &model) {
   std::unordered_map<uint64_t, int> cache;
   RouteTable table(topo);
   for (int r = 0; r < plan.ranks; ++r) {
-    const auto &ops = plan.programs[r].ops;
+    const auto &ops = flat.ops[size_t(r)];
     for (size_t i = 0; i < ops.size(); ++i) {
       uint32_t g = model.slot(r, uint32_t(i));
-      for (size_t k = 0; k < ops[i].sends.size(); ++k) {
-        int to = ops[i].sends[k].peer;
+      for (size_t k = 0; k < ops[i]->sends.size(); ++k) {
+        int to = ops[i]->sends[k];
         uint64_t key = uint64_t(r) * uint64_t(plan.ranks) + uint64_t(to);
         auto [it, inserted] = cache.emplace(key, int(model.routes.size()));
         if (inserted) model.routes.push_back(buildRoute(topo, table, model, r, to));
@@ -285,6 +320,8 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
   model.opOverheadUs.assign(numDevices, 0);
   model.cleanPullsLocal.assign(numDevices, 0);
   model.pullCapBytesPerUs.assign(numDevices, 0);
+  model.enginesPerRank.assign(numDevices, 0);
+  model.engines.assign(numDevices, 0);
   for (int l = 0; l < numLinks; ++l)
     model.capacities[2 * l] = model.capacities[2 * l + 1] = topo.links[l].bandwidthGBps * 1e3;
   for (int d = 0; d < numDevices; ++d) {
@@ -319,6 +356,8 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
       throw SimError(vertexName(topo, d) + " has opOverheadUs " + num(device.opOverheadUs) +
                      " (must be >= 0)");
     model.opOverheadUs[d] = device.opOverheadUs;
+    model.enginesPerRank[d] = uint32_t(std::max(0, device.enginesPerRank));
+    model.engines[d] = uint32_t(std::max(0, device.engines));
     model.capacities[model.memoryBase + d] = bandwidth * 1e3;
     model.capacities[model.reduceBase + d] = device.reduceGBps * 1e3;
     setPullTier(topo, d, footprint, model);
@@ -326,6 +365,13 @@ void buildCapacities(const Plan &plan, const Topology &topo, const SimOptions &o
 }
 
 }  // namespace
+
+OpRef SimModel::opRef(int rank, uint32_t local) const {
+  const std::vector<uint32_t> &begin = channelBegin[size_t(rank)];
+  const uint32_t channel =
+      uint32_t(std::upper_bound(begin.begin(), begin.end(), local) - begin.begin()) - 1;
+  return OpRef{channel, local - begin[channel]};
+}
 
 std::pair<int, int> SimModel::locate(uint32_t slot) const {
   if (interleaved) return {int(slot % uint32_t(ranks)), int(slot / uint32_t(ranks))};
@@ -342,15 +388,20 @@ bool planNeedsRemoteReads(const Plan &plan) {
 
 bool planNeedsDuplication(const Plan &plan) {
   for (const RankProgram &program : plan.programs)
-    for (const PlanOp &op : program.ops)
-      if (op.kind == OpKind::Dup || op.sends.size() > 1 || op.dsts.size() > 1) return true;
+    for (const Channel &channel : program.channels)
+      for (const PlanOp &op : channel.ops)
+        if (op.kind == OpKind::Dup || op.sends.size() > 1 || op.dsts.size() > 1) return true;
   return false;
 }
 
 SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageBytes,
                        const SimOptions &options) {
-  checkShapes(plan, topo);
-  checkFeatures(plan, topo);
+  if (plan.programs.size() != size_t(plan.ranks) || plan.ranks < 1)
+    throw SimError("the plan has " + std::to_string(plan.ranks) + " ranks but " +
+                   std::to_string(plan.programs.size()) + " rank programs");
+  const FlatOps flat(plan);
+  checkShapes(plan, topo, flat);
+  checkFeatures(plan, topo, flat);
   SimModel model;
   model.ranks = plan.ranks;
   model.unitBytes = double(messageBytes) / double(plan.units);
@@ -362,8 +413,13 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   uint64_t totalOps = 0, maxOps = 0;
   model.opCount.resize(plan.ranks);
   model.opBase.assign(plan.ranks + 1, 0);
+  model.channelBegin.resize(size_t(plan.ranks));
   for (int r = 0; r < plan.ranks; ++r) {
-    model.opCount[r] = uint32_t(plan.programs[r].ops.size());
+    std::vector<uint32_t> &begin = model.channelBegin[size_t(r)];
+    begin.push_back(0);
+    for (const Channel &channel : plan.programs[size_t(r)].channels)
+      begin.push_back(begin.back() + uint32_t(channel.ops.size()));
+    model.opCount[r] = begin.back();
     model.opBase[r + 1] = model.opBase[r] + model.opCount[r];
     totalOps += model.opCount[r];
     maxOps = std::max<uint64_t>(maxOps, model.opCount[r]);
@@ -374,11 +430,12 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   model.slots = uint32_t(model.interleaved ? interleavedSlots : totalOps);
   model.ops.assign(model.slots, SimOp{});
   std::vector<uint32_t> sendCount(model.slots, 0);
-  forEachOpBlocked(plan, [&](int r, uint32_t i, const PlanOp &op) {
+  forEachOpBlocked(flat, [&](int r, uint32_t i, const PlanOp &op) {
     uint32_t g = model.slot(r, i);
     sendCount[g] = uint32_t(op.sends.size());
     SimOp &packed = model.ops[g];
     packed.units = op.length();
+    packed.channel = flat.channelOf[size_t(r)][i];
     packed.hasRecv = op.recv.has_value();
     packed.operands = uint32_t(op.numOperands());
     packed.localTouches = packed.operands + uint32_t(op.dsts.size());
@@ -390,9 +447,10 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   for (uint32_t g = 0; g < model.slots; ++g) model.sendBase[g + 1] = model.sendBase[g] + sendCount[g];
   model.sends.assign(model.sendBase[model.slots], SimSend{});
   model.senderOp.assign(model.slots, kNoOp);
-  matchTransfers(plan, model);
+  matchTransfers(plan, flat, model);
+  buildAfter(plan, flat, model);
   buildCapacities(plan, topo, options, model);
-  buildRoutes(plan, topo, model);
+  buildRoutes(plan, topo, flat, model);
   return model;
 }
 

@@ -25,17 +25,20 @@ struct SimRoute {
   int intraDevice = -1;  ///< the device, when both ranks share one
 };
 
-/// One endpoint of one send: where the data goes and by which route.
+/// One endpoint of one send: where the data goes, by which route, through which FIFO.
 struct SimSend {
   uint32_t receiverOp = kNoOp;  ///< slot of the matching recv
   int receiverRank = -1;
   int route = -1;
+  uint32_t fifo = 0;  ///< the (sender, receiver, channel) FIFO it is queued on
 };
 
 /// What the event loop needs of one op, packed: a PlanOp is large and its buffer lists live in
 /// separate allocations, so reading plans directly in the loop is dominated by cache misses.
 struct SimOp {
   uint32_t units = 0;         ///< length of the op's value
+  uint32_t channel = 0;       ///< the channel of its rank it belongs to
+  uint32_t recvFifo = 0;      ///< the FIFO its recv consumes from (when hasRecv)
   uint32_t localTouches = 0;  ///< accesses to its own device's memory: srcs + recv + dsts
   uint32_t operands = 0;      ///< reduction operands: srcs + recv
   uint16_t dsts = 0;
@@ -53,11 +56,13 @@ struct SimOp {
   bool forwardsSrc() const { return operands == 1 && !hasRecv && dsts == 0; }
 };
 
-/// Ops are numbered globally ("slots"). When the ranks' programs have similar lengths, op i of
-/// rank r is slot i·ranks + r (interleaved): ops that run at about the same time are neighbours in
-/// memory, so the event loop streams through its tables instead of hopping between thousands of
-/// per-rank streams (cache and TLB misses dominated the loop at 1024 ranks). Otherwise op i of
-/// rank r is slot opBase[r] + i. Interleaved layouts may hold empty slots (no op).
+/// A rank's ops are indexed channel after channel: op i of channel c is rank-local index
+/// channelBegin[r][c] + i. Ops are numbered globally ("slots"). When the ranks' programs have
+/// similar lengths, local index i of rank r is slot i·ranks + r (interleaved): ops that run at
+/// about the same time are neighbours in memory, so the event loop streams through its tables
+/// instead of hopping between thousands of per-rank streams (cache and TLB misses dominated the
+/// loop at 1024 ranks). Otherwise local index i of rank r is slot opBase[r] + i. Interleaved
+/// layouts may hold empty slots (no op).
 /// Resources are numbered: link l direction 0/1 at 2l/2l+1 (a half-duplex link uses 2l for both),
 /// then device memories, then device reduction units, then device pull capacities. Capacities are in bytes/µs (GB/s × 1e3).
 struct SimModel {
@@ -67,6 +72,14 @@ struct SimModel {
   uint32_t slots = 0;
   std::vector<uint32_t> opCount;   ///< per rank
   std::vector<uint32_t> opBase;    ///< per rank (rank-major layout only)
+  /// Per rank: where each channel starts among its local indices, plus the total at the end.
+  std::vector<std::vector<uint32_t>> channelBegin;
+  /// Per slot, plus the total at the end: its `after` ops, as slots in afterSlots.
+  std::vector<uint32_t> afterBase;
+  std::vector<uint32_t> afterSlots;
+  uint32_t fifos = 0;  ///< (sender, receiver, channel) FIFOs in use
+  /// Per device: how many ops of each rank / of all its ranks move data at once (0: no limit).
+  std::vector<uint32_t> enginesPerRank, engines;
   std::vector<SimOp> ops;          ///< per slot
   std::vector<uint32_t> sendBase;  ///< per slot, plus the total at the end
   std::vector<SimSend> sends;
@@ -94,16 +107,19 @@ struct SimModel {
   uint32_t slot(int rank, uint32_t index) const {
     return interleaved ? index * uint32_t(ranks) + uint32_t(rank) : opBase[rank] + index;
   }
-  /// The index in its rank's program of the op in `slot`, which belongs to `rank`.
+  /// The rank-local index of the op in `slot`, which belongs to `rank`.
   uint32_t indexOf(uint32_t slot, int rank) const {
     return interleaved ? slot / uint32_t(ranks) : slot - opBase[rank];
   }
-  /// (rank, op index) of the op in a slot.
+  /// (rank, rank-local index) of the op in a slot.
   std::pair<int, int> locate(uint32_t slot) const;
+  /// The op at rank-local index `local` of `rank` as (channel, index in the channel).
+  OpRef opRef(int rank, uint32_t local) const;
 };
 
-/// Checks that `plan` can be simulated on `topo` (rank counts, features, matched transfers,
-/// routes, finite positive bandwidths) and builds its tables. Throws SimError.
+/// Checks that `plan` can be simulated on `topo` (rank counts, features, transfers matched per
+/// sender, receiver and channel, `after` references, routes, finite positive bandwidths) and
+/// builds its tables. Throws SimError.
 SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageBytes,
                        const SimOptions &options);
 

@@ -13,6 +13,7 @@ const char *causeName(CriticalCause cause) {
   case CriticalCause::Start: return "start";
   case CriticalCause::ProgramOrder: return "program_order";
   case CriticalCause::Transfer: return "transfer";
+  case CriticalCause::After: return "after";
   }
   return "start";
 }
@@ -38,32 +39,52 @@ void finishUsage(const Topology &topo, SimResult &result) {
 
 std::vector<CriticalStep> findCriticalPath(const Plan &plan, const SimModel &model,
                                            const SimResult &result) {
+  (void)plan;
   std::vector<CriticalStep> path;
-  int rank = -1, index = -1;
+  int rank = -1;
+  uint32_t local = 0;
   double latest = -1;
-  for (int r = 0; r < plan.ranks; ++r)
+  for (int r = 0; r < model.ranks; ++r)
     for (size_t i = 0; i < result.timelines[r].size(); ++i)
       if (result.timelines[r][i].endUs >= latest) {  // ties: the later op (it ends the chain)
         latest = result.timelines[r][i].endUs;
         rank = r;
-        index = int(i);
+        local = uint32_t(i);
       }
   while (rank >= 0) {
-    const OpTiming &timing = result.timelines[rank][index];
-    const PlanOp &op = plan.programs[rank].ops[index];
-    CriticalStep step{rank, index, timing.startUs, timing.endUs, CriticalCause::Start};
-    double previousEnd = index > 0 ? result.timelines[rank][index - 1].endUs : 0;
-    uint32_t sender = model.senderOp[model.slot(rank, uint32_t(index))];
-    if (op.recv && sender != kNoOp && timing.dataReadyUs >= previousEnd) {
-      step.cause = CriticalCause::Transfer;
-      std::tie(rank, index) = model.locate(sender);
-    } else if (index > 0) {
-      step.cause = CriticalCause::ProgramOrder;
-      --index;
-    } else {
-      rank = -1;
+    const OpTiming &timing = result.timelines[rank][local];
+    const OpRef ref = model.opRef(rank, local);
+    const uint32_t slot = model.slot(rank, local);
+    CriticalStep step{rank, int(ref.channel), int(ref.op), timing.startUs, timing.endUs,
+                      CriticalCause::Start};
+    // What released the op last: its message, the previous op of its channel, or an op of
+    // another channel it waits for (`after`).
+    double released = -1;
+    int nextRank = -1;
+    uint32_t nextLocal = 0;
+    auto consider = [&](double when, CriticalCause cause, int r, uint32_t l) {
+      if (when > released) {
+        released = when;
+        step.cause = cause;
+        nextRank = r;
+        nextLocal = l;
+      }
+    };
+    // Ties go to the message (the transfer is what the op waited for), then program order.
+    const uint32_t sender = model.senderOp[slot];
+    if (model.ops[slot].hasRecv && sender != kNoOp) {
+      auto [r, l] = model.locate(sender);
+      consider(timing.dataReadyUs, CriticalCause::Transfer, r, uint32_t(l));
+    }
+    if (ref.op > 0) consider(result.timelines[rank][local - 1].endUs, CriticalCause::ProgramOrder,
+                             rank, local - 1);
+    for (uint32_t k = model.afterBase[slot]; k < model.afterBase[slot + 1]; ++k) {
+      auto [r, l] = model.locate(model.afterSlots[k]);
+      consider(result.timelines[r][size_t(l)].endUs, CriticalCause::After, r, uint32_t(l));
     }
     path.push_back(step);
+    rank = nextRank;
+    local = nextLocal;
   }
   return {path.rbegin(), path.rend()};
 }
@@ -73,10 +94,14 @@ nlohmann::json simResultToJson(const SimResult &result, const Plan &plan) {
   json timelines = json::array();
   for (size_t r = 0; r < result.timelines.size(); ++r) {
     json ops = json::array();
-    for (size_t i = 0; i < result.timelines[r].size(); ++i) {
+    size_t i = 0;
+    const std::vector<Channel> &channels = plan.programs[r].channels;
+    for (size_t c = 0; c < channels.size(); ++c)
+      for (size_t k = 0; k < channels[c].ops.size(); ++k, ++i) {
       const OpTiming &timing = result.timelines[r][i];
-      const PlanOp &op = plan.programs[r].ops[i];
-      json entry = {{"op", i},
+      const PlanOp &op = channels[c].ops[k];
+      json entry = {{"channel", c},
+                    {"op", k},
                     {"kind", std::string(toString(op.kind))},
                     {"step", op.step},
                     {"start_us", timing.startUs},
@@ -102,6 +127,7 @@ nlohmann::json simResultToJson(const SimResult &result, const Plan &plan) {
   json critical = json::array();
   for (const CriticalStep &step : result.criticalPath)
     critical.push_back({{"rank", step.rank},
+                        {"channel", step.channel},
                         {"op", step.op},
                         {"start_us", step.startUs},
                         {"end_us", step.endUs},

@@ -18,9 +18,20 @@ class Engine {
 public:
   Engine(const Plan &plan, const SimModel &model, const SimOptions &options, SimResult &result)
       : plan_(plan), model_(model), options_(options), result_(result),
-        solver_(model.capacities, options.contention), next_(plan.ranks, 0),
-        busy_(plan.ranks, 0),
-        timing_(model.slots, OpTiming{0, 0, std::numeric_limits<double>::quiet_NaN()}) {}
+        solver_(model.capacities, options.contention), rankBusy_(plan.ranks, 0),
+        deviceBusy_(model.engines.size(), 0), fifoInFlight_(model.fifos, 0),
+        done_(model.slots, 0),
+        timing_(model.slots, OpTiming{0, 0, std::numeric_limits<double>::quiet_NaN()}) {
+    for (int r = 0; r < plan.ranks; ++r) {
+      channelBase_.push_back(uint32_t(next_.size()));
+      const std::vector<uint32_t> &begin = model.channelBegin[size_t(r)];
+      for (size_t c = 0; c + 1 < begin.size(); ++c) next_.push_back(begin[c]);
+    }
+    channelBase_.push_back(uint32_t(next_.size()));
+    busy_.assign(next_.size(), 0);
+    ranksOfDevice_.resize(model.engines.size());
+    for (int r = 0; r < plan.ranks; ++r) ranksOfDevice_[size_t(model.deviceOfRank[r])].push_back(r);
+  }
 
   void run();
   /// When the last release of a handshake reached its sender (0 without the handshake).
@@ -30,11 +41,14 @@ private:
   void schedule(double time, EventKind kind, uint32_t a, uint32_t b);
   void dispatch(const Event &event);
   void drainNow();
-  void tryStart(int rank);
+  /// Starts every op of `rank` that can start now, channel by channel.
+  void tryStartRank(int rank);
+  bool canStart(int rank, uint32_t globalOp) const;
+  void start(int rank, uint32_t channelId, uint32_t globalOp);
   void startData(int rank, uint32_t globalOp);
   void bandwidthDone(int rank, uint32_t globalOp, double time);
   void deliver(uint32_t receiverOp, int receiver);
-  void rankFree(int rank);
+  void opDone(uint32_t globalOp, int rank);
   void collectUses(int rank, uint32_t globalOp, const SimOp &op, double bytes, double &cap);
   [[noreturn]] void throwDeadlock() const;
 
@@ -47,8 +61,13 @@ private:
   std::vector<Event> batch_;  ///< the events of the current time, taken from the queue
   std::vector<Event> now_;    ///< events scheduled for the current time while handling it
   double time_ = 0;
-  std::vector<uint32_t> next_;  ///< per rank: index of its current (or next) op
-  std::vector<uint8_t> busy_;   ///< per rank: its current op has started and not ended
+  std::vector<uint32_t> channelBase_;  ///< per rank: the id of its channel 0
+  std::vector<uint32_t> next_;  ///< per channel id: rank-local index of its current or next op
+  std::vector<uint8_t> busy_;   ///< per channel id: its current op has started and not ended
+  std::vector<uint32_t> rankBusy_, deviceBusy_;  ///< ops moving data (engines in use)
+  std::vector<std::vector<int>> ranksOfDevice_;
+  std::vector<uint32_t> fifoInFlight_;  ///< per FIFO: messages sent and not yet consumed
+  std::vector<uint8_t> done_;           ///< per slot: the op ended
   std::vector<OpTiming> timing_;  ///< per slot; copied into result_.timelines at the end
   std::vector<ResourceUse> uses_;
   std::vector<Hop> seenHops_;
@@ -64,7 +83,7 @@ void Engine::schedule(double time, EventKind kind, uint32_t a, uint32_t b) {
 }
 
 void Engine::run() {
-  for (int r = 0; r < plan_.ranks; ++r) tryStart(r);
+  for (int r = 0; r < plan_.ranks; ++r) tryStartRank(r);
   for (;;) {
     drainNow();
     for (int flow : solver_.update(time_))
@@ -75,8 +94,12 @@ void Engine::run() {
     queue_.popEarliest(batch_);
     for (const Event &event : batch_) dispatch(event);
   }
-  for (int r = 0; r < plan_.ranks; ++r)
-    if (next_[r] < model_.opCount[r]) throwDeadlock();
+  for (uint32_t ch = 0; ch < next_.size(); ++ch) {
+    const int rank = int(std::upper_bound(channelBase_.begin(), channelBase_.end(), ch) -
+                         channelBase_.begin()) - 1;
+    if (next_[ch] < model_.channelBegin[size_t(rank)][ch - channelBase_[size_t(rank)] + 1])
+      throwDeadlock();
+  }
   result_.rateUpdates = solver_.recomputations();
   for (int r = 0; r < plan_.ranks; ++r) {
     auto &timeline = result_.timelines[r];
@@ -106,13 +129,13 @@ void Engine::dispatch(const Event &event) {
   case EventKind::OpEnd:
     for (uint32_t s = model_.sendBase[event.a]; s < model_.sendBase[event.a + 1]; ++s)
       deliver(model_.sends[s].receiverOp, model_.sends[s].receiverRank);
-    rankFree(int(event.b));
+    opDone(event.a, int(event.b));
     return;
   case EventKind::Arrival:
     deliver(event.a, int(event.b));
     return;
-  case EventKind::RankFree:
-    rankFree(int(event.a));
+  case EventKind::OpDone:
+    opDone(event.a, int(event.b));
     return;
   case EventKind::OverheadDone:
     startData(int(event.b), event.a);
@@ -122,27 +145,70 @@ void Engine::dispatch(const Event &event) {
 
 void Engine::deliver(uint32_t receiverOp, int receiver) {
   timing_[receiverOp].dataReadyUs = time_;
-  if (!busy_[receiver] && model_.slot(receiver, next_[receiver]) == receiverOp) tryStart(receiver);
+  tryStartRank(receiver);
 }
 
-void Engine::rankFree(int rank) {
-  uint32_t slot = model_.slot(rank, next_[rank]);
-  timing_[slot].endUs = time_;
-  if (model_.handshake && model_.ops[slot].pulledRecv)  // the release flag goes back
-    lastReleaseUs_ = std::max(lastReleaseUs_, time_ + model_.intraLatencyUs);
-  next_[rank]++;
-  busy_[rank] = 0;
-  tryStart(rank);
-}
-
-void Engine::tryStart(int rank) {
-  if (busy_[rank] || next_[rank] >= model_.opCount[rank]) return;
-  uint32_t globalOp = model_.slot(rank, next_[rank]);
+/// The op is over: its channel moves on, its engine is free, its message is consumed (room for
+/// the sender), and ops waiting for it may start.
+void Engine::opDone(uint32_t globalOp, int rank) {
   const SimOp &op = model_.ops[globalOp];
-  OpTiming &timing = timing_[globalOp];
-  if (op.hasRecv && std::isnan(timing.dataReadyUs)) return;  // waits for its data
-  busy_[rank] = 1;
-  timing.startUs = time_;
+  timing_[globalOp].endUs = time_;
+  done_[globalOp] = 1;
+  if (model_.handshake && op.pulledRecv)  // the release flag goes back
+    lastReleaseUs_ = std::max(lastReleaseUs_, time_ + model_.intraLatencyUs);
+  const uint32_t ch = channelBase_[size_t(rank)] + op.channel;
+  ++next_[ch];
+  busy_[ch] = 0;
+  const int device = model_.deviceOfRank[rank];
+  --rankBusy_[size_t(rank)];
+  --deviceBusy_[size_t(device)];
+  if (op.hasRecv) {
+    --fifoInFlight_[op.recvFifo];
+    const uint32_t sender = model_.senderOp[globalOp];
+    if (sender != kNoOp) tryStartRank(model_.locate(sender).first);
+  }
+  tryStartRank(rank);
+  if (model_.engines[size_t(device)] > 0)
+    for (int other : ranksOfDevice_[size_t(device)]) tryStartRank(other);
+}
+
+bool Engine::canStart(int rank, uint32_t globalOp) const {
+  const SimOp &op = model_.ops[globalOp];
+  for (uint32_t k = model_.afterBase[globalOp]; k < model_.afterBase[globalOp + 1]; ++k)
+    if (!done_[model_.afterSlots[k]]) return false;
+  if (op.hasRecv && std::isnan(timing_[globalOp].dataReadyUs)) return false;  // waits for data
+  const uint32_t first = model_.sendBase[globalOp], end = model_.sendBase[globalOp + 1];
+  for (uint32_t s = first; s < end; ++s) {
+    uint32_t mine = 0;  // sends of this op on the same FIFO
+    for (uint32_t t = first; t < end; ++t) mine += model_.sends[t].fifo == model_.sends[s].fifo;
+    if (fifoInFlight_[model_.sends[s].fifo] + mine > kChannelDepth) return false;
+  }
+  (void)rank;
+  return true;
+}
+
+void Engine::tryStartRank(int rank) {
+  const int device = model_.deviceOfRank[rank];
+  const uint32_t perRank = model_.enginesPerRank[size_t(device)];
+  const uint32_t perDevice = model_.engines[size_t(device)];
+  const std::vector<uint32_t> &begin = model_.channelBegin[size_t(rank)];
+  for (uint32_t c = 0; c + 1 < begin.size(); ++c) {
+    if (perRank > 0 && rankBusy_[size_t(rank)] >= perRank) return;
+    if (perDevice > 0 && deviceBusy_[size_t(device)] >= perDevice) return;
+    const uint32_t ch = channelBase_[size_t(rank)] + c;
+    if (busy_[ch] || next_[ch] >= begin[c + 1]) continue;
+    const uint32_t globalOp = model_.slot(rank, next_[ch]);
+    if (canStart(rank, globalOp)) start(rank, ch, globalOp);
+  }
+}
+
+void Engine::start(int rank, uint32_t channelId, uint32_t globalOp) {
+  busy_[channelId] = 1;
+  ++rankBusy_[size_t(rank)];
+  ++deviceBusy_[size_t(model_.deviceOfRank[rank])];
+  for (uint32_t s = model_.sendBase[globalOp]; s < model_.sendBase[globalOp + 1]; ++s)
+    ++fifoInFlight_[model_.sends[s].fifo];
+  timing_[globalOp].startUs = time_;
   double overhead = model_.opOverheadUs[model_.deviceOfRank[rank]];
   if (overhead > 0)
     schedule(time_ + overhead, EventKind::OverheadDone, globalOp, uint32_t(rank));
@@ -168,8 +234,9 @@ void Engine::startData(int rank, uint32_t globalOp) {
 }
 
 /// The op moves its last byte at `time`: each send's data arrives after its route's latency,
-/// and the rank is free once the last of them has arrived (α is paid by the sender, as in α-β).
-/// When every send has the same latency (the usual case) one OpEnd event does it all.
+/// and the op ends (its engine is free) once the last of them has arrived (α is paid by the
+/// sender, as in α-β). When every send has the same latency (the usual case) one OpEnd event
+/// does it all.
 void Engine::bandwidthDone(int rank, uint32_t globalOp, double time) {
   uint32_t first = model_.sendBase[globalOp], end = model_.sendBase[globalOp + 1];
   auto latency = [&](uint32_t s) { return model_.routes[model_.sends[s].route].latencyUs; };
@@ -190,7 +257,7 @@ void Engine::bandwidthDone(int rank, uint32_t globalOp, double time) {
     if (!published(s)) maxLatency = std::max(maxLatency, latency(s));
     schedule(time + latency(s), EventKind::Arrival, send.receiverOp, uint32_t(send.receiverRank));
   }
-  schedule(time + maxLatency, EventKind::RankFree, uint32_t(rank), 0);
+  schedule(time + maxLatency, EventKind::OpDone, globalOp, uint32_t(rank));
 }
 
 /// The resources an op consumes per byte of its value, and its statistics (see README: memory
@@ -263,24 +330,29 @@ void Engine::collectUses(int rank, uint32_t globalOp, const SimOp &op, double by
 }
 
 void Engine::throwDeadlock() const {
-  std::vector<int> stuck;
-  for (int r = 0; r < plan_.ranks; ++r)
-    if (next_[r] < model_.opCount[r]) stuck.push_back(r);
-  std::string message = "deadlock: " + std::to_string(stuck.size()) + " of " +
-                        std::to_string(plan_.ranks) + " ranks never finish: ";
+  std::string message;
+  size_t stuck = 0, stuckRanks = 0;
   const size_t shown = 8;
-  for (size_t k = 0; k < stuck.size() && k < shown; ++k) {
-    int r = stuck[k];
-    const PlanOp &op = plan_.programs[r].ops[next_[r]];
-    if (k) message += "; ";
-    message += "rank " + std::to_string(r) + " is stuck at op " + std::to_string(next_[r]) +
-               " (" + std::string(toString(op.kind)) + ")";
-    if (op.recv)
-      message += " waiting for transfer id " + std::to_string(op.recv->id) + " from rank " +
-                 std::to_string(op.recv->peer);
+  for (int r = 0; r < plan_.ranks; ++r) {
+    const std::vector<uint32_t> &begin = model_.channelBegin[size_t(r)];
+    bool rankStuck = false;
+    for (uint32_t c = 0; c + 1 < begin.size(); ++c) {
+      const uint32_t local = next_[channelBase_[size_t(r)] + c];
+      if (local >= begin[c + 1]) continue;
+      rankStuck = true;
+      if (stuck++ >= shown) continue;
+      const PlanOp &op = plan_.programs[size_t(r)].channels[c].ops[local - begin[c]];
+      if (!message.empty()) message += "; ";
+      message += "rank " + std::to_string(r) + " channel " + std::to_string(c) +
+                 " is stuck at op " + std::to_string(local - begin[c]) + " (" +
+                 std::string(toString(op.kind)) + ")";
+      if (op.recv) message += " waiting for a message from rank " + std::to_string(*op.recv);
+    }
+    stuckRanks += rankStuck ? 1 : 0;
   }
-  if (stuck.size() > shown) message += "; and " + std::to_string(stuck.size() - shown) + " more";
-  throw SimError(message);
+  if (stuck > shown) message += "; and " + std::to_string(stuck - shown) + " more";
+  throw SimError("deadlock: " + std::to_string(stuckRanks) + " of " + std::to_string(plan_.ranks) +
+                 " ranks never finish: " + message);
 }
 
 }  // namespace
@@ -300,6 +372,12 @@ SimResult simulate(const Plan &plan, const Topology &topo, uint64_t messageBytes
   finishUsage(topo, result);
   result.criticalPath = findCriticalPath(plan, model, result);
   return result;
+}
+
+const OpTiming &SimResult::timing(const Plan &plan, int rank, OpRef ref) const {
+  size_t local = ref.op;
+  for (uint32_t c = 0; c < ref.channel; ++c) local += plan.programs[size_t(rank)].channels[c].ops.size();
+  return timelines.at(size_t(rank)).at(local);
 }
 
 double simulateTimeUs(const Plan &plan, const Topology &topo, uint64_t messageBytes,

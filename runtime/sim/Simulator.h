@@ -25,7 +25,9 @@ struct SimOptions {
 
 /// The timing of one op of one rank, in µs from the start of the collective.
 struct OpTiming {
-  double startUs = 0;  ///< the op began (its rank was free and its received data was there)
+  /// The op began: its channel's previous op and its `after` ops had ended, its received data
+  /// was there, its sends had room, and an engine was free.
+  double startUs = 0;
   double endUs = 0;    ///< the op finished: its last byte was written or delivered
   /// When the data of the op's `recv` had fully arrived; NaN for an op without a recv.
   double dataReadyUs = 0;
@@ -50,15 +52,17 @@ struct DeviceUsage {
 
 /// What released an op on the critical path.
 enum class CriticalCause : uint8_t {
-  Start,         ///< the first op of its rank, or nothing held it back
-  ProgramOrder,  ///< the previous op of the same rank finished
+  Start,         ///< the first op of its channel, and nothing else held it back
+  ProgramOrder,  ///< the previous op of the same channel finished
   Transfer,      ///< the data of its recv arrived (the previous step is the sending op)
+  After,         ///< an op of another channel it waits for (`after`) finished
 };
 
 /// One op on the critical path, in time order.
 struct CriticalStep {
   int rank = 0;
-  int op = 0;  ///< index in the rank's program
+  int channel = 0;
+  int op = 0;  ///< index in the channel
   double startUs = 0;
   double endUs = 0;
   CriticalCause cause = CriticalCause::Start;
@@ -66,7 +70,8 @@ struct CriticalStep {
 
 struct SimResult {
   double totalUs = 0;  ///< when the last op of any rank finished
-  /// timelines[rank][op]: every op of every rank (what plan-view draws).
+  /// timelines[rank][i]: every op of every rank, its channels one after the other (channel 0's
+  /// ops, then channel 1's, ...; what plan-view draws). timing() finds one op.
   std::vector<std::vector<OpTiming>> timelines;
   std::vector<LinkUsage> links;      ///< one per topology link
   std::vector<DeviceUsage> devices;  ///< one per topology device
@@ -75,6 +80,9 @@ struct SimResult {
   uint64_t transfers = 0;   ///< sends simulated (one per endpoint)
   double bytesMoved = 0;    ///< total bytes of all transfers (each counted once, not per hop)
   uint64_t rateUpdates = 0; ///< max-min recomputations (a cost figure for the simulator itself)
+
+  /// The timing of op `ref` of rank `rank` of `plan` (the plan simulated).
+  const OpTiming &timing(const Plan &plan, int rank, OpRef ref) const;
 };
 
 /// Simulates `plan` on `topo` for a message of `messageBytes` bytes (M, see Plan::units: a unit
@@ -94,7 +102,7 @@ bool planNeedsRemoteReads(const Plan &plan);
 /// several dsts), which needs Features::duplication.
 bool planNeedsDuplication(const Plan &plan);
 
-/// The result as JSON (total_us, timelines with op kinds and steps, links, devices,
+/// The result as JSON (total_us, timelines with channels, op kinds and steps, links, devices,
 /// critical_path), for plan-view and reports. Token-free, self-describing field names.
 nlohmann::json simResultToJson(const SimResult &result, const Plan &plan);
 

@@ -79,6 +79,11 @@ std::string Topology::fingerprint() const {
       h.tag('W');
       h.f64(device.pullMemoryGBps);
     }
+    if (device.engines > 0 || device.enginesPerRank > 0) {
+      h.tag('E');
+      h.u64(uint64_t(device.engines));
+      h.u64(uint64_t(device.enginesPerRank));
+    }
   }
   h.tag('S');
   h.u64(switches.size());

@@ -41,6 +41,11 @@ struct Device {
   /// `pullGBps` for calls whose footprint exceeds Topology::intraDevicePullCacheBytes (0 = no
   /// shared limit there): beyond the caches every pull waits on memory, and so does their sum.
   double pullMemoryGBps = 0;
+  /// Ops of one rank that move data at once: its channels run on that many engines (DMA
+  /// queues, thread blocks; 1 for a CPU rank's one progress thread). 0 = one per channel.
+  int enginesPerRank = 0;
+  /// Ops of all its ranks together that move data at once (0 = no device-wide limit).
+  int engines = 0;
   std::vector<int> coords;      ///< position along `Topology::dims` (torus, hypercube)
 };
 

@@ -128,7 +128,7 @@ Device parseDevice(const json &value, const std::string &path, const std::string
                   {"name", "kind", "ranks", "node", "mem_bandwidth_gbps", "reduce_gbps", "coords",
                    "cache_bytes", "cache_bandwidth_gbps", "near_cache_bytes",
                    "near_cache_bandwidth_gbps", "op_overhead_us", "pull_bandwidth_gbps",
-                   "pull_memory_bandwidth_gbps"});
+                   "pull_memory_bandwidth_gbps", "engines", "engines_per_rank"});
   Device device;
   device.name = in.string("name");
   device.kind = in.string("kind", "chip");
@@ -143,6 +143,8 @@ Device parseDevice(const json &value, const std::string &path, const std::string
   device.opOverheadUs = in.number("op_overhead_us", 0.0);
   device.pullGBps = in.number("pull_bandwidth_gbps", 0.0);
   device.pullMemoryGBps = in.number("pull_memory_bandwidth_gbps", 0.0);
+  device.engines = in.integer("engines", 0);
+  device.enginesPerRank = in.integer("engines_per_rank", 0);
   if (in.has("coords")) device.coords = in.integers("coords");
   return device;
 }
@@ -287,6 +289,8 @@ json topologyToJson(const Topology &topo) {
     if (device.opOverheadUs > 0) out["op_overhead_us"] = device.opOverheadUs;
     if (device.pullGBps > 0) out["pull_bandwidth_gbps"] = device.pullGBps;
     if (device.pullMemoryGBps > 0) out["pull_memory_bandwidth_gbps"] = device.pullMemoryGBps;
+    if (device.engines > 0) out["engines"] = device.engines;
+    if (device.enginesPerRank > 0) out["engines_per_rank"] = device.enginesPerRank;
     devices.push_back(out);
   }
   json switches = json::array();

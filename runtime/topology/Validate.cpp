@@ -95,6 +95,14 @@ void checkDevices(const Topology &topo, const std::string &origin) {
     checkNonNegative(device.opOverheadUs, origin, field + ".op_overhead_us");
     checkNonNegative(device.pullGBps, origin, field + ".pull_bandwidth_gbps");
     checkNonNegative(device.pullMemoryGBps, origin, field + ".pull_memory_bandwidth_gbps");
+    if (device.engines < 0)
+      throw TopologyError(origin, field + ".engines",
+                          "must be >= 0 (0: no device-wide limit), got " +
+                              std::to_string(device.engines));
+    if (device.enginesPerRank < 0)
+      throw TopologyError(origin, field + ".engines_per_rank",
+                          "must be >= 0 (0: one engine per channel), got " +
+                              std::to_string(device.enginesPerRank));
     if (device.pullMemoryGBps > 0 && !(topo.intraDevicePullCacheBytes > 0))
       throw TopologyError(origin, field + ".pull_memory_bandwidth_gbps",
                           "given, but intra_device.pull_cache_bytes is 0 (the shared pull rate "

@@ -23,18 +23,18 @@ TEST(CalibrationPlans, ValidForSeveralRankCounts) {
 TEST(CalibrationPlans, Shapes) {
   Plan shift = ringShiftPlan(4);
   ASSERT_EQ(shift.programs.size(), 4u);
-  ASSERT_EQ(shift.programs[2].ops.size(), 3u);  // fresh copy to scratch, send it, receive
-  EXPECT_EQ(shift.programs[2].ops[0].dsts.at(0).buf, BufferKind::Tmp);
-  EXPECT_EQ(shift.programs[2].ops[1].sends.at(0).peer, 3);
-  EXPECT_EQ(shift.programs[0].ops[2].recv->peer, 3);
+  ASSERT_EQ(shift.programs[2].channels.at(0).ops.size(), 3u);  // fresh copy, send it, receive
+  EXPECT_EQ(shift.programs[2].channels[0].ops[0].dsts.at(0).buf, BufferKind::Tmp);
+  EXPECT_EQ(shift.programs[2].channels[0].ops[1].sends.at(0), 3);
+  EXPECT_EQ(*shift.programs[0].channels[0].ops[2].recv, 3);
   EXPECT_EQ(shift.scratchUnits, 1u);
   Plan chain = localCopyChainPlan(2, 8);
   EXPECT_EQ(chain.units, 8u);
-  EXPECT_EQ(chain.programs[1].ops.size(), 8u);
-  EXPECT_EQ(chain.programs[1].ops[5].srcs.at(0).offset, 5u);
+  EXPECT_EQ(chain.programs[1].channels.at(0).ops.size(), 8u);
+  EXPECT_EQ(chain.programs[1].channels[0].ops[5].srcs.at(0).offset, 5u);
   Plan reduce = localReducePlan(2);
   EXPECT_EQ(reduce.units, 1u);
-  EXPECT_EQ(reduce.programs[1].ops[0].numOperands(), 2u);
+  EXPECT_EQ(reduce.programs[1].channels.at(0).ops[0].numOperands(), 2u);
 }
 
 TEST(CalibrationPlans, ShiftSimulatesAsOneTransfer) {

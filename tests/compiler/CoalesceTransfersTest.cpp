@@ -42,7 +42,7 @@ std::string twoRankProgram(const std::string &rank1Middle, int secondStep = 1) {
 
 struct Coalesced {
   unsigned merged = 0;
-  std::vector<std::vector<PlanOp>> ranks;
+  std::vector<std::vector<mlir::coll::Instruction>> ranks;
 };
 
 Coalesced coalesce(collplan::testing::IRFixture &ir, const std::string &text) {
@@ -57,10 +57,11 @@ Coalesced coalesce(collplan::testing::IRFixture &ir, const std::string &text) {
 }
 
 /// Transfers of each rank: (peer, units) of every send, in program order.
-std::vector<std::pair<int, uint32_t>> sendsOf(const std::vector<PlanOp> &ops) {
+template <typename Op>
+std::vector<std::pair<int, uint32_t>> sendsOf(const std::vector<Op> &ops) {
   std::vector<std::pair<int, uint32_t>> out;
-  for (const PlanOp &op : ops)
-    for (const Endpoint &e : op.sends) out.push_back({e.peer, op.length()});
+  for (const Op &op : ops)
+    for (int32_t peer : op.sends) out.push_back({peer, op.length()});
   return out;
 }
 
@@ -74,7 +75,7 @@ TEST(CoalesceTransfers, AdjacentSameRoundPiecesBecomeOneMessage) {
   EXPECT_EQ(sendsOf(c.ranks[1]), (Sends{{0, 2u}}));
   // Rank 1 receives both units with one instruction into out[0:2].
   int receives = 0;
-  for (const PlanOp &op : c.ranks[1])
+  for (const mlir::coll::Instruction &op : c.ranks[1])
     if (op.recv) {
       ++receives;
       EXPECT_EQ(op.dsts.front(), (BufRef{BufferKind::Out, 0, 2}));
@@ -147,7 +148,7 @@ TEST(CoalesceTransfers, RecursiveDoublingAllGatherSendsOneGrowingMessagePerRound
     const uint32_t unitsPerBlock = plan.units / uint32_t(ranks);
     for (int rank = 0; rank < ranks; ++rank) {
       std::map<int, std::vector<uint32_t>> unitsByStep;
-      for (const PlanOp &op : plan.programs[size_t(rank)].ops)
+      for (const PlanOp &op : plan.programs[size_t(rank)].channels.at(0).ops)
         if (!op.sends.empty()) unitsByStep[op.step].push_back(op.length());
       ASSERT_EQ(unitsByStep.size(), size_t(__builtin_ctz(unsigned(ranks)))) << "rank " << rank;
       uint32_t expected = unitsPerBlock;
@@ -166,7 +167,7 @@ TEST(CoalesceTransfers, RingSlicesKeepTheirPipeline) {
     const Plan plan = compile(CollectiveKind::AllGather, ranks, "ring", /*slices=*/2);
     for (const RankProgram &program : plan.programs) {
       size_t sends = 0;
-      for (const PlanOp &op : program.ops) {
+      for (const PlanOp &op : program.channels.at(0).ops) {
         sends += op.sends.size();
         if (!op.sends.empty()) EXPECT_EQ(op.length(), 1u);
       }

@@ -21,10 +21,16 @@ def parse_svg(path):
 
 
 def svg_counts(root):
-    rows = [g for g in root.iter(SVG + "g") if g.get("class") == "rank"]
+    """The ranks drawn (each may have several lane rows, one per channel), op boxes, arrows."""
+    lanes = [g for g in root.iter(SVG + "g") if g.get("class") == "rank"]
+    rows = sorted({g.get("data-rank") for g in lanes})
     ops = [g for g in root.iter(SVG + "g") if g.get("class") == "op"]
     arrows = [p for p in root.iter(SVG + "path") if p.get("class") == "transfer"]
     return rows, ops, arrows
+
+
+def svg_lanes(root):
+    return [g for g in root.iter(SVG + "g") if g.get("class") == "rank"]
 
 
 # ---------------------------------------------------------------------------------- plan-view
@@ -135,8 +141,11 @@ def test_view_named_algorithm(env):
     root = parse_svg(out)
     rows, _, arrows = svg_counts(root)
     check(len(rows) == 4 and arrows, f"rows {len(rows)}, arrows {len(arrows)}")
+    # Two rings, each both ways: four channels, drawn as four lanes per rank.
+    check(len(svg_lanes(root)) == 16, f"expected 16 channel lanes, got {len(svg_lanes(root))}")
     text = open(out, encoding="utf-8").read()
     check("ring bidirectional=true channels=2" in text, "the title does not name the algorithm")
+    check("channel 3" in text, "the lanes are not labelled with their channel")
     out = env.path("rabenseifner.html")
     env.run("plan-view", "--algorithm", "rabenseifner", "-n", "4", "--html", "-o", out)
     html = open(out, encoding="utf-8").read()

@@ -23,11 +23,12 @@ U64_MAX = 18446744073709551615
 def check_bundle(path, backend, ranks, tables):
     """The bundle's header and that every table's buckets cover 0..UINT64_MAX without gaps."""
     doc = json.load(open(path))
-    check(doc["format"] == "collplan-bundle" and doc["version"] == 1, "bundle format/version")
+    check(doc["format"] == "collplan-bundle" and doc["version"] == 2, "bundle format/version")
     check(doc["backend"] == backend, f"bundle backend {doc['backend']!r}, expected {backend!r}")
     check(doc["ranks"] == ranks, f"bundle ranks {doc['ranks']}, expected {ranks}")
     check(doc["tool_version"].startswith("plan-tune"), "tool_version")
     check(len(doc["topology_fingerprint"]) > 0, "fingerprint")
+    check(doc["topology"]["devices"], "the bundle records its topology")
     check("min_bytes" in doc["tuner"] and "cost_model" in doc["tuner"], "tuner settings")
     got = sorted((t["collective"], t["dtype"], t.get("op")) for t in doc["tables"])
     check(got == sorted(tables), f"bundle tables {got}, expected {sorted(tables)}")
@@ -51,8 +52,10 @@ def check_bundle(path, backend, ranks, tables):
         return doc
     plan = json.load(open(os.path.join(schemas, "plan.schema.json")))
     bundle = json.load(open(os.path.join(schemas, "bundle.schema.json")))
+    topology = json.load(open(os.path.join(schemas, "topology.schema.json")))
     registry = Registry().with_resources([(plan["$id"], Resource.from_contents(plan)),
-                                          (bundle["$id"], Resource.from_contents(bundle))])
+                                          (bundle["$id"], Resource.from_contents(bundle)),
+                                          (topology["$id"], Resource.from_contents(topology))])
     try:
         jsonschema.Draft202012Validator(bundle, registry=registry).validate(doc)
     except jsonschema.ValidationError as e:

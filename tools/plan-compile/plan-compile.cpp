@@ -38,11 +38,13 @@ private:
   std::string path_;
 };
 
-/// A bundle holding one table whose single bucket (all sizes) is `plan`.
-Bundle singlePlanBundle(const CompiledPlan &compiled, DType dtype, const std::string &fingerprint,
+/// A bundle holding one table whose single bucket (all sizes) is `plan`, for `topology` (null:
+/// any machine).
+Bundle singlePlanBundle(const CompiledPlan &compiled, DType dtype, const Topology *topology,
                         const std::string &backend) {
   Bundle bundle;
-  bundle.topologyFingerprint = fingerprint;
+  bundle.topologyFingerprint = topology ? topology->fingerprint() : "any";
+  if (topology) bundle.topology = topologyToJson(*topology);
   bundle.backend = backend;
   bundle.ranks = compiled.plan.ranks;
   bundle.toolVersion = "plan-compile 0.1";
@@ -93,7 +95,14 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle"}));
   app.add_option("--dtype", dtypeName, "Bundle dtype: " + dtypeNames());
   app.add_option("--backend", backend, "Bundle backend (cpu-threads, cpu-shm, ...)");
-  app.add_option("-o,--output", outPath, "Output file (default: stdout)");
+  app.add_option("-o,--output", outPath,
+                 "Output file (default: stdout); plans and bundles are compact JSON, or CBOR for a "
+                 ".cbor path");
+  std::string encodingName;
+  app.add_option("--encoding", encodingName,
+                 "json or cbor: the encoding of a plan or bundle (default: by the output's "
+                 "extension; JSON on stdout)")
+      ->check(CLI::IsMember({"json", "cbor"}));
   app.add_flag("--cost", cost, "Print the cost summary");
   app.add_flag("--explain", options.explain, "Print what each stage did");
   app.add_flag("--list", list, "List the algorithms and the collectives they implement");
@@ -171,13 +180,33 @@ int main(int argc, char **argv) {
   std::ostream &info = out.toStdout() ? std::cerr : std::cout;
   for (const std::string &line : compiled->explanation) info << line << "\n";
   if (cost) info << formatCost(compiled->cost, /*perRank=*/false);
-  bool ok = true;
-  if (emit == "mlir" || emit == "schedule") ok = out.write(compiled->scheduleIR);
-  else if (emit == "program") ok = out.write(compiled->programIR);
-  else if (emit == "plan") ok = out.write(planToJson(compiled->plan).dump(1) + "\n");
-  else
-    ok = out.write(bundleToJson(singlePlanBundle(*compiled, *dtype,
-                                                 topologySpec.empty() ? "any" : topology.fingerprint(), backend))
-                       .dump(1) + "\n");
-  return ok ? 0 : 1;
+  if (emit == "mlir" || emit == "schedule") return out.write(compiled->scheduleIR) ? 0 : 1;
+  if (emit == "program") return out.write(compiled->programIR) ? 0 : 1;
+  const DocumentEncoding encoding = !encodingName.empty()
+                                        ? (encodingName == "cbor" ? DocumentEncoding::Cbor
+                                                                  : DocumentEncoding::Json)
+                                        : out.toStdout() ? DocumentEncoding::Json
+                                                         : encodingForPath(outPath);
+  const nlohmann::json document =
+      emit == "plan" ? planToJson(compiled->plan)
+                     : bundleToJson(singlePlanBundle(*compiled, *dtype,
+                                                     topologySpec.empty() ? nullptr : &topology,
+                                                     backend));
+  if (!out.toStdout()) {
+    try {
+      if (emit == "plan")
+        savePlanFile(compiled->plan, outPath, encoding);
+      else
+        saveBundleFile(bundleFromJson(document, "plan-compile"), outPath, encoding);
+    } catch (const PlanError &e) {
+      return fail(std::string("cannot write ") + outPath + ": " + e.reason());
+    }
+    return 0;
+  }
+  if (encoding == DocumentEncoding::Cbor) {
+    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(document);
+    std::cout.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+    return std::cout ? 0 : 1;
+  }
+  return out.write(document.dump() + "\n") ? 0 : 1;
 }

@@ -1,12 +1,15 @@
-// Layout of a plan for plan-view: op boxes by step or by simulated time, and transfer arrows.
+// Layout of a plan for plan-view: a lane per channel, op boxes by step or by simulated time,
+// and transfer arrows.
 #include "tools/plan-view/PlanDrawing.h"
 
 #include "runtime/plan/BufRefText.h"
+#include "runtime/plan/Transfers.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace collplan::view {
@@ -34,16 +37,21 @@ std::string detailOf(const PlanOp &op) {
   return (in.empty() ? "token" : in) + " → " + (out.empty() ? "·" : out);
 }
 
-std::string tooltipOf(const PlanOp &op, int rank, int index) {
-  std::string t = "rank " + std::to_string(rank) + " ops[" + std::to_string(index) + "]";
+std::string opName(int rank, OpRef ref) {
+  return "rank " + std::to_string(rank) + " channels[" + std::to_string(ref.channel) + "].ops[" +
+         std::to_string(ref.op) + "]";
+}
+
+std::string tooltipOf(const PlanOp &op, int rank, OpRef ref) {
+  std::string t = opName(rank, ref);
   if (op.step >= 0) t += " (step " + std::to_string(op.step) + ")";
   t += ": " + std::string(toString(op.kind));
   if (!op.srcs.empty()) t += "; src " + joinRefs(op.srcs);
-  if (op.recv)
-    t += "; recv #" + std::to_string(op.recv->id) + " from rank " + std::to_string(op.recv->peer);
+  if (op.recv) t += "; recv from rank " + std::to_string(*op.recv);
   if (!op.dsts.empty()) t += "; dst " + joinRefs(op.dsts);
-  for (const Endpoint &e : op.sends)
-    t += "; send #" + std::to_string(e.id) + " to rank " + std::to_string(e.peer);
+  for (int32_t peer : op.sends) t += "; send to rank " + std::to_string(peer);
+  for (const OpRef &dep : op.after)
+    t += "; after channels[" + std::to_string(dep.channel) + "].ops[" + std::to_string(dep.op) + "]";
   t += "; " + std::to_string(op.length()) + " unit(s)";
   return t;
 }
@@ -54,20 +62,48 @@ std::string formatUs(double us) {
   return buf;
 }
 
-/// Boxes of every op shown, before positions: rank, op, class, texts.
-OpBox makeBox(const Plan &plan, int rank, int index) {
-  const PlanOp &op = plan.programs[size_t(rank)].ops[size_t(index)];
+const PlanOp &opAt(const Plan &plan, int rank, OpRef ref) {
+  return plan.programs[size_t(rank)].channels[ref.channel].ops[ref.op];
+}
+
+/// Boxes of every op shown, before positions: rank, channel, op, class, texts.
+OpBox makeBox(const Plan &plan, int rank, OpRef ref, int lane) {
+  const PlanOp &op = opAt(plan, rank, ref);
   OpBox b;
   b.rank = rank;
-  b.op = index;
+  b.channel = int(ref.channel);
+  b.op = int(ref.op);
+  b.lane = lane;
   b.reduces = op.numOperands() >= 2;
   b.duplicates = duplicates(op);
   b.cls = b.reduces ? OpClass::Reduce : b.duplicates ? OpClass::Duplicate : OpClass::Move;
   b.writes = int(op.sends.size() + op.dsts.size());
   b.kind = std::string(toString(op.kind));
   b.detail = detailOf(op);
-  b.tooltip = tooltipOf(op, rank, index);
+  b.tooltip = tooltipOf(op, rank, ref);
   return b;
+}
+
+/// The lanes of the ranks shown (one per channel, at least one per rank); returns the index of
+/// each rank's first lane.
+std::vector<int> addLanes(const Plan &plan, Drawing &d) {
+  std::vector<int> first;
+  for (int r = 0; r < d.ranksShown; ++r) {
+    first.push_back(int(d.lanes.size()));
+    const int channels = std::max<int>(1, int(plan.programs[size_t(r)].channels.size()));
+    for (int c = 0; c < channels; ++c) d.lanes.push_back(Lane{r, c, channels});
+  }
+  return first;
+}
+
+/// Calls visit(rank, ref) for every op of every rank, channel by channel.
+template <typename Visit>
+void forEachOp(const Plan &plan, Visit &&visit) {
+  for (int r = 0; r < plan.ranks; ++r) {
+    const std::vector<Channel> &channels = plan.programs[size_t(r)].channels;
+    for (uint32_t c = 0; c < channels.size(); ++c)
+      for (uint32_t i = 0; i < channels[c].ops.size(); ++i) visit(r, OpRef{c, i});
+  }
 }
 
 /// " channels=2 order=[0,2,1,3]": the parameters the plan records, so the title names them.
@@ -87,35 +123,27 @@ std::string titleOf(const Plan &plan) {
          " ranks · " + std::to_string(plan.units) + " units";
 }
 
-/// Adds an arrow for every transfer whose both ends are shown; counts the others.
+/// Adds an arrow for every transfer whose both ends are shown.
 void addArrows(const Plan &plan, Drawing &d) {
-  std::map<std::pair<int, int>, size_t> boxOf;  // (rank, op) -> box
-  for (size_t i = 0; i < d.boxes.size(); ++i) boxOf[{d.boxes[i].rank, d.boxes[i].op}] = i;
-  std::map<uint32_t, std::pair<int, int>> recvOf;  // transfer id -> receiving (rank, op)
-  for (int r = 0; r < plan.ranks; ++r)
-    for (size_t k = 0; k < plan.programs[size_t(r)].ops.size(); ++k)
-      if (const auto &rv = plan.programs[size_t(r)].ops[k].recv) recvOf[rv->id] = {r, int(k)};
-  for (int r = 0; r < plan.ranks; ++r)
-    for (size_t k = 0; k < plan.programs[size_t(r)].ops.size(); ++k) {
-      const PlanOp &op = plan.programs[size_t(r)].ops[k];
-      for (const Endpoint &e : op.sends) {
-        auto to = recvOf.find(e.id);
-        if (to == recvOf.end()) continue;
-        auto a = boxOf.find({r, int(k)}), b = boxOf.find(to->second);
-        if (a == boxOf.end() || b == boxOf.end()) continue;
-        Arrow arrow;
-        arrow.from = a->second;
-        arrow.to = b->second;
-        arrow.id = e.id;
-        arrow.units = op.length();
-        arrow.tooltip = "transfer #" + std::to_string(e.id) + ": rank " + std::to_string(r) +
-                        " ops[" + std::to_string(k) + "] → rank " +
-                        std::to_string(to->second.first) + " ops[" +
-                        std::to_string(to->second.second) + "], " +
-                        (arrow.units ? std::to_string(arrow.units) + " unit(s)" : "token");
-        d.arrows.push_back(arrow);
-      }
-    }
+  std::map<std::tuple<int, uint32_t, uint32_t>, size_t> boxOf;  // (rank, channel, op) -> box
+  for (size_t i = 0; i < d.boxes.size(); ++i)
+    boxOf[{d.boxes[i].rank, uint32_t(d.boxes[i].channel), uint32_t(d.boxes[i].op)}] = i;
+  for (const PlanTransfer &t : planTransfers(plan)) {
+    auto a = boxOf.find({t.sender, t.send.channel, t.send.op});
+    auto b = boxOf.find({t.receiver, t.recv.channel, t.recv.op});
+    if (a == boxOf.end() || b == boxOf.end()) continue;
+    Arrow arrow;
+    arrow.from = a->second;
+    arrow.to = b->second;
+    arrow.index = t.index;
+    arrow.units = opAt(plan, t.sender, t.send).length();
+    arrow.tooltip = "message " + std::to_string(t.index) + " from rank " +
+                    std::to_string(t.sender) + " to rank " + std::to_string(t.receiver) +
+                    " on channel " + std::to_string(t.channel) + ": " +
+                    opName(t.sender, t.send) + " → " + opName(t.receiver, t.recv) + ", " +
+                    (arrow.units ? std::to_string(arrow.units) + " unit(s)" : "token");
+    d.arrows.push_back(arrow);
+  }
 }
 
 void setTruncation(Drawing &d, const char *frameWord) {
@@ -131,57 +159,50 @@ void setTruncation(Drawing &d, const char *frameWord) {
 
 /// Whether every op has a step and every transfer goes to a later step than its sender's.
 bool stepsOrderTransfers(const Plan &plan) {
-  std::unordered_map<uint32_t, int> sendStep;
-  for (const RankProgram &p : plan.programs)
-    for (const PlanOp &op : p.ops) {
-      if (op.step < 0) return false;
-      for (const Endpoint &e : op.sends) sendStep[e.id] = op.step;
-    }
-  for (const RankProgram &p : plan.programs)
-    for (const PlanOp &op : p.ops)
-      if (op.recv) {
-        auto it = sendStep.find(op.recv->id);
-        if (it != sendStep.end() && it->second >= op.step) return false;
-      }
+  bool allSteps = true;
+  forEachOp(plan, [&](int r, OpRef ref) { allSteps = allSteps && opAt(plan, r, ref).step >= 0; });
+  if (!allSteps) return false;
+  for (const PlanTransfer &t : planTransfers(plan))
+    if (opAt(plan, t.sender, t.send).step >= opAt(plan, t.receiver, t.recv).step) return false;
   return true;
 }
 
-/// The as-soon-as-possible round of every op: one after the previous op of its rank and one
-/// after the op that sends what it receives. Ops a deadlock would block (never in a loaded plan)
-/// keep round -1 and are not drawn.
-std::vector<std::vector<int>> asapRounds(const Plan &plan) {
-  std::vector<std::vector<int>> round(plan.programs.size());
-  for (size_t r = 0; r < plan.programs.size(); ++r) round[r].assign(plan.programs[r].ops.size(), -1);
-  std::vector<size_t> next(plan.programs.size(), 0);
-  std::unordered_map<uint32_t, int> sentAt;          // transfer id -> sender's round
-  std::unordered_map<uint32_t, size_t> waitingRank;  // transfer id -> rank blocked on it
-  std::vector<size_t> ready;
-  for (size_t r = 0; r < plan.programs.size(); ++r) ready.push_back(r);
-  while (!ready.empty()) {
-    const size_t r = ready.back();
-    ready.pop_back();
-    const auto &ops = plan.programs[r].ops;
-    for (; next[r] < ops.size(); ++next[r]) {
-      const PlanOp &op = ops[next[r]];
-      int at = next[r] > 0 ? round[r][next[r] - 1] + 1 : 0;
+/// The as-soon-as-possible round of every op ([rank][channel][op]): one after the previous op
+/// of its channel, the ops it waits for on other channels, and the op that sends what it
+/// receives. Ops a deadlock would block (never in a loaded plan) keep round -1 and are not drawn.
+std::vector<std::vector<std::vector<int>>> asapRounds(const Plan &plan) {
+  std::vector<std::vector<std::vector<int>>> round(plan.programs.size());
+  std::map<std::tuple<int, uint32_t, uint32_t>, std::vector<std::tuple<int, uint32_t, uint32_t>>>
+      senders;  // receiving op -> its sending op
+  for (const PlanTransfer &t : planTransfers(plan))
+    senders[{t.receiver, t.recv.channel, t.recv.op}].push_back({t.sender, t.send.channel, t.send.op});
+  for (size_t r = 0; r < plan.programs.size(); ++r)
+    for (const Channel &c : plan.programs[r].channels) round[r].emplace_back(c.ops.size(), -1);
+  // Relax until nothing changes: rounds only grow, and a deadlock-free plan settles within as
+  // many sweeps as its longest chain.
+  for (bool changed = true; changed;) {
+    changed = false;
+    forEachOp(plan, [&](int r, OpRef ref) {
+      const PlanOp &op = opAt(plan, r, ref);
+      int at = ref.op > 0 ? round[r][ref.channel][ref.op - 1] + 1 : 0;
+      if (ref.op > 0 && round[r][ref.channel][ref.op - 1] < 0) return;
+      for (const OpRef &dep : op.after) {
+        const int before = round[r][dep.channel][dep.op];
+        if (before < 0) return;
+        at = std::max(at, before + 1);
+      }
       if (op.recv) {
-        auto it = sentAt.find(op.recv->id);
-        if (it == sentAt.end()) {
-          waitingRank[op.recv->id] = r;
-          break;
-        }
-        at = std::max(at, it->second + 1);
+        auto it = senders.find({r, ref.channel, ref.op});
+        if (it == senders.end()) return;
+        const auto [sr, sc, so] = it->second.front();
+        if (round[size_t(sr)][sc][so] < 0) return;
+        at = std::max(at, round[size_t(sr)][sc][so] + 1);
       }
-      round[r][next[r]] = at;
-      for (const Endpoint &e : op.sends) {
-        sentAt[e.id] = at;
-        auto w = waitingRank.find(e.id);
-        if (w != waitingRank.end()) {
-          ready.push_back(w->second);
-          waitingRank.erase(w);
-        }
+      if (round[r][ref.channel][ref.op] != at) {
+        round[r][ref.channel][ref.op] = at;
+        changed = true;
       }
-    }
+    });
   }
   return round;
 }
@@ -193,38 +214,43 @@ Drawing layoutBySteps(const Plan &plan, const DrawingLimits &limits) {
   d.title = titleOf(plan);
   // Columns: the plan's steps when they order its transfers, else ASAP rounds.
   const bool useSteps = stepsOrderTransfers(plan);
-  std::vector<std::vector<int>> column = asapRounds(plan);
+  std::vector<std::vector<std::vector<int>>> column = asapRounds(plan);
   if (useSteps)
-    for (size_t r = 0; r < column.size(); ++r)
-      for (size_t k = 0; k < column[r].size(); ++k) column[r][k] = plan.programs[r].ops[k].step;
-  d.subtitle = useSteps ? "columns: steps (PlanOp::step)"
-                        : "columns: rounds (each op one after its rank's previous op and after the "
-                          "op that sends to it; the plan's steps do not order its transfers)";
+    forEachOp(plan, [&](int r, OpRef ref) {
+      column[size_t(r)][ref.channel][ref.op] = opAt(plan, r, ref).step;
+    });
+  d.subtitle = useSteps ? "columns: steps (PlanOp::step); one row per channel"
+                        : "columns: rounds (each op one after its channel's previous op, the ops "
+                          "it waits for and the op that sends to it; the plan's steps do not "
+                          "order its transfers); one row per channel";
   d.ranksTotal = plan.ranks;
   d.ranksShown = std::min(plan.ranks, std::max(1, limits.maxRanks));
   int columns = 0;
-  for (const std::vector<int> &c : column)
-    for (int v : c) columns = std::max(columns, v + 1);
+  for (const auto &rank : column)
+    for (const std::vector<int> &c : rank)
+      for (int v : c) columns = std::max(columns, v + 1);
   d.framesTotal = columns;
   d.framesShown = std::min(columns, std::max(1, limits.maxSteps));
   for (int c = 0; c < d.framesShown; ++c)
     d.frameLabels.push_back((useSteps ? "step " : "round ") + std::to_string(c));
   d.xMax = d.framesShown;
-  for (int r = 0; r < d.ranksShown; ++r) {
-    const std::vector<int> &cols = column[size_t(r)];
-    std::map<int, int> perColumn, seen;  // ops sharing a column split it evenly
-    for (int col : cols) ++perColumn[col];
-    for (size_t k = 0; k < cols.size(); ++k) {
-      const int col = cols[k];
-      if (col < 0 || col >= d.framesShown) continue;
-      OpBox b = makeBox(plan, r, int(k));
-      const double share = 1.0 / perColumn[col];
-      b.x0 = col + share * seen[col]++;
-      b.x1 = b.x0 + share;
-      b.frame = col;
-      d.boxes.push_back(std::move(b));
+  const std::vector<int> firstLane = addLanes(plan, d);
+  for (int r = 0; r < d.ranksShown; ++r)
+    for (uint32_t c = 0; c < column[size_t(r)].size(); ++c) {
+      const std::vector<int> &cols = column[size_t(r)][c];
+      std::map<int, int> perColumn, seen;  // ops sharing a column split it evenly
+      for (int col : cols) ++perColumn[col];
+      for (size_t k = 0; k < cols.size(); ++k) {
+        const int col = cols[k];
+        if (col < 0 || col >= d.framesShown) continue;
+        OpBox b = makeBox(plan, r, OpRef{c, uint32_t(k)}, firstLane[size_t(r)] + int(c));
+        const double share = 1.0 / perColumn[col];
+        b.x0 = col + share * seen[col]++;
+        b.x1 = b.x0 + share;
+        b.frame = col;
+        d.boxes.push_back(std::move(b));
+      }
     }
-  }
   setTruncation(d, "steps");
   addArrows(plan, d);
   return d;
@@ -254,14 +280,15 @@ Drawing layoutByTime(const Plan &plan, const SimResult &sim, const std::string &
     d.xMax = frames[size_t(d.framesShown)];
     d.subtitle += "; drawn up to " + formatUs(d.xMax);
   }
-  for (int r = 0; r < d.ranksShown; ++r) {
-    const auto &timeline = sim.timelines[size_t(r)];
-    for (size_t k = 0; k < timeline.size(); ++k) {
-      const OpTiming &t = timeline[k];
+  const std::vector<int> firstLane = addLanes(plan, d);
+  forEachOp(plan, [&](int r, OpRef ref) {
+    if (r >= d.ranksShown) return;
+    {
+      const OpTiming &t = sim.timing(plan, r, ref);
       const int frame = int(std::lower_bound(frames.begin(), frames.end(), t.startUs - 1e-9) -
                             frames.begin());
-      if (frame >= d.framesShown) continue;
-      OpBox b = makeBox(plan, r, int(k));
+      if (frame >= d.framesShown) return;
+      OpBox b = makeBox(plan, r, ref, firstLane[size_t(r)] + int(ref.channel));
       b.x0 = t.startUs;
       b.x1 = std::min(t.endUs, std::max(d.xMax, t.startUs));
       b.frame = frame;
@@ -269,7 +296,7 @@ Drawing layoutByTime(const Plan &plan, const SimResult &sim, const std::string &
       if (!std::isnan(t.dataReadyUs)) b.tooltip += ", data ready " + formatUs(t.dataReadyUs);
       d.boxes.push_back(std::move(b));
     }
-  }
+  });
   setTruncation(d, "start times");
   addArrows(plan, d);
   return d;

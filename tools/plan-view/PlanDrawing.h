@@ -18,11 +18,14 @@ enum class OpClass : uint8_t {
   Duplicate,  ///< dup, or several dsts or several sends: one read, k writes (×k)
 };
 
-/// One op of one rank. Horizontal position: [x0, x1) in columns (step view: column c spans
-/// [c, c+1), ops sharing a column split it) or in µs (simulated view).
+/// One op of one channel of one rank, drawn in its lane. Horizontal position: [x0, x1) in
+/// columns (step view: column c spans [c, c+1), ops sharing a column split it) or in µs
+/// (simulated view).
 struct OpBox {
   int rank = 0;
-  int op = 0;  ///< index in the rank's program
+  int channel = 0;
+  int op = 0;    ///< index in the channel
+  int lane = 0;  ///< the row it is drawn in (Drawing::lanes)
   double x0 = 0, x1 = 0;
   int frame = 0;  ///< the HTML page reveals ops frame by frame (step view: the column)
   OpClass cls = OpClass::Move;
@@ -34,10 +37,17 @@ struct OpBox {
   std::string tooltip;     ///< every field of the op, plus timings in the simulated view
 };
 
+/// A row of the drawing: one channel of one rank.
+struct Lane {
+  int rank = 0;
+  int channel = 0;
+  int channels = 1;  ///< of its rank (rows of one rank share a background)
+};
+
 /// A transfer from the sending op to the receiving op (indices into Drawing::boxes).
 struct Arrow {
   size_t from = 0, to = 0;
-  uint32_t id = 0;
+  uint32_t index = 0;  ///< the message's place in its (sender, receiver, channel) FIFO
   uint32_t units = 0;  ///< 0: a token (barrier message)
   std::string tooltip;
 };
@@ -51,6 +61,7 @@ struct Drawing {
   int framesShown = 0, framesTotal = 0;
   std::vector<std::string> frameLabels;  ///< per frame shown: "step 3" or "t = 1.25 µs"
   std::string truncation;  ///< non-empty when the caps hid ranks or steps: says what is shown
+  std::vector<Lane> lanes;  ///< every channel of every rank shown, rank by rank
   std::vector<OpBox> boxes;
   std::vector<Arrow> arrows;
 };
@@ -62,7 +73,8 @@ struct DrawingLimits {
 };
 
 /// Lays out `plan` by steps: PlanOp::step when every op has one and every transfer goes to a
-/// later step, else as-soon-as-possible rounds (after the rank's previous op and the sender).
+/// later step, else as-soon-as-possible rounds (after the channel's previous op, the ops it
+/// waits for on other channels, and the sender).
 Drawing layoutBySteps(const Plan &plan, const DrawingLimits &limits);
 
 /// Lays out `plan` on the simulated timeline `sim` (from simulate()); `what` describes the run

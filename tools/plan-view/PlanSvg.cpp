@@ -1,4 +1,5 @@
-// renderSvg: ranks as rows, steps or simulated time as columns, transfers as arrows, a legend.
+// renderSvg: a row per channel of each rank, steps or simulated time as columns, transfers as
+// arrows, a legend.
 #include "tools/plan-view/PlanSvg.h"
 
 #include <algorithm>
@@ -84,9 +85,10 @@ std::string renderSvg(const Drawing &d) {
   const double scale = d.xMax > 0 ? plotWidth / d.xMax : 1.0;
   const double width = std::max(kLeft + plotWidth + kRight, kMinWidth);  // room for the legend
   const double rowsTop = kTop + (d.truncation.empty() ? 0 : 18);
-  const double height = rowsTop + kRowHeight * d.ranksShown + kLegendHeight;
+  const int lanes = int(d.lanes.size());
+  const double height = rowsTop + kRowHeight * lanes + kLegendHeight;
   auto xOf = [&](double x) { return kLeft + x * scale; };
-  auto rowY = [&](int rank) { return rowsTop + kRowHeight * rank; };
+  auto rowY = [&](int lane) { return rowsTop + kRowHeight * lane; };
 
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plan-view\" width=\"" << num(width)
@@ -106,7 +108,7 @@ std::string renderSvg(const Drawing &d) {
 
   // Column headers and grid (steps) or a time axis.
   s << "<g class=\"axis\" font-size=\"11\" fill=\"#555\">\n";
-  const double gridBottom = rowY(d.ranksShown);
+  const double gridBottom = rowY(lanes);
   if (!d.timeAxis) {
     for (int c = 0; c < d.framesShown; ++c) {
       s << "<text x=\"" << num(xOf(c + 0.5)) << "\" y=\"" << num(rowsTop - 10)
@@ -127,17 +129,24 @@ std::string renderSvg(const Drawing &d) {
   }
   s << "</g>\n";
 
-  // Rows with their op boxes.
-  for (int r = 0; r < d.ranksShown; ++r) {
-    const double y = rowY(r);
-    s << "<g class=\"rank\" data-rank=\"" << r << "\">\n";
+  // Rows (one per channel of each rank) with their op boxes.
+  for (int l = 0; l < lanes; ++l) {
+    const Lane &lane = d.lanes[size_t(l)];
+    const int r = lane.rank;
+    const double y = rowY(l);
+    s << "<g class=\"rank\" data-rank=\"" << r << "\" data-channel=\"" << lane.channel << "\">\n";
     s << "<rect x=\"" << num(kLeft) << "\" y=\"" << num(y) << "\" width=\"" << num(plotWidth)
       << "\" height=\"" << num(kRowHeight) << "\" fill=\"" << (r % 2 ? "#f7f7f7" : "#ffffff")
       << "\"/>\n";
-    s << "<text x=\"" << num(kLeft - 10) << "\" y=\"" << num(y + kRowHeight / 2 + 4)
-      << "\" text-anchor=\"end\" font-size=\"13\" font-weight=\"bold\">rank " << r << "</text>\n";
+    if (lane.channel == 0)
+      s << "<text x=\"" << num(kLeft - 10) << "\" y=\"" << num(y + kRowHeight / 2 + (lane.channels > 1 ? -2 : 4))
+        << "\" text-anchor=\"end\" font-size=\"13\" font-weight=\"bold\">rank " << r << "</text>\n";
+    if (lane.channels > 1)
+      s << "<text x=\"" << num(kLeft - 10) << "\" y=\"" << num(y + kRowHeight / 2 + (lane.channel == 0 ? 13 : 4))
+        << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#555\">channel " << lane.channel
+        << "</text>\n";
     for (const OpBox &b : d.boxes) {
-      if (b.rank != r) continue;
+      if (b.lane != l) continue;
       const Style st = styleOf(b.cls);
       const double pad = d.timeAxis ? 0.5 : kStepGap / 2;
       const double x0 = xOf(b.x0) + pad, w = std::max(3.0, xOf(b.x1) - xOf(b.x0) - 2 * pad);
@@ -147,7 +156,8 @@ std::string renderSvg(const Drawing &d) {
       if (b.reduces) kind = "⊕ " + kind;
       if (b.duplicates) kind += " " + times;
       s << "<g class=\"op\" data-frame=\"" << b.frame << "\" data-rank=\"" << b.rank
-        << "\" data-op=\"" << b.op << "\"><title>" << xmlEscape(b.tooltip) << "</title>";
+        << "\" data-channel=\"" << b.channel << "\" data-op=\"" << b.op << "\"><title>"
+        << xmlEscape(b.tooltip) << "</title>";
       s << "<rect x=\"" << num(x0) << "\" y=\"" << num(by) << "\" width=\"" << num(w)
         << "\" height=\"" << num(kBoxHeight) << "\" rx=\"4\" fill=\"" << st.fill << "\" stroke=\""
         << st.stroke << "\" stroke-width=\"1.5\"/>";
@@ -174,20 +184,20 @@ std::string renderSvg(const Drawing &d) {
     const OpBox &f = d.boxes[a.from], &t = d.boxes[a.to];
     std::string path;
     if (!d.timeAxis) {  // right edge of the sender's box to the left edge of the receiver's
-      const double x1 = xOf(f.x1) - kStepGap / 2, y1 = rowY(f.rank) + kRowHeight / 2;
-      const double x2 = xOf(t.x0) + kStepGap / 2, y2 = rowY(t.rank) + kRowHeight / 2;
+      const double x1 = xOf(f.x1) - kStepGap / 2, y1 = rowY(f.lane) + kRowHeight / 2;
+      const double x2 = xOf(t.x0) + kStepGap / 2, y2 = rowY(t.lane) + kRowHeight / 2;
       const double bend = std::max(kStepGap / 2, std::abs(x2 - x1) / 2);
       path = "M" + num(x1) + "," + num(y1) + " C" + num(x1 + bend) + "," + num(y1) + " " +
              num(x2 - bend) + "," + num(y2) + " " + num(x2) + "," + num(y2);
     } else {  // the sender's end to the receiver's start, between the facing box edges
-      const bool down = t.rank > f.rank;
+      const bool down = t.lane > f.lane;
       const double edge = (kRowHeight - kBoxHeight) / 2;
       const double x1 = xOf(f.x1) - 1.5, x2 = std::max(xOf(t.x0) + 1.5, x1);
-      const double y1 = rowY(f.rank) + (down ? kRowHeight - edge : edge);
-      const double y2 = rowY(t.rank) + (down ? edge : kRowHeight - edge);
+      const double y1 = rowY(f.lane) + (down ? kRowHeight - edge : edge);
+      const double y2 = rowY(t.lane) + (down ? edge : kRowHeight - edge);
       path = "M" + num(x1) + "," + num(y1) + " L" + num(x2) + "," + num(y2);
     }
-    s << "<path class=\"transfer\" data-frame=\"" << t.frame << "\" data-id=\"" << a.id
+    s << "<path class=\"transfer\" data-frame=\"" << t.frame << "\" data-index=\"" << a.index
       << "\" d=\"" << path << "\" marker-end=\"url(#arrowhead)\"" << (a.units ? "" : " stroke-dasharray=\"4 3\"")
       << "><title>" << xmlEscape(a.tooltip) << "</title></path>\n";
   }

@@ -20,7 +20,6 @@
 namespace collplan::bench {
 namespace {
 
-constexpr uint32_t kSlotCapacity = 4096;
 
 void writeAll(int fd, const void *data, size_t bytes) {
   const char *p = static_cast<const char *>(data);
@@ -73,7 +72,7 @@ RankTimes decodeTimes(const std::string &s, size_t sizes) {
   std::string message;
   int code = 0;
   try {
-    ShmTransport transport(job, rank, c.ranks, kSlotCapacity, placement.place(rank, c.ranks));
+    ShmTransport transport(job, rank, c.ranks, placement.place(rank, c.ranks));
     message = encodeTimes(runRankLoop(transport, source, c, sizes, settings, progress));
   } catch (const std::exception &e) {
     message = std::string("Erank ") + std::to_string(rank) + ": " + e.what();

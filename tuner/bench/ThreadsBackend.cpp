@@ -14,13 +14,10 @@ bool isKnownBackend(const std::string &name) {
   return name == "cpu-threads" || name == "cpu-shm" || name == "sim";
 }
 
-/// Slots per rank per call, as the communicator uses.
-constexpr uint32_t kSlotCapacity = 4096;
-
 std::vector<SizeResult> measureThreads(const PlanSource &source, const BenchCase &c,
                                        const std::vector<SizePoint> &sizes,
                                        const LoopSettings &settings, const ProgressFn &progress) {
-  auto shared = std::make_shared<ThreadsShared>(c.ranks, kSlotCapacity);
+  auto shared = std::make_shared<ThreadsShared>(c.ranks);
   const RankPlacement placement;
   std::vector<RankTimes> times(size_t(c.ranks));
   std::vector<std::exception_ptr> errors(size_t(c.ranks));

@@ -47,13 +47,13 @@ Plan ringShiftPlan(int ranks) {
     fresh.step = 0;
     PlanOp send = op(OpKind::Send);
     send.srcs = {{BufferKind::Tmp, 0, 1}};
-    send.sends = {{next, uint32_t(r)}};  // transfer id = sender
+    send.sends = {next};
     send.step = 0;
     PlanOp recv = op(OpKind::Recv);
-    recv.recv = Endpoint{prev, uint32_t(prev)};
+    recv.recv = prev;
     recv.dsts = {{BufferKind::Out, 0, 1}};
     recv.step = 1;
-    plan.programs[size_t(r)].ops = {fresh, send, recv};
+    plan.programs[size_t(r)].channel(0) = {fresh, send, recv};
   }
   plan.predicted = {1, 1};
   return validated(std::move(plan));
@@ -66,7 +66,7 @@ Plan localCopyPlan(int ranks) {
     copy.srcs = {{BufferKind::In, 0, 1}};
     copy.dsts = {{BufferKind::Out, 0, 1}};
     copy.step = 0;
-    program.ops = {copy};
+    program.channel(0) = {copy};
   }
   return validated(std::move(plan));
 }
@@ -80,7 +80,7 @@ Plan localCopyChainPlan(int ranks, uint32_t ops) {
       copy.srcs = {{BufferKind::In, u, 1}};
       copy.dsts = {{BufferKind::Out, u, 1}};
       copy.step = int32_t(u);
-      program.ops.push_back(copy);
+      program.channel(0).push_back(copy);
     }
   return validated(std::move(plan));
 }
@@ -92,7 +92,7 @@ Plan localReducePlan(int ranks) {
     reduce.srcs = {{BufferKind::In, 0, 1}, {BufferKind::Out, 0, 1}};
     reduce.dsts = {{BufferKind::Out, 0, 1}};
     reduce.step = 0;
-    program.ops = {reduce};
+    program.channel(0) = {reduce};
   }
   return validated(std::move(plan));
 }

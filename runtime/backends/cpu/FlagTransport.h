@@ -1,71 +1,114 @@
-// FlagTransport: the shared-memory flag protocol common to the cpu-threads and cpu-shm backends.
+// FlagTransport: the shared-memory message FIFOs common to the cpu-threads and cpu-shm backends.
 #pragma once
 
 #include "runtime/exec/Transport.h"
-#include "runtime/exec/Wait.h"
+#include "runtime/plan/Plan.h"
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace collplan {
 
-/// One send slot, owned by the sending rank, in memory every rank maps. Call numbers make the
-/// flags monotonic, so slots are never reset: the sender stores `ready = call` (release) after
-/// filling where/bytes/generation; the receiver waits for it (acquire), reads the data and stores
-/// `consumed = call` (release); the sender's endCall waits for that (acquire). The two flags sit
-/// on separate cache lines because different ranks write them.
-struct alignas(64) FlagSlot {
-  std::atomic<uint64_t> ready{0};
-  uint64_t where = 0;       ///< backend-specific data location (pointer or staging offset)
+/// What a posted message says about its data: backend-specific location, size, and for cpu-shm
+/// the staging segment (or tag) the location refers to.
+struct MessageSlot {
+  uint64_t where = 0;
   uint64_t bytes = 0;
-  uint64_t generation = 0;  ///< cpu-shm: staging segment of `where`, or kInPlaceGeneration
-  alignas(64) std::atomic<uint64_t> consumed{0};
+  uint64_t generation = 0;
+  uint64_t reserved = 0;
 };
-static_assert(sizeof(FlagSlot) == 128, "FlagSlot: two cache lines");
-static_assert(std::atomic<uint64_t>::is_always_lock_free, "flags must be address-free atomics");
+
+/// The FIFO of messages from one rank to another on one channel, in memory both map. Counters
+/// only grow (over every call of the job), so nothing is ever reset: the sender fills
+/// slots[posted % kChannelDepth] and stores `posted + 1` (release); the receiver waits for it
+/// (acquire), reads the data and stores `consumed + 1` (release); the sender posts again only
+/// while posted - consumed < kChannelDepth, and its endCall waits until consumed == posted.
+/// The two counters sit on separate cache lines because different ranks write them.
+struct alignas(64) MessageFifo {
+  std::atomic<uint64_t> posted{0};
+  alignas(64) std::atomic<uint64_t> consumed{0};
+  alignas(64) MessageSlot slots[kChannelDepth];
+};
+static_assert(sizeof(MessageFifo) == 128 + 32 * kChannelDepth, "MessageFifo layout");
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "counters must be address-free atomics");
+
+/// One sender's FIFOs, found by (receiver, channel) through an open-addressing directory that
+/// both ends may fill (compare-and-swap on the key), so neither needs the other's program. Lives
+/// in memory every rank of the job maps (zero-filled: every key empty, every counter 0).
+struct FifoDirectory {
+  std::atomic<uint64_t> *keys = nullptr;  ///< `capacity` keys: 0 = free, else receiver/channel
+  MessageFifo *fifos = nullptr;           ///< fifos[i] belongs to keys[i]
+  uint32_t capacity = 0;                  ///< a power of two
+
+  /// Bytes of a directory of `capacity` entries (keys then FIFOs, FIFOs 64-byte aligned).
+  static size_t bytesFor(uint32_t capacity);
+  /// The directory laid out at `base` (bytesFor(capacity) bytes, 64-byte aligned).
+  static FifoDirectory at(std::byte *base, uint32_t capacity);
+  /// The FIFO to `receiver` on `channel`, claiming a free entry when it has none yet; nullptr
+  /// when every entry is taken.
+  MessageFifo *find(int receiver, uint32_t channel);
+};
+
+/// Entries of each rank's FIFO directory for a job of `ranks` ranks: room for every peer on 8
+/// channels, at least 64 and at most 1024.
+uint32_t fifoDirectoryCapacity(int ranks);
 
 class FlagTransport : public Transport {
 public:
-  FlagTransport(int rank, int ranks, uint32_t slotCapacity, WaitPolicy policy);
+  FlagTransport(int rank, int ranks, WaitPolicy policy);
 
   int rank() const override { return rank_; }
   int ranks() const override { return ranks_; }
-  uint32_t slotCapacity() const override { return slotCapacity_; }
+  const WaitPolicy &waitPolicy() const override { return policy_; }
 
+  Connection connect(int peer, uint32_t channel, bool sending) override;
   void beginCall() override;
   std::byte *staging(size_t bytes) override { return reserveStaging(bytes); }
-  void publish(int peer, uint32_t slot, const std::byte *data, size_t bytes) override;
-  const std::byte *acquire(int peer, uint32_t slot, size_t bytes) override;
-  void fetch(int peer, uint32_t slot, size_t offset, size_t bytes, std::byte *dst) override;
-  void release(int peer, uint32_t slot) override;
+  bool canPost(Connection c) override;
+  void post(Connection c, const std::byte *data, size_t bytes) override;
+  bool arrived(Connection c) override;
+  const std::byte *acquire(Connection c, size_t bytes) override;
+  void fetch(Connection c, size_t offset, size_t bytes, std::byte *dst) override;
+  void release(Connection c) override;
   void endCall() override;
+  std::string describe(Connection c) const override;
 
 protected:
-  /// Slot `slot` of rank `sender`'s array.
-  virtual FlagSlot &slotOf(int sender, uint32_t slot) = 0;
+  /// The FIFO directory of rank `sender`.
+  virtual FifoDirectory directoryOf(int sender) = 0;
   /// This rank's peer-readable staging of at least `bytes` (called between calls only).
   virtual std::byte *reserveStaging(size_t bytes) = 0;
   /// Describes `data` (this rank's memory) so a peer's decode() finds it.
-  virtual void encode(const std::byte *data, size_t bytes, FlagSlot &slot) = 0;
+  virtual void encode(const std::byte *data, size_t bytes, MessageSlot &slot) = 0;
   /// The address, in this process, of data a peer described in `slot`; nullptr when it must be
   /// copied out with copyOut().
-  virtual const std::byte *decode(int peer, const FlagSlot &slot) = 0;
+  virtual const std::byte *decode(int peer, const MessageSlot &slot) = 0;
   /// Copies [offset, offset + bytes) of data a peer described in `slot` (decode gave nullptr).
-  virtual void copyOut(int peer, const FlagSlot &slot, size_t offset, size_t bytes,
+  virtual void copyOut(int peer, const MessageSlot &slot, size_t offset, size_t bytes,
                        std::byte *dst);
 
   const int rank_;
   const int ranks_;
-  const uint32_t slotCapacity_;
   const WaitPolicy policy_;
-  /// Calls this rank has started. Flags compare against it, so a new transport for a rank whose
-  /// slots were used before must continue the count (ThreadsTransport does).
+  /// Calls this rank has started (for messages).
   uint64_t call_ = 0;
 
 private:
-  [[noreturn]] void timedOut(const char *what, int peer, uint32_t slot) const;
-  std::vector<uint32_t> published_;
+  struct Link {
+    MessageFifo *fifo = nullptr;
+    int peer = 0;
+    uint32_t channel = 0;
+    bool sending = false;
+    uint64_t count = 0;          ///< messages posted (sending) or consumed (receiving) so far
+    bool postedThisCall = false;
+  };
+  [[noreturn]] void timedOut(const Link &link) const;
+  std::vector<Link> links_;
+  std::map<std::tuple<int, uint32_t, bool>, Connection> byEnds_;
+  std::vector<Connection> postedThisCall_;
 };
 
 }  // namespace collplan

@@ -14,12 +14,12 @@ namespace collplan {
 namespace {
 
 constexpr uint64_t kMagic = 0x636f6c6c706c616eull;  // "collplan"
-constexpr uint32_t kLayoutVersion = 2;
+constexpr uint32_t kLayoutVersion = 3;
 constexpr size_t kHeaderBytes = 4096;
 constexpr size_t kStagingGranule = size_t(1) << 20;
-/// FlagSlot::generation of a value published in place: `where` is its address in the sender.
+/// MessageSlot::generation of a value posted in place: `where` is its address in the sender.
 constexpr uint64_t kInPlaceGeneration = ~uint64_t(0);
-/// FlagSlot::generation tag of a value in a shared region: `where` is its offset in region
+/// MessageSlot::generation tag of a value in a shared region: `where` is its offset in region
 /// (generation & ~kRegionTag). Staging generations count up from 1 and never reach it.
 constexpr uint64_t kRegionTag = uint64_t(1) << 62;
 
@@ -27,7 +27,7 @@ struct ShmHeader {
   std::atomic<uint64_t> magic;
   uint32_t version;
   int32_t ranks;
-  uint32_t slotCapacity;
+  uint32_t fifoCapacity;
   std::atomic<uint64_t> attached;          ///< ranks that mapped the segment
   std::atomic<uint64_t> probed;            ///< ranks that finished the single-copy probe
   std::atomic<uint32_t> singleCopyDenied;  ///< some rank could not read its peer's memory
@@ -62,9 +62,8 @@ void ShmTransport::checkJobName(const std::string &job) {
                              "'.', '_' and '-'");
 }
 
-ShmTransport::ShmTransport(const std::string &job, int rank, int ranks, uint32_t slotCapacity,
-                           WaitPolicy policy)
-    : FlagTransport(rank, ranks, slotCapacity, policy), job_(job), peers_(size_t(ranks)),
+ShmTransport::ShmTransport(const std::string &job, int rank, int ranks, WaitPolicy policy)
+    : FlagTransport(rank, ranks, policy), job_(job), peers_(size_t(ranks)),
       regions_("/collplan-" + job + "-r", rank, ranks),
       singleCopy_(SingleCopySettings::fromEnvironment()), probeWord_(probeValue(rank)) {
   checkJobName(job);
@@ -78,15 +77,18 @@ std::string ShmTransport::stagingName(int rank, uint64_t generation) const {
 }
 
 void ShmTransport::attach() {
-  const size_t slotsAt = kHeaderBytes + size_t(ranks_) * sizeof(RankInfo);
-  const size_t bytes = slotsAt + size_t(ranks_) * slotCapacity_ * sizeof(FlagSlot);
+  fifoCapacity_ = fifoDirectoryCapacity(ranks_);
+  directoryBytes_ = (FifoDirectory::bytesFor(fifoCapacity_) + 63) & ~size_t(63);
+  const size_t directoriesAt =
+      (kHeaderBytes + size_t(ranks_) * sizeof(RankInfo) + 4095) & ~size_t(4095);
+  const size_t bytes = directoriesAt + size_t(ranks_) * directoryBytes_;
   const std::string name = controlName();
   if (rank_ == 0) {
     control_ = ShmSegment::create(name, bytes);  // zero-filled: every flag starts at call 0
     ShmHeader &h = headerOf(control_);
     h.version = kLayoutVersion;
     h.ranks = ranks_;
-    h.slotCapacity = slotCapacity_;
+    h.fifoCapacity = fifoCapacity_;
     h.attached.store(0, std::memory_order_relaxed);
     h.magic.store(kMagic, std::memory_order_release);
   } else {
@@ -105,7 +107,7 @@ void ShmTransport::attach() {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     const ShmHeader &h = headerOf(control_);
-    if (h.version != kLayoutVersion || h.ranks != ranks_ || h.slotCapacity != slotCapacity_)
+    if (h.version != kLayoutVersion || h.ranks != ranks_ || h.fifoCapacity != fifoCapacity_)
       throw RuntimeError(ErrorCode::InvalidArgument,
                          "shared-memory segment /dev/shm" + name + " was created for " +
                              std::to_string(h.ranks) + " ranks (layout " +
@@ -117,7 +119,7 @@ void ShmTransport::attach() {
                                                 std::to_string(control_.size()) + " bytes, " +
                                                 std::to_string(bytes) + " expected");
   }
-  slots_ = reinterpret_cast<FlagSlot *>(control_.data() + slotsAt);
+  directories_ = control_.data() + directoriesAt;
   rankInfo(control_, rank_) = {int64_t(getpid()), uint64_t(uintptr_t(&probeWord_))};
   if (headerOf(control_).attached.fetch_add(1, std::memory_order_acq_rel) + 1 == uint64_t(ranks_))
     ShmSegment::unlink(name);  // everyone has it mapped: remove the name now
@@ -134,8 +136,8 @@ ShmTransport::~ShmTransport() {
     ShmSegment::unlink(controlName());  // the job ends before every rank attached
 }
 
-FlagSlot &ShmTransport::slotOf(int sender, uint32_t slot) {
-  return slots_[size_t(sender) * slotCapacity_ + slot];
+FifoDirectory ShmTransport::directoryOf(int sender) {
+  return FifoDirectory::at(directories_ + size_t(sender) * directoryBytes_, fifoCapacity_);
 }
 
 std::byte *ShmTransport::reserveStaging(size_t bytes) {
@@ -186,7 +188,7 @@ void ShmTransport::probeSingleCopy() {
   canFetch_ = h.singleCopyDenied.load(std::memory_order_relaxed) == 0;
 }
 
-void ShmTransport::encode(const std::byte *data, size_t bytes, FlagSlot &slot) {
+void ShmTransport::encode(const std::byte *data, size_t bytes, MessageSlot &slot) {
   slot.generation = generation_;
   if (bytes == 0) {
     slot.where = 0;
@@ -206,7 +208,7 @@ void ShmTransport::encode(const std::byte *data, size_t bytes, FlagSlot &slot) {
   }
 }
 
-void ShmTransport::copyOut(int peer, const FlagSlot &slot, size_t offset, size_t bytes,
+void ShmTransport::copyOut(int peer, const MessageSlot &slot, size_t offset, size_t bytes,
                            std::byte *dst) {
   const RankInfo &info = rankInfo(control_, peer);
   if (const int error = crossMemoryRead(pid_t(info.pid), slot.where + offset, dst, bytes))
@@ -218,7 +220,7 @@ void ShmTransport::copyOut(int peer, const FlagSlot &slot, size_t offset, size_t
                            " (did the peer exit? COLLPLAN_SHM_SINGLE_COPY=0 stages every send)");
 }
 
-const std::byte *ShmTransport::decode(int peer, const FlagSlot &slot) {
+const std::byte *ShmTransport::decode(int peer, const MessageSlot &slot) {
   if (slot.bytes == 0) return kEmpty;
   if (slot.generation == kInPlaceGeneration) return nullptr;  // copied out with copyOut
   if (slot.generation & kRegionTag)

@@ -12,7 +12,7 @@
 namespace collplan {
 
 /// One rank of a cpu-shm job (the intra-node IPC-buffer design).
-///  - Control segment /dev/shm/collplan-<job>: a header and every rank's send slots. Rank 0
+///  - Control segment /dev/shm/collplan-<job>: a header and every rank's message FIFOs. Rank 0
 ///    creates it; the others open it (waiting up to the timeout for rank 0) and check its rank
 ///    count; the last rank to attach removes the name, so nothing is left behind once all ranks
 ///    are up (the mappings stay valid).
@@ -37,8 +37,7 @@ namespace collplan {
 class ShmTransport final : public FlagTransport {
 public:
   /// `job` names the job's segments: letters, digits, '.', '_' and '-' only, at most 200.
-  ShmTransport(const std::string &job, int rank, int ranks, uint32_t slotCapacity,
-               WaitPolicy policy);
+  ShmTransport(const std::string &job, int rank, int ranks, WaitPolicy policy);
   ~ShmTransport() override;
   bool peersCanRead(BufferKind) const override { return true; }
   size_t inPlaceMinBytes(const void *base, size_t bytes) const override;
@@ -52,11 +51,11 @@ public:
   static void checkJobName(const std::string &job);
 
 protected:
-  FlagSlot &slotOf(int sender, uint32_t slot) override;
+  FifoDirectory directoryOf(int sender) override;
   std::byte *reserveStaging(size_t bytes) override;
-  void encode(const std::byte *data, size_t bytes, FlagSlot &slot) override;
-  const std::byte *decode(int peer, const FlagSlot &slot) override;
-  void copyOut(int peer, const FlagSlot &slot, size_t offset, size_t bytes,
+  void encode(const std::byte *data, size_t bytes, MessageSlot &slot) override;
+  const std::byte *decode(int peer, const MessageSlot &slot) override;
+  void copyOut(int peer, const MessageSlot &slot, size_t offset, size_t bytes,
                std::byte *dst) override;
 
 private:
@@ -74,7 +73,9 @@ private:
   };
   std::string job_;
   ShmSegment control_;
-  FlagSlot *slots_ = nullptr;
+  std::byte *directories_ = nullptr;  ///< every rank's FifoDirectory, in the control segment
+  uint32_t fifoCapacity_ = 0;
+  size_t directoryBytes_ = 0;
   ShmSegment staging_;
   uint64_t generation_ = 0;
   std::vector<PeerStaging> peers_;

@@ -1,23 +1,37 @@
-// cpu-threads: heap slots shared by the ranks' threads, pointers published as-is.
+// cpu-threads: heap FIFOs shared by the ranks' threads, pointers posted as-is.
 #include "runtime/backends/cpu/ThreadsBackend.h"
 
 #include "runtime/exec/RuntimeError.h"
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <sys/mman.h>
 
 namespace collplan {
 
-ThreadsShared::ThreadsShared(int ranks, uint32_t slotCapacity)
-    : ranks_(ranks), slotCapacity_(slotCapacity),
-      slots_(new FlagSlot[size_t(ranks) * slotCapacity]), calls_(size_t(ranks), 0) {}
+ThreadsShared::ThreadsShared(int ranks)
+    : ranks_(ranks), capacity_(fifoDirectoryCapacity(ranks)),
+      directoryBytes_((FifoDirectory::bytesFor(capacity_) + 63) & ~size_t(63)),
+      mappedBytes_(size_t(ranks) * directoryBytes_) {
+  // An anonymous mapping is zero-filled and page-aligned, and only the pages of FIFOs that
+  // ranks use are ever allocated.
+  void *p = ::mmap(nullptr, mappedBytes_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    throw RuntimeError(ErrorCode::System, "cannot map " + std::to_string(mappedBytes_) +
+                                              " bytes for the message FIFOs of " +
+                                              std::to_string(ranks) + " ranks: " +
+                                              std::strerror(errno));
+  memory_ = static_cast<std::byte *>(p);
+}
+
+ThreadsShared::~ThreadsShared() { ::munmap(memory_, mappedBytes_); }
 
 ThreadsTransport::ThreadsTransport(std::shared_ptr<ThreadsShared> shared, int rank,
                                    WaitPolicy policy)
-    : FlagTransport(rank, shared->ranks(), shared->slotCapacity(), policy),
-      shared_(std::move(shared)) {
-  call_ = shared_->callsMade(rank);
-}
+    : FlagTransport(rank, shared->ranks(), policy), shared_(std::move(shared)) {}
 
 std::byte *ThreadsTransport::reserveStaging(size_t bytes) {
   if (bytes <= stagingCapacity_) return staging_.get();
@@ -32,11 +46,11 @@ std::byte *ThreadsTransport::reserveStaging(size_t bytes) {
   return staging_.get();
 }
 
-void ThreadsTransport::encode(const std::byte *data, size_t, FlagSlot &slot) {
+void ThreadsTransport::encode(const std::byte *data, size_t, MessageSlot &slot) {
   slot.where = uint64_t(reinterpret_cast<uintptr_t>(data));
 }
 
-const std::byte *ThreadsTransport::decode(int, const FlagSlot &slot) {
+const std::byte *ThreadsTransport::decode(int, const MessageSlot &slot) {
   return reinterpret_cast<const std::byte *>(uintptr_t(slot.where));
 }
 

@@ -9,24 +9,25 @@
 
 namespace collplan {
 
-/// The slots every rank of one cpu-threads world shares (heap memory of the process).
+/// The message FIFOs every rank of one cpu-threads world shares (heap memory of the process,
+/// zero-filled on allocation and touched only where ranks talk).
 class ThreadsShared {
 public:
-  ThreadsShared(int ranks, uint32_t slotCapacity);
+  explicit ThreadsShared(int ranks);
+  ~ThreadsShared();
+  ThreadsShared(const ThreadsShared &) = delete;
+  ThreadsShared &operator=(const ThreadsShared &) = delete;
   int ranks() const { return ranks_; }
-  uint32_t slotCapacity() const { return slotCapacity_; }
-  FlagSlot &slot(int rank, uint32_t index) {
-    return slots_[size_t(rank) * slotCapacity_ + index];
+  FifoDirectory directory(int rank) const {
+    return FifoDirectory::at(memory_ + size_t(rank) * directoryBytes_, capacity_);
   }
-  /// Calls rank `rank` made with earlier communicators: a new one continues from there, since
-  /// the slots' flags still hold those call numbers.
-  uint64_t &callsMade(int rank) { return calls_[size_t(rank)]; }
 
 private:
   int ranks_;
-  uint32_t slotCapacity_;
-  std::unique_ptr<FlagSlot[]> slots_;
-  std::vector<uint64_t> calls_;
+  uint32_t capacity_;
+  size_t directoryBytes_;
+  size_t mappedBytes_;
+  std::byte *memory_;  ///< anonymous mapping: page-aligned, zero, allocated where touched
 };
 
 /// One rank of a cpu-threads world. Every buffer is readable by peers (one address space), so
@@ -35,14 +36,13 @@ private:
 class ThreadsTransport final : public FlagTransport {
 public:
   ThreadsTransport(std::shared_ptr<ThreadsShared> shared, int rank, WaitPolicy policy);
-  ~ThreadsTransport() override { shared_->callsMade(rank_) = call_; }
   bool peersCanRead(BufferKind) const override { return true; }
 
 protected:
-  FlagSlot &slotOf(int sender, uint32_t slot) override { return shared_->slot(sender, slot); }
+  FifoDirectory directoryOf(int sender) override { return shared_->directory(sender); }
   std::byte *reserveStaging(size_t bytes) override;
-  void encode(const std::byte *data, size_t bytes, FlagSlot &slot) override;
-  const std::byte *decode(int peer, const FlagSlot &slot) override;
+  void encode(const std::byte *data, size_t bytes, MessageSlot &slot) override;
+  const std::byte *decode(int peer, const MessageSlot &slot) override;
 
 private:
   struct Free {

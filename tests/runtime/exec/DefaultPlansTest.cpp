@@ -8,6 +8,11 @@ using namespace collplan;
 
 namespace {
 
+/// What needs the duplication feature: a dup, or one value to several dsts or several peers.
+bool duplicates(const PlanOp &op) {
+  return op.kind == OpKind::Dup || op.sends.size() > 1 || op.dsts.size() > 1;
+}
+
 TEST(ExecDefaultPlans, EveryGeneratorValidates) {
   for (int n = 1; n <= 9; ++n) {
     const std::string at = "N=" + std::to_string(n);
@@ -35,14 +40,34 @@ TEST(ExecDefaultPlans, RingAllReduceHasTheTextbookShape) {
   EXPECT_DOUBLE_EQ(plan.predicted.alphaRounds, 6);
   EXPECT_DOUBLE_EQ(plan.predicted.beta, 1.5);
   for (const RankProgram &p : plan.programs) {
-    ASSERT_EQ(p.ops.size(), 7u);  // send, 2 x recv_reduce_send, recv_reduce_send+dst, 2 x rcs, recv
-    EXPECT_EQ(p.ops[0].kind, OpKind::Send);
-    EXPECT_EQ(p.ops[1].kind, OpKind::RecvReduceSend);
-    EXPECT_EQ(p.ops[3].kind, OpKind::RecvReduceSend);
-    EXPECT_EQ(p.ops[3].dsts.size(), 1u);
-    EXPECT_EQ(p.ops[4].kind, OpKind::RecvCopySend);
-    EXPECT_EQ(p.ops[6].kind, OpKind::Recv);
+    ASSERT_EQ(p.channels.size(), 1u);
+    const std::vector<PlanOp> &ops = p.channels[0].ops;
+    ASSERT_EQ(ops.size(), 7u);  // send, 2 x recv_reduce_send, recv_reduce_send+dst, 2 x rcs, recv
+    EXPECT_EQ(ops[0].kind, OpKind::Send);
+    EXPECT_EQ(ops[1].kind, OpKind::RecvReduceSend);
+    EXPECT_EQ(ops[3].kind, OpKind::RecvReduceSend);
+    EXPECT_EQ(ops[3].dsts.size(), 1u);
+    EXPECT_EQ(ops[4].kind, OpKind::RecvCopySend);
+    EXPECT_EQ(ops[6].kind, OpKind::Recv);
   }
+}
+
+TEST(ExecDefaultPlans, NoBuiltInPlanNeedsDuplicatedWrites) {
+  // So they run on every simulated topology, not only those with the duplication feature.
+  for (int n = 2; n <= 9; ++n)
+    for (int k = 0; k < kNumCollectiveKinds; ++k) {
+      const CollectiveKind kind = CollectiveKind(k);
+      std::optional<ReduceOp> op;
+      if (needsReduceOp(kind)) op = ReduceOp::Sum;
+      for (int root = 0; root < (needsRoot(kind) ? n : 1); ++root)
+        for (const RankProgram &p : defaultPlan(kind, n, op, root).programs)
+          for (const Channel &c : p.channels)
+            for (const PlanOp &o : c.ops) EXPECT_FALSE(duplicates(o)) << toString(kind) << " N=" << n;
+    }
+  for (const RankProgram &p : directAllReducePlan(6, ReduceOp::Sum).programs)
+    for (const PlanOp &o : p.channels[0].ops) EXPECT_FALSE(duplicates(o));
+  for (const RankProgram &p : flatBroadcastPlan(6, 2).programs)
+    for (const PlanOp &o : p.channels[0].ops) EXPECT_FALSE(duplicates(o));
 }
 
 TEST(ExecDefaultPlans, DefaultPlanCoversEveryCollective) {
@@ -62,7 +87,7 @@ TEST(ExecDefaultPlans, DefaultPlanCoversEveryCollective) {
 TEST(ExecDefaultPlans, InferOpKindFollowsTheShapeTable) {
   PlanOp op;
   op.srcs = {{BufferKind::In, 0, 1}};
-  op.sends = {{1, 0}};
+  op.sends = {1};
   EXPECT_EQ(inferOpKind(op), OpKind::Send);
   op.dsts = {{BufferKind::Out, 0, 1}};
   EXPECT_EQ(inferOpKind(op), OpKind::Dup);
@@ -70,9 +95,9 @@ TEST(ExecDefaultPlans, InferOpKindFollowsTheShapeTable) {
   EXPECT_EQ(inferOpKind(op), OpKind::Copy);
   op.srcs.push_back({BufferKind::Tmp, 0, 1});
   EXPECT_EQ(inferOpKind(op), OpKind::Reduce);
-  op.recv = Endpoint{1, 3};
+  op.recv = 1;
   EXPECT_EQ(inferOpKind(op), OpKind::RecvReduce);
-  op.sends = {{2, 4}};
+  op.sends = {2};
   EXPECT_EQ(inferOpKind(op), OpKind::RecvReduceSend);
   op.srcs.clear();
   EXPECT_EQ(inferOpKind(op), OpKind::RecvCopySend);

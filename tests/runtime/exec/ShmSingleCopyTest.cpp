@@ -40,6 +40,15 @@ void check(bool ok, const std::string &what) {
   if (!ok) throw std::runtime_error(what);
 }
 
+/// Waits (up to 30 s) until the next message of `c` arrived.
+void waitArrived(Transport &t, Connection c) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!t.arrived(c)) {
+    check(std::chrono::steady_clock::now() - start < std::chrono::seconds(30), "no message came");
+    std::this_thread::yield();
+  }
+}
+
 TEST(ShmSingleCopy, LargeValuesArePublishedInPlaceAndFetchedByRange) {
   const bool expected = crossMemoryWorksHere();
   const std::string job = uniqueJob("sc-fetch");
@@ -48,7 +57,8 @@ TEST(ShmSingleCopy, LargeValuesArePublishedInPlaceAndFetchedByRange) {
     setenv("COLLPLAN_TIMEOUT_S", "30", 1);
     unsetenv("COLLPLAN_SHM_SINGLE_COPY");
     unsetenv("COLLPLAN_SHM_SINGLE_COPY_MIN");
-    ShmTransport t(job, rank, 2, 4, defaultWaitPolicy());
+    ShmTransport t(job, rank, 2, defaultWaitPolicy());
+    const Connection c = t.connect(1 - rank, 0, /*sending=*/rank == 0);
     check(t.peersCanRead(BufferKind::In), "single copy is on by default");
     t.beginCall();
     check(t.singleCopyActive() == expected, "the probe disagrees with the parent's check");
@@ -61,25 +71,26 @@ TEST(ShmSingleCopy, LargeValuesArePublishedInPlaceAndFetchedByRange) {
     if (rank == 0) {
       std::vector<std::byte> value(bytes);  // private heap memory: not in any shared segment
       for (size_t i = 0; i < bytes; ++i) value[i] = pattern(i);
-      t.publish(1, 0, value.data(), bytes);
-      t.endCall();  // returns only after rank 1 released the slot
+      t.post(c, value.data(), bytes);
+      t.endCall();  // returns only after rank 1 released the message
       return 0;
     }
-    check(t.acquire(0, 0, bytes) == nullptr, "an in-place value must be fetched");
+    waitArrived(t, c);
+    check(t.acquire(c, bytes) == nullptr, "an in-place value must be fetched");
     std::vector<std::byte> piece(5000);
-    t.fetch(0, 0, 1000, piece.size(), piece.data());
+    t.fetch(c, 1000, piece.size(), piece.data());
     for (size_t i = 0; i < piece.size(); ++i)
       check(piece[i] == pattern(1000 + i), "fetched byte " + std::to_string(1000 + i));
     std::vector<std::byte> whole(bytes);
-    t.fetch(0, 0, 0, bytes, whole.data());
+    t.fetch(c, 0, bytes, whole.data());
     for (size_t i = 0; i < bytes; ++i) check(whole[i] == pattern(i), "byte " + std::to_string(i));
     try {
-      t.fetch(0, 0, bytes - 10, 20, whole.data());
+      t.fetch(c, bytes - 10, 20, whole.data());
       check(false, "a fetch past the value's end must throw");
     } catch (const RuntimeError &e) {
-      check(std::string(e.what()).find("of a 1048576-byte value") != std::string::npos, e.what());
+      check(std::string(e.what()).find("of a 1048576-byte message") != std::string::npos, e.what());
     }
-    t.release(0, 0);
+    t.release(c);
     t.endCall();
     return 0;
   });
@@ -91,25 +102,27 @@ TEST(ShmSingleCopy, DisabledJobsStageEveryValue) {
   const std::string result = runInProcesses(2, [&](int rank) {
     setenv("COLLPLAN_TIMEOUT_S", "30", 1);
     setenv("COLLPLAN_SHM_SINGLE_COPY", "0", 1);
-    ShmTransport t(job, rank, 2, 4, defaultWaitPolicy());
+    ShmTransport t(job, rank, 2, defaultWaitPolicy());
+    const Connection c = t.connect(1 - rank, 0, /*sending=*/rank == 0);
     t.beginCall();
     check(!t.singleCopyActive() && t.inPlaceMinBytes(nullptr, 0) == SIZE_MAX,
           "private memory is staged");
     if (rank == 0) {
       std::vector<std::byte> value(64);
       try {
-        t.publish(1, 0, value.data(), value.size());
+        t.post(c, value.data(), value.size());
         check(false, "publishing private memory without single copy must throw");
       } catch (const RuntimeError &e) {
         check(std::string(e.what()).find("outside its staging") != std::string::npos, e.what());
       }
       std::byte *staging = t.staging(64);
       std::memset(staging, 7, 64);
-      t.publish(1, 0, staging, 64);
+      t.post(c, staging, 64);
     } else {
-      const std::byte *data = t.acquire(0, 0, 64);
+      waitArrived(t, c);
+      const std::byte *data = t.acquire(c, 64);
       check(data != nullptr && data[63] == std::byte(7), "staged data is read in place");
-      t.release(0, 0);
+      t.release(c);
     }
     t.endCall();
     return 0;
@@ -124,17 +137,19 @@ TEST(ShmSingleCopy, AFetchFromAnExitedPeerIsAClearError) {
     setenv("COLLPLAN_TIMEOUT_S", "30", 1);
     unsetenv("COLLPLAN_SHM_SINGLE_COPY");
     setenv("COLLPLAN_SHM_SINGLE_COPY_MIN", "0", 1);
-    ShmTransport t(job, rank, 2, 4, defaultWaitPolicy());
+    ShmTransport t(job, rank, 2, defaultWaitPolicy());
+    const Connection c = t.connect(1 - rank, 0, /*sending=*/rank == 0);
     t.beginCall();
     std::vector<std::byte> value(4096);
     if (rank == 0) {
-      t.publish(1, 0, value.data(), value.size());
+      t.post(c, value.data(), value.size());
       _exit(0);  // gone before the receiver copies the value out
     }
-    check(t.acquire(0, 0, value.size()) == nullptr, "in place");
+    waitArrived(t, c);
+    check(t.acquire(c, value.size()) == nullptr, "in place");
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     try {
-      t.fetch(0, 0, 0, value.size(), value.data());
+      t.fetch(c, 0, value.size(), value.data());
     } catch (const RuntimeError &e) {
       const std::string what = e.what();
       check(e.code() == ErrorCode::System, "System error code");

@@ -80,6 +80,10 @@ TEST(PlanBundle, NotJsonAndHeaderErrors) {
                         "expected \"collplan-bundle\"");
   expectBundleJsonError(b, [](json &d) { d["version"] = 3; }, "version",
                         "unsupported bundle format version 3");
+  expectBundleJsonError(b, [](json &d) { d["version"] = 1; }, "version",
+                        "version 1 predates channels and transfers matched in program order; "
+                        "regenerate the file with this build (plan-tune, or plans/regenerate.sh "
+                        "for the shipped bundles)");
   for (const char *field : {"topology_fingerprint", "backend", "ranks", "tables"})
     expectBundleJsonError(b, [&](json &d) { d.erase(field); }, field, "missing required field");
   expectBundleJsonError(b, [](json &d) { d["ranks"] = 0; }, "ranks", "must be at least 1");
@@ -146,11 +150,11 @@ TEST(PlanBundle, PlansMustMatchTheirTableAndBundle) {
                         "plan has 3 ranks but the bundle has 2");
   // Errors inside a nested plan carry the full path.
   expectBundleJsonError(
-      b, [](json &d) { bucket(d, 0, 1)["plan"]["programs"][1]["ops"][0]["src"][0] = "in[0:9]"; },
-      "tables[0].buckets[1].plan.programs[1].ops[0].src[0]", "out of range");
+      b, [](json &d) { bucket(d, 0, 1)["plan"]["programs"][1]["channels"][0]["ops"][0]["src"][0] = "in[0:9]"; },
+      "tables[0].buckets[1].plan.programs[1].channels[0].ops[0].src[0]", "out of range");
   expectBundleJsonError(
-      b, [](json &d) { bucket(d, 0, 0)["plan"]["programs"][0]["ops"][0]["send"][0]["id"] = 42; },
-      "tables[0].buckets[0].plan.programs[0].ops[0].send[0]", "unmatched send");
+      b, [](json &d) { bucket(d, 0, 0)["plan"]["programs"][1]["channels"][0]["ops"].erase(2); },
+      "tables[0].buckets[0].plan.programs[0].channels[0].ops[1].send[0]", "unmatched send");
 }
 
 TEST(PlanBundle, DuplicateTables) {
@@ -169,7 +173,41 @@ TEST(PlanBundle, SaveRefusesAnInvalidBundle) {
   expectPlanError([&] { saveBundleFile(b, scratchPath("bad.bundle.json")); },
                   "tables[0].buckets[1].min_bytes", "overlap");
   Bundle c = ringBundle(2, {});
-  c.tables[0].buckets[0].plan.programs[1].ops[0].srcs[0].offset = 5;
+  c.tables[0].buckets[0].plan.programs[1].channels[0].ops[0].srcs[0].offset = 5;
   expectPlanError([&] { validateBundle(c, "tuner"); },
-                  "tables[0].buckets[0].plan.programs[1].ops[0].src[0]", "out of range");
+                  "tables[0].buckets[0].plan.programs[1].channels[0].ops[0].src[0]", "out of range");
+}
+
+TEST(PlanBundle, CborRoundTripKeepsTheTopology) {
+  Bundle bundle = ringBundle(2, {4096});
+  bundle.topology = json::parse(R"({"name": "two", "devices": []})");
+  const std::string path = scratchPath("ring2.bundle.cbor");
+  saveBundleFile(bundle, path);
+  const Bundle loaded = loadBundleFile(path);
+  EXPECT_EQ(bundleToJson(loaded), bundleToJson(bundle));
+  EXPECT_EQ(loaded.topology.at("name"), "two");
+  expectBundleJsonError(bundle, [](json &d) { d["topology"] = "trn2"; }, "topology",
+                        "expected a topology object, got a string");
+}
+
+TEST(PlanBundle, OneRankLoadsOnlyItsProgramInEveryPlan) {
+  const Bundle bundle = ringBundle(4, {4096, 1 << 20});
+  const std::string path = scratchPath("ring4.bundle.json");
+  saveBundleFile(bundle, path);
+  PlanLoadOptions only;
+  only.onlyRank = 3;
+  const Bundle mine = loadBundleFile(path, {4, {}, {}}, only);
+  ASSERT_EQ(mine.tables.size(), 1u);
+  for (const Bucket &b : mine.tables[0].buckets) {
+    EXPECT_EQ(b.plan.onlyRank, 3);
+    for (int r = 0; r < 4; ++r)
+      EXPECT_EQ(b.plan.programs[size_t(r)].numOps(),
+                r == 3 ? bundle.tables[0].buckets[0].plan.programs[3].numOps() : 0u);
+  }
+  // A broken program of another rank does not stop this rank: it is never read.
+  json doc = bundleToJson(bundle);
+  bucket(doc, 0, 1)["plan"]["programs"][0]["channels"][0]["ops"][0]["src"][0] = "in[7:9]";
+  EXPECT_NO_THROW(bundleFromJson(doc, "other-rank-broken", {}, only));
+  expectPlanError([&] { bundleFromJson(doc, "other-rank-broken"); },
+                  "tables[0].buckets[1].plan.programs[0].channels[0].ops[0].src[0]", "out of range");
 }

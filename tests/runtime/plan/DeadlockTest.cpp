@@ -1,7 +1,9 @@
-// The static deadlock check: cyclic recv-before-send programs are rejected, send-first rings accepted.
+// The static deadlock check under the execution model: cyclic waits on messages, on room in a
+// FIFO and on other channels are rejected; send-first rings and bounded streams are accepted.
 #include "PlanTestUtil.h"
 
 #include "runtime/plan/Deadlock.h"
+#include "runtime/plan/DefaultPlans.h"
 
 #include <algorithm>
 
@@ -10,10 +12,46 @@ using namespace collplan::testing;
 
 namespace {
 
-/// Ring allreduce where every rank first waits for its left neighbour: a cycle of waits.
+/// Ring allgather where every rank first waits for its left neighbour's first message before
+/// sending its own block: a cycle of waits. (All units have one phase, so the reordered
+/// messages still match.)
 Plan recvBeforeSendRing(int n) {
-  Plan plan = ringAllReducePlan(n);
-  for (auto &program : plan.programs) std::swap(program.ops[0], program.ops[1]);
+  Plan plan = ringAllGatherPlan(n);
+  for (auto &program : plan.programs) {
+    auto &ops = program.channels[0].ops;  // copy, send own, forward..., receive last
+    std::swap(ops[1], ops[2]);
+  }
+  return plan;
+}
+
+PlanOp makeOp(OpKind kind, std::optional<int32_t> recv, std::vector<int32_t> sends,
+              std::vector<BufRef> srcs, std::vector<BufRef> dsts) {
+  PlanOp o;
+  o.kind = kind;
+  o.recv = recv;
+  o.sends = std::move(sends);
+  o.srcs = std::move(srcs);
+  o.dsts = std::move(dsts);
+  return o;
+}
+
+/// Two ranks that each send `messages` messages to the other before receiving any.
+Plan exchangeAllFirst(int messages) {
+  Plan plan;
+  plan.collective = CollectiveKind::AllToAll;
+  plan.ranks = 2;
+  plan.algorithm = "burst";
+  plan.units = 2 * uint32_t(messages);
+  plan.programs.resize(2);
+  const uint32_t per = uint32_t(messages);  // units per block
+  for (int r = 0; r < 2; ++r) {
+    const int peer = 1 - r;
+    auto &ops = plan.programs[size_t(r)].channel(0);
+    for (uint32_t k = 0; k < per; ++k)
+      ops.push_back(makeOp(OpKind::Send, {}, {peer}, {in(peer * per + k, peer * per + k + 1)}, {}));
+    for (uint32_t k = 0; k < per; ++k)
+      ops.push_back(makeOp(OpKind::Recv, peer, {}, {}, {out(peer * per + k, peer * per + k + 1)}));
+  }
   return plan;
 }
 
@@ -32,21 +70,25 @@ TEST(PlanDeadlock, RecvBeforeSendRingIsRejected) {
   ASSERT_EQ(report.stuck.size(), 4u);
   for (int r = 0; r < 4; ++r) {
     EXPECT_EQ(report.stuck[size_t(r)].rank, r);
-    EXPECT_EQ(report.stuck[size_t(r)].opIndex, 0u);
-    EXPECT_EQ(report.stuck[size_t(r)].waitingOn, (r + 3) % 4);
+    EXPECT_EQ(report.stuck[size_t(r)].op, 1u);
+    EXPECT_EQ(report.stuck[size_t(r)].waits, WaitKind::Message);
+    EXPECT_EQ(report.stuck[size_t(r)].peer, (r + 3) % 4);
   }
   // 0 waits on 3 waits on 2 waits on 1 waits on 0.
-  EXPECT_EQ(report.cycle, (std::vector<int>{0, 3, 2, 1}));
+  EXPECT_EQ(report.cycle, (std::vector<size_t>{0, 3, 2, 1}));
   const std::string text = report.describe();
   EXPECT_NE(text.find("4 of 4 ranks cannot finish"), std::string::npos) << text;
-  EXPECT_NE(text.find("rank 0 waits at ops[0] for transfer 3 from rank 3"), std::string::npos)
+  EXPECT_NE(text.find("rank 0 waits at channels[0].ops[1] for a message from rank 3"),
+            std::string::npos)
       << text;
-  EXPECT_NE(text.find("cycle: 0 -> 3 -> 2 -> 1 -> 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("cycle: rank 0 -> rank 3 -> rank 2 -> rank 1 -> rank 0"),
+            std::string::npos)
+      << text;
 }
 
 TEST(PlanDeadlock, LoaderRejectsADeadlockWithFieldAndReason) {
-  expectPlanJsonError(recvBeforeSendRing(3), [](nlohmann::json &) {}, "programs[0].ops[0]",
-                      "deadlock: 3 of 3 ranks cannot finish");
+  expectPlanJsonError(recvBeforeSendRing(3), [](nlohmann::json &) {},
+                      "programs[0].channels[0].ops[1]", "deadlock: 3 of 3 ranks cannot finish");
 }
 
 TEST(PlanDeadlock, PartialDeadlockNamesOnlyTheStuckRanks) {
@@ -58,45 +100,107 @@ TEST(PlanDeadlock, PartialDeadlockNamesOnlyTheStuckRanks) {
   plan.algorithm = "broken";
   plan.units = 1;
   plan.programs.resize(3);
-  auto op = [](OpKind kind, std::optional<Endpoint> recv, std::vector<Endpoint> sends,
-               std::vector<BufRef> srcs, std::vector<BufRef> dsts) {
-    PlanOp o;
-    o.kind = kind;
-    o.recv = recv;
-    o.sends = std::move(sends);
-    o.srcs = std::move(srcs);
-    o.dsts = std::move(dsts);
-    return o;
-  };
-  plan.programs[0].ops = {op(OpKind::Recv, Endpoint{1, 1}, {}, {}, {out(0, 1)}),
-                          op(OpKind::Send, {}, {{1, 0}}, {in(0, 1)}, {}),
-                          op(OpKind::Recv, Endpoint{2, 2}, {}, {}, {out(0, 1)})};
-  plan.programs[1].ops = {op(OpKind::Recv, Endpoint{0, 0}, {}, {}, {out(0, 1)}),
-                          op(OpKind::Send, {}, {{0, 1}}, {out(0, 1)}, {})};
-  plan.programs[2].ops = {op(OpKind::Send, {}, {{0, 2}}, {out(0, 1)}, {})};
+  plan.programs[0].channel(0) = {makeOp(OpKind::Recv, 1, {}, {}, {out(0, 1)}),
+                                 makeOp(OpKind::Send, {}, {1}, {in(0, 1)}, {}),
+                                 makeOp(OpKind::Recv, 2, {}, {}, {out(0, 1)})};
+  plan.programs[1].channel(0) = {makeOp(OpKind::Recv, 0, {}, {}, {out(0, 1)}),
+                                 makeOp(OpKind::Send, {}, {0}, {out(0, 1)}, {})};
+  plan.programs[2].channel(0) = {makeOp(OpKind::Send, {}, {0}, {out(0, 1)}, {})};
   DeadlockReport report = checkDeadlockFree(plan);
   ASSERT_EQ(report.stuck.size(), 2u);
   EXPECT_EQ(report.stuck[0].rank, 0);
   EXPECT_EQ(report.stuck[1].rank, 1);
-  EXPECT_EQ(report.cycle, (std::vector<int>{0, 1}));
-  EXPECT_EQ(report.firstInCycle().rank, 0);
+  EXPECT_EQ(report.cycle, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(report.first().rank, 0);
 }
 
 TEST(PlanDeadlock, FusedOpsWaitForTheirRecvBeforeSending) {
   // Two ranks each run recv_copy_send first: the sends inside the fused ops never happen.
   Plan plan = ringAllReducePlan(2);
-  for (auto &program : plan.programs) program.ops.erase(program.ops.begin());
+  for (auto &program : plan.programs)
+    program.channels[0].ops.erase(program.channels[0].ops.begin());
   DeadlockReport report = checkDeadlockFree(plan);
   EXPECT_EQ(report.stuck.size(), 2u);
 }
 
-TEST(PlanDeadlock, UnmatchedRecvHasNoCycle) {
+TEST(PlanDeadlock, AMessageNeverSentHasNoCycle) {
   Plan plan = ringAllReducePlan(2);
-  plan.programs[1].ops.back().recv->id = 999;  // never sent
+  plan.programs[0].channels[0].ops.pop_back();  // rank 0 stops before its last recv...
+  plan.programs[0].channels[0].ops.back().sends.clear();  // ...and never sends the last message
+  plan.programs[0].channels[0].ops.back().kind = OpKind::RecvReduce;
   DeadlockReport report = checkDeadlockFree(plan);
   ASSERT_EQ(report.stuck.size(), 1u);
+  EXPECT_EQ(report.stuck[0].rank, 1);
   EXPECT_TRUE(report.cycle.empty());
-  EXPECT_NE(report.describe().find("no send ever executes"), std::string::npos);
+  EXPECT_NE(report.describe().find("finished without sending"), std::string::npos);
+}
+
+TEST(PlanDeadlock, SendsWaitForRoomInTheirFifo) {
+  // Up to kChannelDepth unconsumed messages per FIFO, both ranks sending all first, is fine;
+  // one more and both senders wait for the other to receive: a cycle of Room waits.
+  EXPECT_TRUE(checkDeadlockFree(exchangeAllFirst(int(kChannelDepth))).deadlockFree());
+  DeadlockReport report = checkDeadlockFree(exchangeAllFirst(int(kChannelDepth) + 1));
+  ASSERT_EQ(report.stuck.size(), 2u);
+  EXPECT_EQ(report.stuck[0].waits, WaitKind::Room);
+  EXPECT_EQ(report.stuck[0].op, kChannelDepth);
+  EXPECT_EQ(report.cycle.size(), 2u);
+  EXPECT_NE(report.describe().find("rank 0 waits at channels[0].ops[8] for rank 1 to consume one "
+                                   "of the 8 messages it was sent on channel 0"),
+            std::string::npos)
+      << report.describe();
+  // The loader says so too.
+  expectPlanJsonError(exchangeAllFirst(int(kChannelDepth) + 1), [](nlohmann::json &) {},
+                      "programs[0].channels[0].ops[8]", "deadlock");
+}
+
+TEST(PlanDeadlock, ChannelsRunConcurrently) {
+  // Rank 0 receives on channel 0 before it sends on channel 1, rank 1 the reverse order on its
+  // channels: with one channel each this would deadlock, with two it does not.
+  Plan plan;
+  plan.collective = CollectiveKind::AllGather;
+  plan.ranks = 2;
+  plan.algorithm = "two-channels";
+  plan.units = 2;
+  plan.programs.resize(2);
+  for (int r = 0; r < 2; ++r) {
+    const int peer = 1 - r;
+    plan.programs[size_t(r)].channel(0) = {
+        makeOp(OpKind::Recv, peer, {}, {}, {out(uint32_t(peer), uint32_t(peer) + 1)})};
+    plan.programs[size_t(r)].channel(1) = {makeOp(OpKind::Dup, {}, {peer}, {in(0, 1)},
+                                                  {out(uint32_t(r), uint32_t(r) + 1)})};
+  }
+  // Messages travel on their channel: each rank receives on channel 0 what the other sends on
+  // channel 1, which never matches.
+  EXPECT_FALSE(checkDeadlockFree(plan).deadlockFree());
+  for (int r = 0; r < 2; ++r) std::swap(plan.programs[size_t(r)].channels[0],
+                                        plan.programs[size_t(r)].channels[1]);
+  // Now sends and receives of a FIFO share channel 1 and 0... swap one rank's only: rank 0
+  // receives on channel 1 while rank 1 sends on channel 1.
+  std::swap(plan.programs[1].channels[0], plan.programs[1].channels[1]);
+  EXPECT_TRUE(checkDeadlockFree(plan).deadlockFree()) << checkDeadlockFree(plan).describe();
+}
+
+TEST(PlanDeadlock, AfterCyclesAcrossRanks) {
+  // Rank 0's channel 1 waits (after) for its channel 0, which waits for a message rank 1 sends
+  // only after receiving what rank 0's channel 1 sends.
+  Plan plan;
+  plan.collective = CollectiveKind::AllGather;
+  plan.ranks = 2;
+  plan.algorithm = "after-cycle";
+  plan.units = 2;
+  plan.programs.resize(2);
+  plan.programs[0].channel(0) = {makeOp(OpKind::Recv, 1, {}, {}, {out(1, 2)})};
+  PlanOp send = makeOp(OpKind::Dup, {}, {1}, {in(0, 1)}, {out(0, 1)});
+  send.after = {OpRef{0, 0}};
+  plan.programs[0].channel(1) = {send};
+  plan.programs[1].channel(1) = {makeOp(OpKind::Recv, 0, {}, {}, {out(0, 1)})};
+  plan.programs[1].channel(0) = {makeOp(OpKind::Dup, {}, {0}, {in(0, 1)}, {out(1, 2)})};
+  plan.programs[1].channels[0].ops[0].after = {OpRef{1, 0}};
+  DeadlockReport report = checkDeadlockFree(plan);
+  ASSERT_EQ(report.stuck.size(), 4u);
+  EXPECT_NE(report.describe().find("for channels[0].ops[0] to finish"), std::string::npos)
+      << report.describe();
+  EXPECT_FALSE(report.cycle.empty());
 }
 
 TEST(PlanDeadlock, ManyStuckRanksAreSummarised) {

@@ -23,11 +23,13 @@ struct BadFile {
 TEST(PlanDataFiles, BadExamplesFailWithFieldAndReason) {
   const BadFile cases[] = {
       {"bad_not_json.plan.json", "", "not valid JSON"},
-      {"bad_version.plan.json", "version", "unsupported plan format version 2"},
+      {"bad_version.plan.json", "version",
+       "unsupported plan format version 1 (this build reads version 2): version 1 predates "
+       "channels"},
       {"bad_missing_units.plan.json", "units", "missing required field"},
-      {"bad_out_of_range.plan.json", "programs[1].ops[0].src[0]", "out of range"},
-      {"bad_unmatched.plan.json", "programs[0].ops[0].send[0]", "unmatched send"},
-      {"bad_deadlock.plan.json", "programs[0].ops[0]", "deadlock"},
+      {"bad_out_of_range.plan.json", "programs[1].channels[0].ops[0].src[0]", "out of range"},
+      {"bad_unmatched.plan.json", "programs[0].channels[0].ops[1].send[0]", "unmatched send"},
+      {"bad_deadlock.plan.json", "programs[0].channels[0].ops[0]", "deadlock"},
   };
   for (const BadFile &c : cases) {
     SCOPED_TRACE(c.name);

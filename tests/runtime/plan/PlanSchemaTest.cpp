@@ -39,19 +39,21 @@ constexpr std::array<std::string_view, 0> kNone{};
 TEST(PlanSchema, PlanSchemaMatchesTheLoader) {
   json schema = loadSchema("plan.schema.json");
   EXPECT_EQ(schema.at("properties").at("format").at("const"), names::kPlanFormatName);
-  EXPECT_EQ(schema.at("properties").at("version").at("const"), 1);
+  EXPECT_EQ(schema.at("properties").at("version").at("const"), 2);
   expectSameFields(schema, names::kPlanRequired, names::kPlanOptional, "plan");
   expectSameFields(schema.at("properties").at("predicted"), names::kPredictedRequired, kNone,
                    "predicted");
   const json &defs = schema.at("$defs");
   expectSameFields(defs.at("program"), names::kProgramRequired, kNone, "program");
+  expectSameFields(defs.at("channel"), names::kChannelRequired, kNone, "channel");
   expectSameFields(defs.at("op"), names::kOpRequired, names::kOpOptional, "op");
-  expectSameFields(defs.at("endpoint"), names::kEndpointRequired, kNone, "endpoint");
+  expectSameFields(defs.at("opRef"), names::kOpRefRequired, kNone, "opRef");
 }
 
 TEST(PlanSchema, BundleSchemaMatchesTheLoader) {
   json schema = loadSchema("bundle.schema.json");
   EXPECT_EQ(schema.at("properties").at("format").at("const"), names::kBundleFormatName);
+  EXPECT_EQ(schema.at("properties").at("version").at("const"), 2);
   expectSameFields(schema, names::kBundleRequired, names::kBundleOptional, "bundle");
   const json &defs = schema.at("$defs");
   expectSameFields(defs.at("table"), names::kTableRequired, names::kTableOptional, "table");

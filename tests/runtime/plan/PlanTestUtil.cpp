@@ -10,8 +10,8 @@ BufRef in(uint32_t begin, uint32_t end) { return ref(BufferKind::In, begin, end)
 BufRef out(uint32_t begin, uint32_t end) { return ref(BufferKind::Out, begin, end); }
 BufRef tmp(uint32_t begin, uint32_t end) { return ref(BufferKind::Tmp, begin, end); }
 
-static PlanOp makeOp(OpKind kind, std::vector<BufRef> srcs, std::optional<Endpoint> recv,
-                     std::vector<BufRef> dsts, std::vector<Endpoint> sends, int step) {
+static PlanOp makeOp(OpKind kind, std::vector<BufRef> srcs, std::optional<int32_t> recv,
+                     std::vector<BufRef> dsts, std::vector<int32_t> sends, int step) {
   PlanOp op;
   op.kind = kind;
   op.srcs = std::move(srcs);
@@ -34,29 +34,25 @@ Plan ringAllReducePlan(int n) {
   plan.predicted = {2.0 * (n - 1), 2.0 * (n - 1) / n};
   plan.programs.resize(size_t(n));
   if (n == 1) {
-    plan.programs[0].ops.push_back(makeOp(OpKind::Copy, {in(0, 1)}, {}, {out(0, 1)}, {}, 0));
+    plan.programs[0].channel(0).push_back(makeOp(OpKind::Copy, {in(0, 1)}, {}, {out(0, 1)}, {}, 0));
     return plan;
   }
   auto mod = [n](int x) { return uint32_t(((x % n) + n) % n); };
   for (int r = 0; r < n; ++r) {
     const int left = (r + n - 1) % n, right = (r + 1) % n;
-    auto sendTo = [&](int step) { return Endpoint{right, uint32_t(step * n + r)}; };
-    auto recvFrom = [&](int step) { return Endpoint{left, uint32_t((step - 1) * n + left)}; };
-    std::vector<PlanOp> &ops = plan.programs[size_t(r)].ops;
-    ops.push_back(makeOp(OpKind::Send, {in(mod(r), mod(r) + 1)}, {}, {}, {sendTo(0)}, 0));
+    std::vector<PlanOp> &ops = plan.programs[size_t(r)].channel(0);
+    ops.push_back(makeOp(OpKind::Send, {in(mod(r), mod(r) + 1)}, {}, {}, {right}, 0));
     for (int s = 1; s <= 2 * n - 2; ++s) {
       const uint32_t c = mod(r - s);
       if (s < n - 1)
-        ops.push_back(
-            makeOp(OpKind::RecvReduceSend, {in(c, c + 1)}, recvFrom(s), {}, {sendTo(s)}, s));
+        ops.push_back(makeOp(OpKind::RecvReduceSend, {in(c, c + 1)}, left, {}, {right}, s));
       else if (s == n - 1)
-        ops.push_back(makeOp(OpKind::RecvReduceSend, {in(c, c + 1)}, recvFrom(s), {out(c, c + 1)},
-                             {sendTo(s)}, s));
-      else if (s < 2 * n - 2)
         ops.push_back(
-            makeOp(OpKind::RecvCopySend, {}, recvFrom(s), {out(c, c + 1)}, {sendTo(s)}, s));
+            makeOp(OpKind::RecvReduceSend, {in(c, c + 1)}, left, {out(c, c + 1)}, {right}, s));
+      else if (s < 2 * n - 2)
+        ops.push_back(makeOp(OpKind::RecvCopySend, {}, left, {out(c, c + 1)}, {right}, s));
       else
-        ops.push_back(makeOp(OpKind::Recv, {}, recvFrom(s), {out(c, c + 1)}, {}, s));
+        ops.push_back(makeOp(OpKind::Recv, {}, left, {out(c, c + 1)}, {}, s));
     }
   }
   return plan;
@@ -71,23 +67,26 @@ Plan everyOpKindPlan() {
   plan.units = 2;
   plan.scratchUnits = 2;
   plan.predicted = {2, 1.5};
-  auto &r0 = plan.programs.emplace_back().ops;
+  plan.programs.resize(2);
+  // Rank 0 sends four messages to rank 1 (in[1:2], tmp[0:1], in[0:1], a token), then receives
+  // three; rank 1 receives them in that order and answers each of the first three.
+  auto &r0 = plan.programs[0].channel(0);
   r0.push_back(makeOp(OpKind::Copy, {in(0, 1)}, {}, {tmp(0, 1)}, {}, 0));
   r0.push_back(makeOp(OpKind::Reduce, {in(0, 1), tmp(0, 1)}, {}, {tmp(0, 1)}, {}, 0));
-  r0.push_back(makeOp(OpKind::Dup, {in(1, 2)}, {}, {tmp(1, 2)}, {{1, 0}}, 0));
-  r0.push_back(makeOp(OpKind::Send, {tmp(0, 1)}, {}, {}, {{1, 1}}, 0));
-  r0.push_back(makeOp(OpKind::Send, {in(0, 1)}, {}, {}, {{1, 4}}, 0));
-  r0.push_back(makeOp(OpKind::Send, {}, {}, {}, {{1, 6}}, 0));  // token
-  r0.push_back(makeOp(OpKind::Recv, {}, Endpoint{1, 2}, {out(0, 1)}, {}, 1));
-  PlanOp last = makeOp(OpKind::RecvReduce, {in(1, 2)}, Endpoint{1, 3}, {out(1, 2)}, {}, -1);
-  last.recvPos = 1;
-  r0.push_back(last);
-  r0.push_back(makeOp(OpKind::Recv, {}, Endpoint{1, 5}, {tmp(0, 1)}, {}, 2));
-  auto &r1 = plan.programs.emplace_back().ops;
-  r1.push_back(makeOp(OpKind::RecvReduceSend, {in(0, 1)}, Endpoint{0, 1}, {out(0, 1)}, {{0, 2}}, 1));
-  r1.push_back(makeOp(OpKind::RecvCopySend, {}, Endpoint{0, 0}, {out(1, 2)}, {{0, 3}}, 1));
-  r1.push_back(makeOp(OpKind::Dup, {}, Endpoint{0, 4}, {tmp(0, 1)}, {{0, 5}}, 1));
-  r1.push_back(makeOp(OpKind::Recv, {}, Endpoint{0, 6}, {}, {}, 2));  // token
+  r0.push_back(makeOp(OpKind::Dup, {in(1, 2)}, {}, {tmp(1, 2)}, {1}, 0));
+  r0.push_back(makeOp(OpKind::Send, {tmp(0, 1)}, {}, {}, {1}, 0));
+  r0.push_back(makeOp(OpKind::Send, {in(0, 1)}, {}, {}, {1}, 0));
+  r0.push_back(makeOp(OpKind::Send, {}, {}, {}, {1}, 0));  // token
+  PlanOp folded = makeOp(OpKind::RecvReduce, {in(1, 2)}, 1, {out(1, 2)}, {}, -1);
+  folded.recvPos = 1;
+  r0.push_back(folded);
+  r0.push_back(makeOp(OpKind::Recv, {}, 1, {out(0, 1)}, {}, 1));
+  r0.push_back(makeOp(OpKind::Recv, {}, 1, {tmp(0, 1)}, {}, 2));
+  auto &r1 = plan.programs[1].channel(0);
+  r1.push_back(makeOp(OpKind::RecvCopySend, {}, 0, {out(1, 2)}, {0}, 1));
+  r1.push_back(makeOp(OpKind::RecvReduceSend, {in(0, 1)}, 0, {out(0, 1)}, {0}, 1));
+  r1.push_back(makeOp(OpKind::Dup, {}, 0, {tmp(0, 1)}, {0}, 1));
+  r1.push_back(makeOp(OpKind::Recv, {}, 0, {}, {}, 2));  // token
   return plan;
 }
 
@@ -100,10 +99,10 @@ Plan broadcastPlan2(int root) {
   plan.units = 1;
   plan.programs.resize(2);
   const int other = 1 - root;
-  plan.programs[size_t(root)].ops.push_back(
-      makeOp(OpKind::Dup, {in(0, 1)}, {}, {out(0, 1)}, {{other, 0}}, 0));
-  plan.programs[size_t(other)].ops.push_back(
-      makeOp(OpKind::Recv, {}, Endpoint{root, 0}, {out(0, 1)}, {}, 0));
+  plan.programs[size_t(root)].channel(0).push_back(
+      makeOp(OpKind::Dup, {in(0, 1)}, {}, {out(0, 1)}, {other}, 0));
+  plan.programs[size_t(other)].channel(0).push_back(
+      makeOp(OpKind::Recv, {}, root, {out(0, 1)}, {}, 0));
   return plan;
 }
 
@@ -116,11 +115,11 @@ Plan allGatherPlan2() {
   plan.programs.resize(2);
   for (int r = 0; r < 2; ++r) {
     const int peer = 1 - r;
-    auto &ops = plan.programs[size_t(r)].ops;
-    ops.push_back(makeOp(OpKind::Dup, {in(0, 1)}, {},
-                         {out(uint32_t(r), uint32_t(r) + 1)}, {{peer, uint32_t(r)}}, 0));
-    ops.push_back(makeOp(OpKind::Recv, {}, Endpoint{peer, uint32_t(peer)},
-                         {out(uint32_t(peer), uint32_t(peer) + 1)}, {}, 0));
+    auto &ops = plan.programs[size_t(r)].channel(0);
+    ops.push_back(makeOp(OpKind::Dup, {in(0, 1)}, {}, {out(uint32_t(r), uint32_t(r) + 1)},
+                         {peer}, 0));
+    ops.push_back(
+        makeOp(OpKind::Recv, {}, peer, {out(uint32_t(peer), uint32_t(peer) + 1)}, {}, 0));
   }
   return plan;
 }

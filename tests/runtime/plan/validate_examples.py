@@ -11,9 +11,11 @@ root = pathlib.Path(sys.argv[1])
 data = pathlib.Path(__file__).resolve().parent / "data"
 plan_schema = json.loads((root / "plans/schema/plan.schema.json").read_text())
 bundle_schema = json.loads((root / "plans/schema/bundle.schema.json").read_text())
+topology_schema = json.loads((root / "plans/schema/topology.schema.json").read_text())
 registry = Registry().with_resources([
     (plan_schema["$id"], Resource.from_contents(plan_schema)),
     (bundle_schema["$id"], Resource.from_contents(bundle_schema)),
+    (topology_schema["$id"], Resource.from_contents(topology_schema)),
 ])
 for schema in (plan_schema, bundle_schema):
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -24,14 +24,14 @@ Plan concurrentSends(int ranks, uint32_t units,
   std::vector<std::vector<PlanOp>> recvs(ranks);
   uint32_t offset = 0, id = 0;
   for (auto [from, to, length] : transfers) {
-    plan.programs[from].ops.push_back(
-        sendOp(unitsOf(BufferKind::In, offset, length), to, id));
-    recvs[to].push_back(recvOp(unitsOf(BufferKind::Out, offset, length), from, id));
+    plan.programs[from].channel(0).push_back(
+        sendOp(unitsOf(BufferKind::In, offset, length), to));
+    recvs[to].push_back(recvOp(unitsOf(BufferKind::Out, offset, length), from));
     offset += length;
     ++id;
   }
   for (int r = 0; r < ranks; ++r)
-    for (const PlanOp &op : recvs[r]) plan.programs[r].ops.push_back(op);
+    for (const PlanOp &op : recvs[r]) plan.programs[r].channel(0).push_back(op);
   return plan;
 }
 
@@ -103,10 +103,10 @@ TEST(SimContention, MulticastCrossesASharedHopOnce) {
   PlanOp dup;
   dup.kind = OpKind::Dup;
   dup.srcs = {unitsOf(BufferKind::In, 0)};
-  dup.sends = {Endpoint{1, 0}, Endpoint{2, 1}};
-  plan.programs[0].ops.push_back(dup);
-  plan.programs[1].ops.push_back(recvOp(unitsOf(BufferKind::Out, 0), 0, 0));
-  plan.programs[2].ops.push_back(recvOp(unitsOf(BufferKind::Out, 0), 0, 1));
+  dup.sends = {1, 2};
+  plan.programs[0].channel(0).push_back(dup);
+  plan.programs[1].channel(0).push_back(recvOp(unitsOf(BufferKind::Out, 0), 0));
+  plan.programs[2].channel(0).push_back(recvOp(unitsOf(BufferKind::Out, 0), 0));
   for (bool multicast : {false, true}) {
     GeneratorParams params = linkParams(bw, 0);
     params.features.duplication = true;

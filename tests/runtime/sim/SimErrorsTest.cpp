@@ -24,8 +24,8 @@ std::string simulateError(const Plan &plan, const Topology &topo, const SimOptio
 
 Plan exchange() {  // rank 0 sends to rank 1
   Plan plan = emptyPlan(CollectiveKind::Broadcast, 2, 1);
-  plan.programs[0].ops = {sendOp(unitsOf(BufferKind::In, 0), 1, 7)};
-  plan.programs[1].ops = {recvOp(unitsOf(BufferKind::Out, 0), 0, 7)};
+  plan.programs[0].channel(0) = {sendOp(unitsOf(BufferKind::In, 0), 1)};
+  plan.programs[1].channel(0) = {recvOp(unitsOf(BufferKind::Out, 0), 0)};
   return plan;
 }
 
@@ -45,10 +45,10 @@ TEST(SimErrors, DuplicationNeedsTheFeature) {
   dup.kind = OpKind::Dup;
   dup.srcs = {unitsOf(BufferKind::In, 0)};
   dup.dsts = {unitsOf(BufferKind::Out, 0), unitsOf(BufferKind::Tmp, 0)};
-  plan.programs[0].ops = {dup};
+  plan.programs[0].channel(0) = {dup};
   Topology topo = handBuilt({1}, 0, {});
   EXPECT_THAT(simulateError(plan, topo),
-              HasSubstr("rank 0 op 0 (dup) writes one value to 2 places, which needs the feature "
+              HasSubstr("rank 0 channel 0 op 0 (dup) writes one value to 2 places, which needs the feature "
                         "'duplication' that topology 'hand-built' lacks"));
   EXPECT_TRUE(planNeedsDuplication(plan));
   topo.features.duplication = true;
@@ -94,40 +94,50 @@ TEST(SimErrors, DeadlockReportsTheStuckRanks) {
   Plan plan = emptyPlan(CollectiveKind::AllToAll, 3, 3);
   for (int r = 0; r < 2; ++r) {
     int peer = 1 - r;
-    plan.programs[r].ops = {recvOp(unitsOf(BufferKind::Out, 0), peer, uint32_t(peer)),
-                            sendOp(unitsOf(BufferKind::In, 0), peer, uint32_t(r))};
+    plan.programs[r].channel(0) = {recvOp(unitsOf(BufferKind::Out, 0), peer),
+                            sendOp(unitsOf(BufferKind::In, 0), peer)};
   }
-  plan.programs[2].ops = {copyOp(unitsOf(BufferKind::In, 0), unitsOf(BufferKind::Out, 0))};
+  plan.programs[2].channel(0) = {copyOp(unitsOf(BufferKind::In, 0), unitsOf(BufferKind::Out, 0))};
   EXPECT_THAT(simulateError(plan, ring(3, linkParams(10, 1))),
-              HasSubstr("deadlock: 2 of 3 ranks never finish: rank 0 is stuck at op 0 (recv) "
-                        "waiting for transfer id 1 from rank 1; rank 1 is stuck at op 0 (recv) "
-                        "waiting for transfer id 0 from rank 0"));
+              HasSubstr("deadlock: 2 of 3 ranks never finish: rank 0 channel 0 is stuck at op 0 "
+                        "(recv) waiting for a message from rank 1; rank 1 channel 0 is stuck at "
+                        "op 0 (recv) waiting for a message from rank 0"));
 }
 
 TEST(SimErrors, UnmatchedTransfersAreNamed) {
   Topology topo = handBuilt({1, 1}, 0, {{0, 1, 10}});
   Plan lostSend = exchange();
-  lostSend.programs[1].ops.clear();
+  lostSend.programs[1].channel(0).clear();
   EXPECT_THAT(simulateError(lostSend, topo),
-              HasSubstr("rank 0 op 0 (send) sends transfer id 7 to rank 1, which never receives it"));
-  Plan lostRecv = exchange();
-  lostRecv.programs[1].ops[0].recv->id = 8;
-  EXPECT_THAT(simulateError(lostRecv, topo),
-              HasSubstr("rank 1 op 0 (recv) receives transfer id 8 from rank 0, which never sends it"));
+              HasSubstr("rank 0 to rank 1 on channel 0: 1 messages are sent but 0 received"));
+  Plan otherChannel = exchange();
+  std::swap(otherChannel.programs[1].channel(0), otherChannel.programs[1].channel(1));
+  EXPECT_THAT(simulateError(otherChannel, topo),
+              HasSubstr("rank 0 to rank 1 on channel 0: 1 messages are sent but 0 received"));
   Plan twice = exchange();
-  twice.programs[0].ops.push_back(twice.programs[0].ops[0]);
+  twice.programs[0].channel(0).push_back(twice.programs[0].channel(0)[0]);
   EXPECT_THAT(simulateError(twice, topo),
-              HasSubstr("rank 0 op 0 (send) and rank 0 op 1 (send) both send transfer id 7 to rank 1"));
+              HasSubstr("rank 0 to rank 1 on channel 0: 2 messages are sent but 1 received"));
   Plan badPeer = exchange();
-  badPeer.programs[0].ops[0].sends[0].peer = 5;
+  badPeer.programs[0].channel(0)[0].sends[0] = 5;
   EXPECT_THAT(simulateError(badPeer, topo),
-              HasSubstr("rank 0 op 0 (send) sends to rank 5, outside 0..1"));
+              HasSubstr("rank 0 channel 0 op 0 (send) sends to rank 5, which is itself or outside "
+                        "0..1"));
   Plan badLength = exchange();
   badLength.units = 2;
-  badLength.programs[1].ops[0].dsts[0].length = 2;
+  badLength.programs[1].channel(0)[0].dsts[0].length = 2;
   EXPECT_THAT(simulateError(badLength, topo),
-              HasSubstr("rank 0 op 0 (send) sends 1 units as transfer id 7 but rank 1 op 0 (recv) "
-                        "receives 2"));
+              HasSubstr("message 0 from rank 0 to rank 1 on channel 0: rank 0 channel 0 op 0 "
+                        "(send) sends 1 units but rank 1 channel 0 op 0 (recv) receives 2"));
+  Plan badAfter = exchange();
+  badAfter.programs[1].channel(0)[0].after = {OpRef{3, 0}};
+  EXPECT_THAT(simulateError(badAfter, topo),
+              HasSubstr("rank 1 channel 0 op 0 (recv) waits for channel 3 op 0, which is not an op "
+                        "of another channel of rank 1"));
+  Plan partial = exchange();
+  partial.onlyRank = 1;
+  EXPECT_THAT(simulateError(partial, topo),
+              HasSubstr("the plan holds only the program of rank 1 (loaded for one rank)"));
 }
 
 TEST(SimErrors, BadPlanOrTopologyShape) {

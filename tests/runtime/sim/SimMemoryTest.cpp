@@ -35,9 +35,9 @@ TEST(SimMemory, DupReadsOnceWhereTwoCopiesReadTwice) {
   BufRef in = unitsOf(BufferKind::In, 0), out = unitsOf(BufferKind::Out, 0),
          tmp = unitsOf(BufferKind::Tmp, 0);
   Plan dup = emptyPlan(CollectiveKind::Broadcast, 1, 1);
-  dup.programs[0].ops = {dupOp(in, {out, tmp})};
+  dup.programs[0].channel(0) = {dupOp(in, {out, tmp})};
   Plan copies = emptyPlan(CollectiveKind::Broadcast, 1, 1);
-  copies.programs[0].ops = {copyOp(in, out), copyOp(in, tmp)};
+  copies.programs[0].channel(0) = {copyOp(in, out), copyOp(in, tmp)};
   SimResult dupResult = simulate(dup, topo, uint64_t(kBytes));
   SimResult copyResult = simulate(copies, topo, uint64_t(kBytes));
   expectRel(dupResult.totalUs, 3 * kBytes / kMemBytesPerUs);   // 1 read + 2 writes
@@ -59,12 +59,12 @@ TEST(SimMemory, DupToTwoPeersReadsTheSourceOnce) {
   PlanOp op;
   op.kind = OpKind::Dup;
   op.srcs = {in};
-  op.sends = {Endpoint{1, 0}, Endpoint{2, 1}};
-  dup.programs[0].ops = {op};
-  dup.programs[1].ops = {recvOp(out, 0, 0)};
-  dup.programs[2].ops = {recvOp(out, 0, 1)};
+  op.sends = {1, 2};
+  dup.programs[0].channel(0) = {op};
+  dup.programs[1].channel(0) = {recvOp(out, 0)};
+  dup.programs[2].channel(0) = {recvOp(out, 0)};
   Plan sends = dup;
-  sends.programs[0].ops = {sendOp(in, 1, 0), sendOp(in, 2, 1)};
+  sends.programs[0].channel(0) = {sendOp(in, 1), sendOp(in, 2)};
   double linkUs = kBytes / 1e7, peerUs = 2 * kBytes / 1e9;  // a peer's recv: 1R + 1W
   SimResult dupResult = simulate(dup, topo, uint64_t(kBytes));
   SimResult sendResult = simulate(sends, topo, uint64_t(kBytes));
@@ -78,7 +78,7 @@ TEST(SimMemory, RanksOfOneDeviceShareItsMemory) {
   Topology topo = oneDevice(2);
   Plan plan = emptyPlan(CollectiveKind::AllToAll, 2, 2);
   for (int r = 0; r < 2; ++r)
-    plan.programs[r].ops = {copyOp(unitsOf(BufferKind::In, 0), unitsOf(BufferKind::Out, 0))};
+    plan.programs[r].channel(0) = {copyOp(unitsOf(BufferKind::In, 0), unitsOf(BufferKind::Out, 0))};
   // Two copies of M/2 bytes (a unit), each 1R + 1W: both at a quarter of the bandwidth.
   double unit = kBytes / 2;
   expectRel(simulateTimeUs(plan, topo, uint64_t(kBytes)), 4 * unit / kMemBytesPerUs);
@@ -95,7 +95,7 @@ TEST(SimMemory, NaryReduceCostsNReadsAndOneWriteAndReductionThroughput) {
   reduce.srcs = {unitsOf(BufferKind::In, 0), unitsOf(BufferKind::Tmp, 0),
                  unitsOf(BufferKind::Out, 0)};
   reduce.dsts = {unitsOf(BufferKind::Out, 0)};
-  plan.programs[0].ops = {reduce};
+  plan.programs[0].channel(0) = {reduce};
   // Memory-bound: 3 reads + 1 write.
   expectRel(simulateTimeUs(plan, topo, uint64_t(kBytes)), 4 * kBytes / kMemBytesPerUs);
   // Reduction-bound: 2 pairwise combines of M at 1 GB/s.
@@ -113,18 +113,18 @@ TEST(SimMemory, FusedReduceSendSavesMemoryTraffic) {
   Plan fused = emptyPlan(CollectiveKind::Reduce, 2, 1);
   PlanOp op;
   op.kind = OpKind::RecvReduceSend;
-  op.recv = Endpoint{1, 0};
+  op.recv = 1;
   op.srcs = {a, b};
-  op.sends = {Endpoint{1, 1}};
-  fused.programs[0].ops = {op};
-  fused.programs[1].ops = {sendOp(a, 0, 0), recvOp(unitsOf(BufferKind::Out, 0), 0, 1)};
+  op.sends = {1};
+  fused.programs[0].channel(0) = {op};
+  fused.programs[1].channel(0) = {sendOp(a, 0), recvOp(unitsOf(BufferKind::Out, 0), 0)};
   Plan split = fused;
   PlanOp reduce;
   reduce.kind = OpKind::RecvReduce;
-  reduce.recv = Endpoint{1, 0};
+  reduce.recv = 1;
   reduce.srcs = {a, b};
   reduce.dsts = {b};
-  split.programs[0].ops = {reduce, sendOp(b, 1, 1)};
+  split.programs[0].channel(0) = {reduce, sendOp(b, 1)};
   SimResult fusedResult = simulate(fused, topo, uint64_t(kBytes));
   SimResult splitResult = simulate(split, topo, uint64_t(kBytes));
   // Device 0 also takes the landing write of rank 1's send (1W) in both plans.

@@ -39,13 +39,13 @@ Plan oneTransfer() {
   PlanOp send;
   send.kind = OpKind::Send;
   send.srcs = {{BufferKind::In, 0, 1}};
-  send.sends = {{1, 0}};
+  send.sends = {1};
   PlanOp recv;
   recv.kind = OpKind::Recv;
-  recv.recv = Endpoint{0, 0};
+  recv.recv = 0;
   recv.dsts = {{BufferKind::Out, 0, 1}};
-  plan.programs[0].ops = {send};
-  plan.programs[1].ops = {recv};
+  plan.programs[0].channel(0) = {send};
+  plan.programs[1].channel(0) = {recv};
   return plan;
 }
 
@@ -56,12 +56,12 @@ Plan bothPull() {
     PlanOp send;
     send.kind = OpKind::Send;
     send.srcs = {{BufferKind::In, 0, 1}};
-    send.sends = {{1 - r, uint32_t(r)}};
+    send.sends = {1 - r};
     PlanOp recv;
     recv.kind = OpKind::Recv;
-    recv.recv = Endpoint{1 - r, uint32_t(1 - r)};
+    recv.recv = 1 - r;
     recv.dsts = {{BufferKind::Out, 0, 1}};
-    plan.programs[r].ops = {send, recv};
+    plan.programs[r].channel(0) = {send, recv};
   }
   return plan;
 }
@@ -85,7 +85,7 @@ Plan bothCopy(uint32_t scratch = 0) {
     copy.kind = OpKind::Copy;
     copy.srcs = {{BufferKind::In, 0, 1}};
     copy.dsts = {{BufferKind::Out, 0, 1}};
-    program.ops = {copy};
+    program.channel(0) = {copy};
   }
   return plan;
 }
@@ -115,8 +115,8 @@ TEST(SimModelTerms, PullStagesAComputedValueOnce) {
   Topology topo = twoRankDevice();
   topo.intraDevicePull = true;
   Plan plan = oneTransfer();
-  plan.programs[0].ops[0].kind = OpKind::Reduce;  // in + in, sent: a computed value, no dst
-  plan.programs[0].ops[0].srcs.push_back({BufferKind::In, 0, 1});
+  plan.programs[0].channel(0)[0].kind = OpKind::Reduce;  // in + in, sent: a computed value, no dst
+  plan.programs[0].channel(0)[0].srcs.push_back({BufferKind::In, 0, 1});
   // Sender: 2 reads + 1 staging write = weight 3 → 2e4/3 B/µs → 1.5 µs, + 1 µs latency.
   // Receiver: 1 µs as above. Total 3.5 µs.
   EXPECT_NEAR(simulateTimeUs(plan, topo, 10000), 3.5, 1e-9);
@@ -199,8 +199,8 @@ TEST(SimModelTerms, CleanPullOfAnInputIsALocalReadWhileTheCallFitsTheThreshold) 
   // (2 reads + 1 staging write, 1.5 µs) + 1 µs latency + the capped 2 µs read = 4.5 µs.
   topo.intraDeviceCleanPullBytes = 1e12;
   Plan plan = oneTransfer();
-  plan.programs[0].ops[0].kind = OpKind::Reduce;
-  plan.programs[0].ops[0].srcs.push_back({BufferKind::In, 0, 1});
+  plan.programs[0].channel(0)[0].kind = OpKind::Reduce;
+  plan.programs[0].channel(0)[0].srcs.push_back({BufferKind::In, 0, 1});
   EXPECT_NEAR(simulateTimeUs(plan, topo, 10000), 4.5, 1e-9);
 }
 

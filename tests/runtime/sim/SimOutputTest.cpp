@@ -1,6 +1,7 @@
 // Outputs of a simulation: consistent timelines, link bytes, critical path and the JSON form.
 #include "SimTestPlans.h"
 #include "SimTestTopologies.h"
+#include "runtime/plan/Transfers.h"
 #include "runtime/sim/Simulator.h"
 
 #include <gtest/gtest.h>
@@ -12,15 +13,15 @@ namespace {
 
 using namespace simtest;
 
-/// Program order, recv-after-arrival and arrival-after-send hold for every op of every rank.
+/// Program order, recv-after-arrival and arrival-after-send hold for every op of every rank
+/// (single-channel plans).
 void expectConsistentTimelines(const Plan &plan, const SimResult &result) {
-  std::map<std::pair<int, uint32_t>, std::pair<int, int>> senders;  // (to, id) -> (rank, op)
-  for (int r = 0; r < plan.ranks; ++r)
-    for (size_t i = 0; i < plan.programs[r].ops.size(); ++i)
-      for (const Endpoint &e : plan.programs[r].ops[i].sends) senders[{e.peer, e.id}] = {r, int(i)};
+  std::map<std::pair<int, uint32_t>, std::pair<int, int>> senders;  // (receiver, op) -> sender's
+  for (const PlanTransfer &t : planTransfers(plan))
+    senders[{t.receiver, t.recv.op}] = {t.sender, int(t.send.op)};
   double latest = 0;
   for (int r = 0; r < plan.ranks; ++r) {
-    const auto &ops = plan.programs[r].ops;
+    const auto &ops = plan.programs[r].channels.at(0).ops;
     ASSERT_EQ(result.timelines[r].size(), ops.size());
     for (size_t i = 0; i < ops.size(); ++i) {
       const OpTiming &t = result.timelines[r][i];
@@ -33,7 +34,7 @@ void expectConsistentTimelines(const Plan &plan, const SimResult &result) {
       if (ops[i].recv) {
         ASSERT_FALSE(std::isnan(t.dataReadyUs));
         EXPECT_GE(t.startUs, t.dataReadyUs);
-        auto [sr, si] = senders.at({r, ops[i].recv->id});
+        auto [sr, si] = senders.at({r, uint32_t(i)});
         EXPECT_GE(t.dataReadyUs, result.timelines[sr][si].startUs);
         EXPECT_LE(t.dataReadyUs, result.timelines[sr][si].endUs);
       } else {
@@ -117,10 +118,10 @@ TEST(SimOutput, EachSendArrivesAfterItsOwnRouteLatency) {
   PlanOp dup;
   dup.kind = OpKind::Dup;
   dup.srcs = {unitsOf(BufferKind::In, 0)};
-  dup.sends = {Endpoint{1, 0}, Endpoint{2, 1}};
-  plan.programs[0].ops = {dup};
-  plan.programs[1].ops = {recvOp(unitsOf(BufferKind::Out, 0), 0, 0)};
-  plan.programs[2].ops = {recvOp(unitsOf(BufferKind::Out, 0), 0, 1)};
+  dup.sends = {1, 2};
+  plan.programs[0].channel(0) = {dup};
+  plan.programs[1].channel(0) = {recvOp(unitsOf(BufferKind::Out, 0), 0)};
+  plan.programs[2].channel(0) = {recvOp(unitsOf(BufferKind::Out, 0), 0)};
   const double bytes = 1e5, transmit = 2 * bytes / 10e3;
   SimResult result = simulate(plan, topo, uint64_t(bytes), SimOptions{true, false});
   EXPECT_DOUBLE_EQ(result.timelines[1][0].dataReadyUs, transmit + 1.0);
@@ -137,7 +138,7 @@ TEST(SimOutput, JsonHoldsEveryOp) {
   EXPECT_DOUBLE_EQ(json.at("total_us").get<double>(), result.totalUs);
   ASSERT_EQ(json.at("timelines").size(), 3u);
   const auto &ops = json.at("timelines")[1].at("ops");
-  ASSERT_EQ(ops.size(), plan.programs[1].ops.size());
+  ASSERT_EQ(ops.size(), plan.programs[1].channel(0).size());
   EXPECT_EQ(ops[0].at("kind"), "copy");
   EXPECT_FALSE(ops[0].contains("data_ready_us"));
   EXPECT_TRUE(ops.back().contains("data_ready_us"));

@@ -6,29 +6,29 @@ namespace {
 
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
-PlanOp recvReduceSendOp(BufRef own, int from, uint32_t recvId, int to, uint32_t sendId) {
+PlanOp recvReduceSendOp(BufRef own, int from, int to) {
   PlanOp op;
   op.kind = OpKind::RecvReduceSend;
-  op.recv = Endpoint{from, recvId};
+  op.recv = from;
   op.recvPos = 0;
   op.srcs = {own};
-  op.sends = {Endpoint{to, sendId}};
+  op.sends = {to};
   return op;
 }
 
-PlanOp recvCopySendOp(BufRef dst, int from, uint32_t recvId, int to, uint32_t sendId) {
+PlanOp recvCopySendOp(BufRef dst, int from, int to) {
   PlanOp op;
   op.kind = OpKind::RecvCopySend;
-  op.recv = Endpoint{from, recvId};
+  op.recv = from;
   op.dsts = {dst};
-  op.sends = {Endpoint{to, sendId}};
+  op.sends = {to};
   return op;
 }
 
-PlanOp recvReduceOp(BufRef own, BufRef dst, int from, uint32_t recvId, uint32_t recvPos) {
+PlanOp recvReduceOp(BufRef own, BufRef dst, int from, uint32_t recvPos) {
   PlanOp op;
   op.kind = OpKind::RecvReduce;
-  op.recv = Endpoint{from, recvId};
+  op.recv = from;
   op.recvPos = recvPos;
   op.srcs = {own};
   op.dsts = {dst};
@@ -41,18 +41,18 @@ BufRef unitsOf(BufferKind buf, uint32_t offset, uint32_t length) {
   return BufRef{buf, offset, length};
 }
 
-PlanOp sendOp(BufRef src, int peer, uint32_t id) {
+PlanOp sendOp(BufRef src, int peer) {
   PlanOp op;
   op.kind = OpKind::Send;
   op.srcs = {src};
-  op.sends = {Endpoint{peer, id}};
+  op.sends = {peer};
   return op;
 }
 
-PlanOp recvOp(BufRef dst, int peer, uint32_t id) {
+PlanOp recvOp(BufRef dst, int peer) {
   PlanOp op;
   op.kind = OpKind::Recv;
-  op.recv = Endpoint{peer, id};
+  op.recv = peer;
   op.dsts = {dst};
   return op;
 }
@@ -81,10 +81,8 @@ Plan ringAllReduce(int n, int slices) {
   Plan plan = emptyPlan(CollectiveKind::AllReduce, n, uint32_t(n) * k);
   plan.algorithm = "ring";
   plan.params = {{"slices", slices}};
-  // Transfer of step s, slice j, sent by rank r.
-  auto id = [&](int s, uint32_t j, int r) { return (uint32_t(s) * k + j) * uint32_t(n) + uint32_t(r); };
   for (int r = 0; r < n; ++r) {
-    auto &ops = plan.programs[r].ops;
+    auto &ops = plan.programs[r].channel(0);
     int next = mod(r + 1, n), prev = mod(r - 1, n);
     for (int s = 0; s <= 2 * n - 2; ++s) {
       uint32_t chunk = uint32_t(mod(r - s, n));
@@ -92,16 +90,16 @@ Plan ringAllReduce(int n, int slices) {
         BufRef in = unitsOf(BufferKind::In, chunk * k + j), out = unitsOf(BufferKind::Out, chunk * k + j);
         PlanOp op;
         if (s == 0) {
-          op = sendOp(in, next, id(s, j, r));
+          op = sendOp(in, next);
         } else if (s < n - 1) {
-          op = recvReduceSendOp(in, prev, id(s - 1, j, prev), next, id(s, j, r));
+          op = recvReduceSendOp(in, prev, next);
         } else if (s == n - 1) {
-          op = recvReduceSendOp(in, prev, id(s - 1, j, prev), next, id(s, j, r));
+          op = recvReduceSendOp(in, prev, next);
           op.dsts = {out};
         } else if (s < 2 * n - 2) {
-          op = recvCopySendOp(out, prev, id(s - 1, j, prev), next, id(s, j, r));
+          op = recvCopySendOp(out, prev, next);
         } else {
-          op = recvOp(out, prev, id(s - 1, j, prev));
+          op = recvOp(out, prev);
         }
         op.step = s;
         ops.push_back(op);
@@ -114,18 +112,15 @@ Plan ringAllReduce(int n, int slices) {
 Plan ringAllGather(int n) {
   Plan plan = emptyPlan(CollectiveKind::AllGather, n, uint32_t(n));
   plan.algorithm = "ring";
-  auto id = [&](int s, int r) { return uint32_t(s * n + r); };
   for (int r = 0; r < n; ++r) {
-    auto &ops = plan.programs[r].ops;
+    auto &ops = plan.programs[r].channel(0);
     int next = mod(r + 1, n), prev = mod(r - 1, n);
     BufRef in = unitsOf(BufferKind::In, 0);
     ops.push_back(copyOp(in, unitsOf(BufferKind::Out, uint32_t(r))));
-    ops.push_back(sendOp(in, next, id(0, r)));
+    ops.push_back(sendOp(in, next));
     for (int s = 1; s < n - 1; ++s)
-      ops.push_back(recvCopySendOp(unitsOf(BufferKind::Out, uint32_t(mod(r - s, n))), prev,
-                                   id(s - 1, prev), next, id(s, r)));
-    ops.push_back(recvOp(unitsOf(BufferKind::Out, uint32_t(mod(r - (n - 1), n))), prev,
-                         id(n - 2, prev)));
+      ops.push_back(recvCopySendOp(unitsOf(BufferKind::Out, uint32_t(mod(r - s, n))), prev, next));
+    ops.push_back(recvOp(unitsOf(BufferKind::Out, uint32_t(mod(r - (n - 1), n))), prev));
   }
   return plan;
 }
@@ -133,15 +128,14 @@ Plan ringAllGather(int n) {
 Plan ringReduceScatter(int n) {
   Plan plan = emptyPlan(CollectiveKind::ReduceScatter, n, uint32_t(n));
   plan.algorithm = "ring";
-  auto id = [&](int s, int r) { return uint32_t(s * n + r); };
   for (int r = 0; r < n; ++r) {
-    auto &ops = plan.programs[r].ops;
+    auto &ops = plan.programs[r].channel(0);
     int next = mod(r + 1, n), prev = mod(r - 1, n);
     auto in = [&](int chunk) { return unitsOf(BufferKind::In, uint32_t(mod(chunk, n))); };
-    ops.push_back(sendOp(in(r - 1), next, id(0, r)));
+    ops.push_back(sendOp(in(r - 1), next));
     for (int s = 1; s < n - 1; ++s)
-      ops.push_back(recvReduceSendOp(in(r - s - 1), prev, id(s - 1, prev), next, id(s, r)));
-    ops.push_back(recvReduceOp(in(r), unitsOf(BufferKind::Out, 0), prev, id(n - 2, prev), 0));
+      ops.push_back(recvReduceSendOp(in(r - s - 1), prev, next));
+    ops.push_back(recvReduceOp(in(r), unitsOf(BufferKind::Out, 0), prev, 0));
   }
   return plan;
 }
@@ -154,7 +148,7 @@ Plan binomialBroadcast(int n, int root) {
   while ((1 << rounds) < n) ++rounds;
   for (int v = 0; v < n; ++v) {  // v: rank relative to the root
     int r = mod(v + root, n);
-    auto &ops = plan.programs[r].ops;
+    auto &ops = plan.programs[r].channel(0);
     BufRef out = unitsOf(BufferKind::Out, 0);
     int firstRound = 0;
     if (v == 0) {
@@ -162,13 +156,13 @@ Plan binomialBroadcast(int n, int root) {
     } else {
       int k = 0;
       while ((2 << k) <= v) ++k;  // v in [2^k, 2^(k+1)): received in round k
-      ops.push_back(recvOp(out, mod(v - (1 << k) + root, n), uint32_t(r)));
+      ops.push_back(recvOp(out, mod(v - (1 << k) + root, n)));
       firstRound = k + 1;
     }
     for (int k = firstRound; k < rounds; ++k)
       if (v + (1 << k) < n) {
         int child = mod(v + (1 << k) + root, n);
-        ops.push_back(sendOp(out, child, uint32_t(child)));
+        ops.push_back(sendOp(out, child));
       }
   }
   return plan;
@@ -179,12 +173,12 @@ Plan recursiveDoublingAllReduce(int n) {
   plan.algorithm = "recursive_doubling";
   BufRef out = unitsOf(BufferKind::Out, 0);
   for (int r = 0; r < n; ++r) {
-    auto &ops = plan.programs[r].ops;
+    auto &ops = plan.programs[r].channel(0);
     ops.push_back(copyOp(unitsOf(BufferKind::In, 0), out));
     for (int k = 0; (1 << k) < n; ++k) {
       int partner = r ^ (1 << k);
-      ops.push_back(sendOp(out, partner, uint32_t(k * n + r)));
-      ops.push_back(recvReduceOp(out, out, partner, uint32_t(k * n + partner),
+      ops.push_back(sendOp(out, partner));
+      ops.push_back(recvReduceOp(out, out, partner,
                                  partner < r ? 0 : 1));
     }
   }
@@ -196,13 +190,13 @@ Plan pairwiseAllToAll(int n) {
   plan.algorithm = "pairwise";
   bool powerOfTwo = (n & (n - 1)) == 0;
   for (int r = 0; r < n; ++r) {
-    auto &ops = plan.programs[r].ops;
+    auto &ops = plan.programs[r].channel(0);
     ops.push_back(copyOp(unitsOf(BufferKind::In, uint32_t(r)), unitsOf(BufferKind::Out, uint32_t(r))));
     for (int k = 1; k < n; ++k) {
       int to = powerOfTwo ? (r ^ k) : mod(r + k, n);
       int from = powerOfTwo ? (r ^ k) : mod(r - k, n);
-      ops.push_back(sendOp(unitsOf(BufferKind::In, uint32_t(to)), to, uint32_t(k * n + r)));
-      ops.push_back(recvOp(unitsOf(BufferKind::Out, uint32_t(from)), from, uint32_t(k * n + from)));
+      ops.push_back(sendOp(unitsOf(BufferKind::In, uint32_t(to)), to));
+      ops.push_back(recvOp(unitsOf(BufferKind::Out, uint32_t(from)), from));
     }
   }
   return plan;

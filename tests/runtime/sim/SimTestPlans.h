@@ -21,8 +21,8 @@ Plan recursiveDoublingAllReduce(int n);
 Plan pairwiseAllToAll(int n);
 
 BufRef unitsOf(BufferKind buf, uint32_t offset, uint32_t length = 1);
-PlanOp sendOp(BufRef src, int peer, uint32_t id);
-PlanOp recvOp(BufRef dst, int peer, uint32_t id);
+PlanOp sendOp(BufRef src, int peer);
+PlanOp recvOp(BufRef dst, int peer);
 PlanOp copyOp(BufRef src, BufRef dst);
 /// An empty plan of `n` ranks and `units` units, with no ops.
 Plan emptyPlan(CollectiveKind kind, int n, uint32_t units);

@@ -1,0 +1,29 @@
+// coll-coalesce-transfers: message aggregation on every coll.program of the module.
+#include "compiler/Passes.h"
+
+#include "compiler/export/CoalesceTransfers.h"
+#include "dialects/coll/CollOps.h"
+#include "runtime/core/CountNoun.h"
+
+namespace collplan {
+#define GEN_PASS_DEF_COLLCOALESCETRANSFERS
+#include "compiler/Passes.h.inc"
+}  // namespace collplan
+
+namespace {
+
+struct CollCoalesceTransfersPass
+    : collplan::impl::CollCoalesceTransfersBase<CollCoalesceTransfersPass> {
+  using CollCoalesceTransfersBase::CollCoalesceTransfersBase;
+
+  void runOnOperation() override {
+    getOperation().walk([&](mlir::coll::ProgramOp program) {
+      const unsigned joined = collplan::coalesceTransfers(program);
+      if (explain)
+        program.emitRemark() << "coalesce: " << collplan::countNoun(joined, "transfer")
+                             << " joined to another one of the same round, peers and channel";
+    });
+  }
+};
+
+}  // namespace

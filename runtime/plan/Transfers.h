@@ -1,0 +1,28 @@
+// The messages of a plan: which send reaches which recv (per sender, receiver and channel, in order).
+#pragma once
+
+#include "runtime/plan/Plan.h"
+
+#include <vector>
+
+namespace collplan {
+
+/// One message: the k-th (`index`) from `sender` to `receiver` on `channel`, sent by
+/// programs[sender].channels[channel].ops[send.op] (its sends[sendEntry]) and received by
+/// programs[receiver].channels[channel].ops[recv.op].
+struct PlanTransfer {
+  int sender = 0;
+  int receiver = 0;
+  uint32_t channel = 0;
+  uint32_t index = 0;
+  OpRef send;
+  uint32_t sendEntry = 0;
+  OpRef recv;
+};
+
+/// Every message of `plan` whose two ends exist, FIFO by FIFO in (sender, receiver, channel)
+/// order. Messages a plan sends but never receives (or the reverse) are left out: validatePlan
+/// reports them. Requires every program (Plan::onlyRank < 0).
+std::vector<PlanTransfer> planTransfers(const Plan &plan);
+
+}  // namespace collplan
