@@ -48,8 +48,8 @@ void buildCompilePipeline(mlir::OpPassManager &pm, const CompilePipelineSettings
   if (settings.slices != 1) pm.addPass(createCollSlice({settings.slices, settings.explain}));
   pm.addPass(createCollScheduleSteps());
   pm.addPass(createCollToProgram({settings.explain}));
-  pm.addPass(createCollCoalesceTransfers({settings.explain}));
   pm.addPass(createCollHoistSends({settings.explain}));
+  pm.addPass(createCollCoalesceTransfers({settings.explain}));
   pm.addPass(createCollAllocateScratch({settings.explain}));
   pm.addPass(createCollExportPlan({/*output=*/"", settings.explain}));
 }
@@ -58,7 +58,7 @@ void registerCompilePipeline() {
   mlir::PassPipelineRegistration<CompilePipelineOptions>(
       "coll-compile",
       "Compile every coll.collective (by its algorithm) and coll.schedule into per-rank "
-      "programs the runtime loads: lower, slice, steps, to-program, coalesce, hoist, "
+      "programs the runtime loads: lower, slice, steps, to-program, hoist, coalesce, "
       "allocate-scratch, export",
       [](mlir::OpPassManager &pm, const CompilePipelineOptions &o) {
         CompilePipelineSettings settings;

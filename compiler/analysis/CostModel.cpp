@@ -93,6 +93,8 @@ public:
   ScheduleCost run();
   /// The round of every op after `run()` (see assignSteps).
   int64_t roundOf(Operation *op) const { return opRound_.lookup(op); }
+  /// Per reduction, the round each operand arrives in (-1: local) after `run()`.
+  TransferRounds takeTransferRounds() { return std::move(transferRounds_); }
 
 private:
   void countTouches(Operation &op);
@@ -105,12 +107,27 @@ private:
     ++cost_.transfers;
     return ports_.place(from, to, ready, cost_.unitFraction, step, slice);
   }
-  /// Brings the operands of a reduction to `rank` (remote operands are transfers).
-  int64_t gatherOperands(ValueRange operands, int rank, int64_t step) {
+  /// Brings the operands of reduction `op` to `rank` (remote operands are transfers).
+  int64_t gatherOperands(Operation *op, int rank, int64_t step) {
+    // Operands from the nearest rank upstream first (ring distance rank - source): when every
+    // rank gathers from all the others, round k then pairs each rank with the one k behind it,
+    // a permutation, instead of every rank asking the same sources first.
+    const unsigned count = op->getNumOperands();
+    llvm::SmallVector<unsigned> order(count);
+    for (unsigned k = 0; k < count; ++k) order[k] = k;
+    auto distance = [&](unsigned k) {
+      return (rank - values_[op->getOperand(k)].rank + spec_.ranks) % spec_.ranks;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](unsigned a, unsigned b) { return distance(a) < distance(b); });
     int64_t ready = 0;
-    for (Value v : operands) {
-      ValueState s = values_[v];
-      ready = std::max(ready, transfer(s.rank, rank, s.round, step, s.slice));
+    llvm::SmallVector<int64_t> &rounds = transferRounds_[op];
+    rounds.assign(count, -1);
+    for (unsigned k : order) {
+      ValueState s = values_[op->getOperand(k)];
+      const int64_t arrives = transfer(s.rank, rank, s.round, step, s.slice);
+      if (s.rank != rank) rounds[k] = arrives;
+      ready = std::max(ready, arrives);
     }
     return ready;
   }
@@ -125,6 +142,7 @@ private:
   ScheduleCost cost_;
   llvm::DenseMap<Value, ValueState> values_;
   llvm::DenseMap<Operation *, int64_t> opRound_;
+  TransferRounds transferRounds_;
 };
 
 void CostBuilder::countTouches(Operation &op) {
@@ -197,14 +215,14 @@ void CostBuilder::place(Operation *op) {
       })
       .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
         int64_t slice = values_[reduce.getOperand(0)].slice;
-        int64_t round = gatherOperands(reduce.getOperands(), int(reduce.getRank()), step);
+        int64_t round = gatherOperands(reduce, int(reduce.getRank()), step);
         ValueState &v = values_[reduce.getResult()];
         v.round = round;
         v.slice = slice;
       })
       .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
         int64_t slice = values_[reduce.getOperand(0)].slice;
-        int64_t ready = gatherOperands(reduce.getOperands(), int(reduce.getRank()), step);
+        int64_t ready = gatherOperands(reduce, int(reduce.getRank()), step);
         int64_t round =
             transfer(int(reduce.getRank()), int(reduce.getDest()), ready, step, slice);
         ValueState &v = values_[reduce.getResult()];
@@ -331,6 +349,12 @@ int64_t ScheduleCost::peakScratchUnits() const {
 }
 
 ScheduleCost analyzeCost(ScheduleOp schedule) { return CostBuilder(schedule).run(); }
+
+TransferRounds operandTransferRounds(ScheduleOp schedule) {
+  CostBuilder builder(schedule);
+  builder.run();
+  return builder.takeTransferRounds();
+}
 
 void assignSteps(ScheduleOp schedule) {
   CostBuilder builder(schedule);

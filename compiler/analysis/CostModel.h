@@ -1,6 +1,9 @@
 // coll-cost's analysis: α-β cost under the port model, bytes, memory touches and scratch.
 #pragma once
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,6 +53,12 @@ ScheduleCost analyzeCost(mlir::coll::ScheduleOp schedule);
 /// the body by step, stably, so each rank's program runs its work round by round. Steps
 /// respect dataflow, so the order stays valid.
 void assignSteps(mlir::coll::ScheduleOp schedule);
+
+/// Per reduction op (coll.reduce, coll.reduce_send), the port-model round in which each operand
+/// arrives at the reducing rank, -1 for an operand already there. A reduction's `step` is the
+/// last of them; level-3 export gives each operand's send and receive its own round.
+using TransferRounds = llvm::DenseMap<mlir::Operation *, llvm::SmallVector<int64_t>>;
+TransferRounds operandTransferRounds(mlir::coll::ScheduleOp schedule);
 
 /// The cost as an MLIR analysis, so passes and the tuner can share one computation.
 class CostAnalysis {

@@ -44,21 +44,22 @@ bool isDead(const Instr &op) {
   return !op.recv && op.srcs.empty() && op.dsts.empty() && op.sends.empty();
 }
 
-/// Moves every send-only instruction above the receives before it that send nothing and do not
-/// write what it sends (checked in the in-place layout, which overlaps wherever the separate one
-/// does), so that a round's sends to one peer sit next to each other. Sends keep their order.
-void lineUpSends(std::vector<Instr> &ops, int64_t inShift) {
+/// Moves every send-only instruction above the receives before it that send nothing, do not
+/// write what it sends (in the rank's UnitLayout) and belong to its round or a later one, so
+/// that a round's sends to one peer sit next to each other. Sends keep their order, and no send
+/// overtakes a receive of an earlier round (the order coll-hoist-sends gave by rounds).
+void lineUpSends(std::vector<Instr> &ops, UnitLayout layout) {
   auto writesAnyOf = [&](const Instr &writer, const Instr &reader) {
     for (const BufRef &dst : writer.dsts)
       for (const BufRef &src : reader.srcs)
-        if (rangesOverlap(dst, src, inShift, /*inPlace=*/true)) return true;
+        if (layout.overlap(dst, src)) return true;
     return false;
   };
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].sends.empty() || ops[i].recv || !ops[i].dsts.empty()) continue;
     size_t to = i;
     while (to > 0 && ops[to - 1].recv && ops[to - 1].sends.empty() &&
-           !writesAnyOf(ops[to - 1], ops[i]))
+           ops[to - 1].step >= ops[i].step && !writesAnyOf(ops[to - 1], ops[i]))
       --to;
     if (to != i)
       std::rotate(ops.begin() + long(to), ops.begin() + long(i), ops.begin() + long(i) + 1);
@@ -76,17 +77,17 @@ BufRef joined(const BufRef &lo, const BufRef &hi) {
 /// One rank's plan ops and its in-place shift, with the overlap queries the merges need.
 struct RankPlanOps {
   std::vector<Instr> ops;
-  int64_t inShift = 0;
+  UnitLayout layout;
 
   bool writes(size_t k, const BufRef &r) const {
     for (const BufRef &d : ops[k].dsts)
-      if (rangesOverlap(d, r, inShift, /*inPlace=*/true)) return true;
+      if (layout.overlap(d, r)) return true;
     return false;
   }
   bool touches(size_t k, const BufRef &r) const {
     if (writes(k, r)) return true;
     for (const BufRef &s : ops[k].srcs)
-      if (rangesOverlap(s, r, inShift, /*inPlace=*/true)) return true;
+      if (layout.overlap(s, r)) return true;
     return false;
   }
   /// No op strictly between `from` and `to` writes `r`.
@@ -121,7 +122,7 @@ public:
     for (RankPlanOps &r : ranks_) splitForwards(r.ops);
     unsigned merged = 0;
     for (unsigned pass = 1; pass;) {
-      for (RankPlanOps &r : ranks_) lineUpSends(r.ops, r.inShift);
+      for (RankPlanOps &r : ranks_) lineUpSends(r.ops, r.layout);
       indexReceives();
       pass = 0;
       for (size_t s = 0; s < ranks_.size(); ++s) pass += mergeFrom(int(s));
@@ -170,7 +171,8 @@ private:
     for (size_t k = 0; k < ops.size(); ++k) {
       Instr op = std::move(ops[k]);
       if (isPlainRecv(op) && k + 1 < ops.size() && isSendOnly(ops[k + 1]) &&
-          ops[k + 1].srcs.front() == op.dsts.front() && ops[k + 1].channel == op.channel) {
+          ops[k + 1].srcs.front() == op.dsts.front() && ops[k + 1].channel == op.channel &&
+          forwardsNextRound(op.step, ops[k + 1].step)) {
         op.sendIds = std::move(ops[k + 1].sendIds);
         op.sends = std::move(ops[++k].sends);
         op.kind = inferOpKind(op);
@@ -307,7 +309,7 @@ unsigned coalesceTransfers(ProgramOp program) {
     }
     rankOps[rank] = rankOp;
     ranks[rank].ops = readRankOps(rankOp);
-    ranks[rank].inShift = inPlaceUnitShift(program, int(rank));
+    ranks[rank].layout = unitLayout(program, int(rank));
   }
   Coalescer coalescer(std::move(ranks));
   const unsigned merged = coalescer.run();

@@ -16,7 +16,8 @@ namespace collplan {
 /// It only ever delays a send past local instructions (never past a receive) and moves a
 /// receive up past instructions that neither wait nor touch what it writes, so message contents
 /// are unchanged and no new wait order arises; transfers of different rounds (a pipeline's
-/// slices) are never merged. Checked with separate buffers and with the in-place layout.
+/// slices) are never merged. Buffer overlaps are checked in the layout the program runs in
+/// (UnitLayout).
 /// Returns how many transfers were folded into others.
 unsigned coalesceTransfers(mlir::coll::ProgramOp program);
 

@@ -18,28 +18,30 @@ struct UnitHistory {
 }  // namespace
 
 std::vector<std::vector<uint32_t>>
-instructionDependencies(const std::vector<mlir::coll::Instruction> &ops, int64_t inShift) {
-  // in and out share one address space (in shifted by inShift), tmp has its own.
-  int64_t low = 0, high = 0, tmpHigh = 0;
-  auto address = [&](const BufRef &r) {
-    return int64_t(r.offset) + (r.buf == BufferKind::In ? inShift : 0);
+instructionDependencies(const std::vector<mlir::coll::Instruction> &ops, UnitLayout layout) {
+  // Address spaces: out (with in when aliased, shifted by inShift), in when apart, and tmp.
+  enum Space { Shared, Input, Scratch };
+  auto spaceOf = [&](const BufRef &r) {
+    if (r.buf == BufferKind::Tmp) return Scratch;
+    return r.buf == BufferKind::In && !layout.aliased ? Input : Shared;
   };
+  auto address = [&](const BufRef &r) {
+    return int64_t(r.offset) + (r.buf == BufferKind::In && layout.aliased ? layout.inShift : 0);
+  };
+  int64_t low[3] = {0, 0, 0}, high[3] = {0, 0, 0};
   for (const mlir::coll::Instruction &op : ops)
     for (const auto *list : {&op.srcs, &op.dsts})
       for (const BufRef &r : *list) {
-        if (r.buf == BufferKind::Tmp) {
-          tmpHigh = std::max(tmpHigh, int64_t(r.offset + r.length));
-          continue;
-        }
-        low = std::min(low, address(r));
-        high = std::max(high, address(r) + r.length);
+        const Space space = spaceOf(r);
+        low[space] = std::min(low[space], address(r));
+        high[space] = std::max(high[space], address(r) + r.length);
       }
-  std::vector<UnitHistory> shared(static_cast<size_t>(high - low));
-  std::vector<UnitHistory> tmp(static_cast<size_t>(tmpHigh));
+  std::vector<UnitHistory> units[3];
+  for (int space = 0; space < 3; ++space) units[space].resize(size_t(high[space] - low[space]));
   auto unitsOf = [&](const BufRef &r, auto &&visit) {
-    std::vector<UnitHistory> &space = r.buf == BufferKind::Tmp ? tmp : shared;
-    const int64_t begin = r.buf == BufferKind::Tmp ? int64_t(r.offset) : address(r) - low;
-    for (int64_t u = begin; u < begin + r.length; ++u) visit(space[size_t(u)]);
+    const Space space = spaceOf(r);
+    const int64_t begin = address(r) - low[space];
+    for (int64_t u = begin; u < begin + r.length; ++u) visit(units[space][size_t(u)]);
   };
 
   std::vector<std::vector<uint32_t>> deps(ops.size());
@@ -77,6 +79,25 @@ instructionDependencies(const std::vector<mlir::coll::Instruction> &ops, int64_t
       });
   }
   return deps;
+}
+
+bool inputUnitsClobbered(const std::vector<mlir::coll::Instruction> &ops, int64_t inShift) {
+  std::vector<bool> clobbered;  // per input unit: its alias in `out` was written
+  for (const mlir::coll::Instruction &op : ops) {
+    for (const BufRef &src : op.srcs)
+      if (src.buf == BufferKind::In)
+        for (uint32_t u = src.offset; u < src.offset + src.length; ++u)
+          if (u < clobbered.size() && clobbered[u]) return true;
+    for (const BufRef &dst : op.dsts) {
+      if (dst.buf != BufferKind::Out) continue;
+      for (int64_t u = int64_t(dst.offset) - inShift; u < int64_t(dst.offset + dst.length) - inShift; ++u) {
+        if (u < 0) continue;
+        if (size_t(u) >= clobbered.size()) clobbered.resize(size_t(u) + 1, false);
+        clobbered[size_t(u)] = true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace collplan

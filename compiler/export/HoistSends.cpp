@@ -1,7 +1,7 @@
-// hoistSends: two round-by-round list schedules of every rank's instructions (the first as if
-// transfers were matched by id, for priorities; the second under the execution model, senders
-// ordering each FIFO within what its receiver's dependencies allow), then each rank's body
-// rewritten in issue order.
+// hoistSends: every rank's instructions in the port model's round order when that finishes
+// under the execution model, else in the order of two round-by-round list schedules (the first
+// as if transfers were matched by id, for priorities; the second under the execution model);
+// then each rank's body rewritten in that order.
 #include "compiler/export/HoistSends.h"
 
 #include "compiler/export/Conflicts.h"
@@ -49,10 +49,13 @@ enum class Matching {
 
 class Scheduler {
 public:
+  /// `priority` ranks each rank's instructions (lower first). A `strict` schedule issues them
+  /// in exactly that order (it checks a given order); otherwise whatever is ready goes, those
+  /// that receive nothing first.
   Scheduler(const std::vector<RankProgramIR> &ranks, Matching matching,
-            const std::vector<uint64_t> &priority, const SendAfter &sendAfter = {})
+            const std::vector<uint64_t> &priority, bool strict, const SendAfter &sendAfter = {})
       : ranks_(ranks), matching_(matching), priority_(priority), sendAfter_(sendAfter),
-        state_(ranks.size()) {
+        strict_(strict), state_(ranks.size()) {
     for (size_t r = 0, o = 0; r < ranks.size(); o += ranks[r].ops.size(), ++r)
       offset_.push_back(o);
     for (size_t r = 0; r < ranks.size(); ++r) {
@@ -201,7 +204,8 @@ private:
     RankState &s = state_[size_t(rank)];
     const std::vector<Instruction> &ops = ranks_[size_t(rank)].ops;
     auto better = [&](uint32_t a, uint32_t b) {
-      if (ops[a].recv.has_value() != ops[b].recv.has_value()) return !ops[a].recv.has_value();
+      if (!strict_ && ops[a].recv.has_value() != ops[b].recv.has_value())
+        return !ops[a].recv.has_value();
       return priority_[offset_[size_t(rank)] + a] < priority_[offset_[size_t(rank)] + b];
     };
     size_t issued = 0;
@@ -209,9 +213,10 @@ private:
       size_t best = s.ready.size();
       for (size_t k = 0; k < s.ready.size(); ++k)
         if ((best == s.ready.size() || better(s.ready[k], s.ready[best])) &&
-            issuable(rank, s.ready[k], round))
+            (strict_ || issuable(rank, s.ready[k], round)))
           best = k;
       if (best == s.ready.size()) return issued;
+      if (strict_ && !issuable(rank, s.ready[best], round)) return issued;  // its turn waits
       const uint32_t i = s.ready[best];
       s.ready.erase(s.ready.begin() + long(best));
       issue(rank, i, round);
@@ -223,6 +228,7 @@ private:
   Matching matching_;
   const std::vector<uint64_t> &priority_;  ///< per instruction of every rank, rank by rank
   const SendAfter &sendAfter_;
+  bool strict_;
   std::vector<size_t> offset_;             ///< per rank: its first instruction in priority_
   std::vector<RankState> state_;
   std::map<FifoKey, Fifo> fifos_;
@@ -240,7 +246,7 @@ std::vector<RankProgramIR> loadRanks(ProgramOp program) {
     r.rankOp = rankOp;
     r.ops = readRankOps(rankOp);
     const std::vector<std::vector<uint32_t>> deps =
-        instructionDependencies(r.ops, inPlaceUnitShift(program, int(rank)));
+        instructionDependencies(r.ops, unitLayout(program, int(rank)));
     r.successors.assign(r.ops.size(), {});
     r.dependencies.assign(r.ops.size(), 0);
     for (uint32_t i = 0; i < r.ops.size(); ++i) {
@@ -287,6 +293,128 @@ SendAfter receiveOrderConstraints(const std::vector<RankProgramIR> &ranks) {
   return out;
 }
 
+/// Ring distance from a rank to the peer an instruction talks to (a send's first peer, else the
+/// peer it receives from), 0 for local instructions: within one step, rank r sends to r+1, r+2,
+/// ... in turn while receiving from r-1, r-2, ..., so every turn is a permutation of the ranks
+/// (the port model's conflict-free order) rather than everyone sending to one peer at once.
+uint32_t ringShift(const Instruction &op, int rank, int ranks) {
+  if (!op.sends.empty()) return uint32_t((op.sends.front() - rank + ranks) % ranks);
+  if (op.recv) return uint32_t((rank - *op.recv + ranks) % ranks);
+  return 0;
+}
+
+/// Per instruction of every rank (rank by rank), its rank of preference within its rank: the
+/// compiler's step (unstepped instructions first), then the ring shift, then program order.
+std::vector<uint64_t> stepPriorities(const std::vector<RankProgramIR> &ranks) {
+  std::vector<uint64_t> priority;
+  const int n = int(ranks.size());
+  for (int rank = 0; rank < n; ++rank) {
+    const std::vector<Instruction> &ops = ranks[size_t(rank)].ops;
+    std::vector<uint32_t> order(ops.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto key = [&](uint32_t i) {
+      return std::make_tuple(ops[i].step, ops[i].recv.has_value(), ringShift(ops[i], rank, n), i);
+    };
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    const size_t base = priority.size();
+    priority.resize(base + ops.size());
+    for (uint32_t k = 0; k < order.size(); ++k) priority[base + order[k]] = k;
+  }
+  return priority;
+}
+
+/// Extra ordering edges of one rank: instruction -> instructions that must follow it.
+using ExtraEdges = std::unordered_map<uint32_t, std::vector<uint32_t>>;
+
+/// One rank's instructions sorted by the port-model round the compiler gave them: by step
+/// (unstepped first), within a step those that receive nothing first, then by ring shift, then
+/// by transfer id, then program order; an instruction still waits for what it depends on and
+/// for the `extra` edges. Empty when the edges make a cycle.
+std::vector<uint32_t> stepOrder(const RankProgramIR &r, int rank, int ranks,
+                                const ExtraEdges &extra) {
+  auto key = [&](uint32_t i) {
+    const Instruction &op = r.ops[i];
+    const uint32_t id = op.recvId ? *op.recvId : op.sendIds.empty() ? 0 : op.sendIds.front();
+    return std::make_tuple(op.step, op.recv.has_value(), ringShift(op, rank, ranks), id, i);
+  };
+  auto later = [&](uint32_t a, uint32_t b) { return key(b) < key(a); };
+  std::vector<uint32_t> pending = r.dependencies, ready, order;
+  for (const auto &[from, tos] : extra)
+    for (uint32_t to : tos) ++pending[to];
+  for (uint32_t i = 0; i < pending.size(); ++i)
+    if (pending[i] == 0) ready.push_back(i);
+  std::make_heap(ready.begin(), ready.end(), later);
+  auto release = [&](uint32_t next) {
+    if (--pending[next] != 0) return;
+    ready.push_back(next);
+    std::push_heap(ready.begin(), ready.end(), later);
+  };
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), later);
+    const uint32_t i = ready.back();
+    ready.pop_back();
+    order.push_back(i);
+    for (uint32_t next : r.successors[i]) release(next);
+    if (auto it = extra.find(i); it != extra.end())
+      for (uint32_t next : it->second) release(next);
+  }
+  if (order.size() != r.ops.size()) order.clear();
+  return order;
+}
+
+/// Every rank's step order, with each receiver taking a FIFO's messages in the order its sender
+/// sends them: the receiver's receives of one FIFO are chained in the sender's order and the
+/// ranks re-sorted, until no order changes. Empty when that does not settle.
+std::vector<std::vector<uint32_t>> stepOrders(const std::vector<RankProgramIR> &ranks) {
+  const int n = int(ranks.size());
+  std::vector<std::vector<uint32_t>> orders(ranks.size());
+  std::vector<ExtraEdges> extra(ranks.size());
+  std::unordered_map<uint32_t, std::pair<int, uint32_t>> receiverOf;  // id -> (rank, instr)
+  for (int r = 0; r < n; ++r)
+    for (uint32_t i = 0; i < ranks[size_t(r)].ops.size(); ++i)
+      if (const auto &id = ranks[size_t(r)].ops[i].recvId) receiverOf[*id] = {r, i};
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (int r = 0; r < n; ++r) {
+      std::vector<uint32_t> order = stepOrder(ranks[size_t(r)], r, n, extra[size_t(r)]);
+      if (order.empty()) return {};
+      changed = changed || order != orders[size_t(r)];
+      orders[size_t(r)] = std::move(order);
+    }
+    if (!changed) return orders;
+    // Chain each FIFO's receives in the order its sender now sends.
+    for (ExtraEdges &e : extra) e.clear();
+    std::map<std::tuple<int, int, uint32_t>, uint32_t> lastReceive;  // FIFO -> receiving instr
+    for (int r = 0; r < n; ++r)
+      for (uint32_t i : orders[size_t(r)]) {
+        const Instruction &op = ranks[size_t(r)].ops[i];
+        for (size_t k = 0; k < op.sends.size(); ++k) {
+          auto it = receiverOf.find(op.sendIds[k]);
+          if (it == receiverOf.end()) continue;
+          auto [to, at] = it->second;
+          auto [last, fresh] = lastReceive.try_emplace({r, to, op.channel}, at);
+          if (!fresh) {
+            extra[size_t(to)][last->second].push_back(at);
+            last->second = at;
+          }
+        }
+      }
+  }
+  return {};
+}
+
+/// Whether every rank running `orders` strictly in sequence finishes under the execution model.
+bool finishesInOrder(const std::vector<RankProgramIR> &ranks,
+                     const std::vector<std::vector<uint32_t>> &orders) {
+  std::vector<uint64_t> position;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const size_t base = position.size();
+    position.resize(base + ranks[r].ops.size());
+    for (size_t k = 0; k < orders[r].size(); ++k) position[base + orders[r][k]] = k;
+  }
+  return Scheduler(ranks, Matching::InOrder, position, /*strict=*/true).run();
+}
+
 /// Moves every rank's instructions into `orders`; returns how many changed position.
 unsigned rewrite(const std::vector<RankProgramIR> &ranks,
                  const std::vector<std::vector<uint32_t>> &orders) {
@@ -307,20 +435,18 @@ unsigned rewrite(const std::vector<RankProgramIR> &ranks,
 
 }  // namespace
 
-FailureOr<HoistResult> hoistSends(ProgramOp program) {
-  const std::vector<RankProgramIR> ranks = loadRanks(program);
+namespace {
+
+/// Both schedules of hoistSends; per rank, the issue order, or what is stuck in `stuck`.
+std::optional<std::vector<std::vector<uint32_t>>>
+orderPrograms(const std::vector<RankProgramIR> &ranks, HoistResult &result, std::string &stuck) {
   // 1. As if transfers were matched by id: when each message is consumed, and a priority that
   //    follows the compiler's steps.
-  std::vector<uint64_t> byStep;
-  for (const RankProgramIR &r : ranks)
-    for (uint32_t i = 0; i < r.ops.size(); ++i)
-      byStep.push_back(uint64_t(uint32_t(r.ops[i].step) + 1) << 32 | i);  // step -1 goes first
-  Scheduler byId(ranks, Matching::ById, byStep);
+  const std::vector<uint64_t> byStep = stepPriorities(ranks);
+  Scheduler byId(ranks, Matching::ById, byStep, /*strict=*/false);
   if (!byId.run()) {
-    program.emitOpError() << "cannot be ordered: its programs deadlock even with transfers "
-                             "matched by id:"
-                          << byId.describeStuck();
-    return failure();
+    stuck = "its programs deadlock even with transfers matched by id:" + byId.describeStuck();
+    return std::nullopt;
   }
   // 2. Under the execution model, each instruction preferring its place in (1), the sender of
   //    every FIFO choosing its order within what the receiver's dependencies allow.
@@ -335,27 +461,45 @@ FailureOr<HoistResult> hoistSends(ProgramOp program) {
   SendAfter sendAfter = receiveOrderConstraints(ranks);
   size_t reorders = 0;
   for (;;) {
-    Scheduler inOrder(ranks, Matching::InOrder, bySequence, sendAfter);
+    Scheduler inOrder(ranks, Matching::InOrder, bySequence, /*strict=*/false, sendAfter);
     if (inOrder.run()) {
-      HoistResult result;
       result.rounds = inOrder.rounds();
       result.reorders = unsigned(reorders);
-      result.moved = rewrite(ranks, inOrder.orders());
-      return result;
+      return inOrder.orders();
     }
     const std::optional<std::pair<uint32_t, uint32_t>> hint = inOrder.reorderHint();
     std::vector<uint32_t> *after = hint ? &sendAfter[hint->second] : nullptr;
     if (!hint || std::find(after->begin(), after->end(), hint->first) != after->end() ||
         ++reorders > 64 * ranks.size()) {
-      program.emitOpError() << "cannot be ordered: its ranks deadlock under the execution model "
-                               "(transfers matched in order per sender, receiver and channel, "
-                               "at most "
-                            << kChannelDepth << " unconsumed messages each):"
-                            << inOrder.describeStuck();
-      return failure();
+      stuck = "its ranks deadlock under the execution model (transfers matched in order per "
+              "sender, receiver and channel, at most " +
+              std::to_string(kChannelDepth) + " unconsumed messages each):" +
+              inOrder.describeStuck();
+      return std::nullopt;
     }
     after->push_back(hint->first);
   }
+}
+
+}  // namespace
+
+FailureOr<HoistResult> hoistSends(ProgramOp program) {
+  const std::vector<RankProgramIR> ranks = loadRanks(program);
+  HoistResult result;
+  std::string stuck;
+  // The port model's order when it finishes under the execution model; otherwise a list
+  // schedule that issues each send as early as it can (see HoistSends.h).
+  std::optional<std::vector<std::vector<uint32_t>>> orders = stepOrders(ranks);
+  result.byRounds = !orders->empty() && finishesInOrder(ranks, *orders);
+  if (!result.byRounds)
+    orders = orderPrograms(ranks, result, stuck);
+  if (!orders) {
+    program.emitOpError() << "cannot be ordered: " << stuck;
+    return failure();
+  }
+  result.moved = rewrite(ranks, *orders);
+  markInPlaceSafety(program);  // the new order may read every input before clobbering it
+  return result;
 }
 
 }  // namespace collplan

@@ -18,7 +18,7 @@ namespace collplan {
 namespace {
 
 /// One rank's instructions as channels, with `after` references where channels conflict.
-RankProgram exportRank(const std::vector<Instruction> &instrs, int64_t inShift) {
+RankProgram exportRank(const std::vector<Instruction> &instrs, UnitLayout layout) {
   RankProgram program;
   std::vector<OpRef> where(instrs.size());
   for (size_t i = 0; i < instrs.size(); ++i) {
@@ -26,7 +26,7 @@ RankProgram exportRank(const std::vector<Instruction> &instrs, int64_t inShift) 
     where[i] = OpRef{instrs[i].channel, uint32_t(ops.size())};
     ops.push_back(static_cast<const PlanOp &>(instrs[i]));
   }
-  const std::vector<std::vector<uint32_t>> deps = instructionDependencies(instrs, inShift);
+  const std::vector<std::vector<uint32_t>> deps = instructionDependencies(instrs, layout);
   for (size_t i = 0; i < instrs.size(); ++i) {
     std::map<uint32_t, uint32_t> latest;  // other channel -> its latest op this one follows
     for (uint32_t j : deps[i]) {
@@ -55,16 +55,19 @@ Plan programToPlan(ProgramOp program) {
   plan.params["slices"] = spec.slices;
   plan.units = uint32_t(program.getUnits());
   plan.scratchUnits = uint32_t(program.getScratch());
-  plan.inplaceSafe = program->hasAttr("coll.inplace_safe");
+  // Decided on the final order (a hand-written program carries no coll.inplace_safe mark).
+  plan.inplaceSafe = inPlaceSafe(program);
   if (auto cost = program->getAttrOfType<DictionaryAttr>("coll.cost")) {
     if (auto rounds = cost.getAs<IntegerAttr>("alpha_rounds"))
       plan.predicted.alphaRounds = double(rounds.getInt());
     if (auto beta = cost.getAs<FloatAttr>("beta")) plan.predicted.beta = beta.getValueAsDouble();
   }
   plan.programs.resize(spec.ranks);
-  for (auto rankOp : program.getBody().front().getOps<RankOp>())
-    plan.programs[rankOp.getRank()] =
-        exportRank(readRankOps(rankOp), inPlaceUnitShift(program, int(rankOp.getRank())));
+  for (auto rankOp : program.getBody().front().getOps<RankOp>()) {
+    const int rank = int(rankOp.getRank());
+    const UnitLayout layout = plan.inplaceSafe ? inPlaceLayout(program, rank) : UnitLayout{};
+    plan.programs[size_t(rank)] = exportRank(readRankOps(rankOp), layout);
+  }
   return plan;
 }
 

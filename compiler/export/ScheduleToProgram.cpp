@@ -1,6 +1,8 @@
 // Level 2 -> level 3: buffer placement, matched transfers and instruction fusion.
 #include "compiler/export/ScheduleToProgram.h"
 
+#include "compiler/analysis/CostModel.h"
+#include "compiler/export/RankOps.h"
 #include "dialects/coll/CollOps.h"
 #include "dialects/coll/CollectiveSpec.h"
 
@@ -37,7 +39,8 @@ class ProgramBuilder {
 public:
   explicit ProgramBuilder(ScheduleOp schedule)
       : schedule_(schedule), spec_(CollectiveSpec::fromOp(schedule)),
-        programs_(spec_.ranks), nextSlot_(spec_.ranks) {
+        operandRounds_(operandTransferRounds(schedule)), programs_(spec_.ranks),
+        nextSlot_(spec_.ranks) {
     units_ = spec_.units();
     int blocks = messageBlocks(spec_.kind, spec_.ranks);
     unitsPerBlock_ = blocks > 0 ? units_ / blocks : 0;
@@ -102,11 +105,11 @@ private:
 
   void visit(Operation &op);
   void attachSends();
-  bool inplaceSafe() const;
   FailureOr<ProgramOp> createProgramOp();
 
   ScheduleOp schedule_;
   CollectiveSpec spec_;
+  TransferRounds operandRounds_;  ///< per reduction, the round each remote operand arrives
   int units_ = 0, unitsPerBlock_ = 0;
   bool tokens_ = false;
   uint32_t nextId_ = 0;
@@ -175,16 +178,21 @@ void ProgramBuilder::materialize(Value v, int32_t step) {
 void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr) {
   int32_t step = op->hasAttr("step") ? int32_t(op->getAttrOfType<IntegerAttr>("step").getInt()) : -1;
   instr.channel = channelOf(op);
-  for (Value v : operands) {
+  auto rounds = operandRounds_.find(op);
+  for (auto [k, v] : llvm::enumerate(operands)) {
     ValueState &state = values_[v];
     if (state.rank != rank) {  // a remote read: the owner sends, this rank receives
       if (state.pending) materialize(v, step);
+      // The transfer's own port-model round: the reduction's step is its last operand's.
+      const int32_t arrives = rounds != operandRounds_.end() && k < rounds->second.size()
+                                  ? int32_t(rounds->second[k])
+                                  : step;
       uint32_t id = newTransfer();
       Instr send;
       send.kind = OpKind::Send;
       send.srcs = {*state.home};
       sendFrom(send, rank, id);
-      send.step = step;
+      send.step = arrives;
       send.channel = instr.channel;
       emit(state.rank, send);
       if (!instr.recv) {
@@ -193,6 +201,7 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
         Instr recv;
         recv.kind = OpKind::Recv;
         receiveInto(recv, state.rank, id, 0);
+        recv.step = arrives;
         recv.channel = instr.channel;
         BufRef slot = allocateTmp(rank, phaseOf(state));
         recv.dsts = {slot};
@@ -320,7 +329,9 @@ void ProgramBuilder::visit(Operation &op) {
 
 /// Attaches a send to the receive that produced its source range earlier on the same rank
 /// (nothing writes the range in between): recv + send -> recv_copy_send, recv_reduce + send ->
-/// recv_reduce_send. Moving a send earlier cannot deadlock: sends never wait. Sends are never
+/// recv_reduce_send, when the port model forwards it in the next round (a send it schedules
+/// later keeps its own place, so the rank's other sends can go first). Moving a send earlier
+/// cannot deadlock: sends never wait. Sends are never
 /// merged into a `dup`: one read feeding several writes needs the topology's duplication
 /// feature, which only an explicit coll.dup asks for.
 void ProgramBuilder::attachSends() {
@@ -338,6 +349,7 @@ void ProgramBuilder::attachSends() {
           bool produced = std::find(prev.dsts.begin(), prev.dsts.end(), src) != prev.dsts.end();
           if (produced) {
             if (prev.sends.empty() && prev.channel == instr.channel &&
+                forwardsNextRound(prev.step, instr.step) &&
                 (prev.kind == OpKind::Recv || prev.kind == OpKind::RecvReduce)) {
               prev.sends = instr.sends;
               prev.sendIds = instr.sendIds;
@@ -356,49 +368,8 @@ void ProgramBuilder::attachSends() {
   }
 }
 
-/// The `in` unit that an in-place call makes `out` unit `unit` of `rank` alias (NCCL's
-/// conventions: the same buffer, or the rank's block of the larger buffer), if any.
-static std::optional<uint32_t> aliasedInputUnit(const CollectiveSpec &spec, int unitsPerBlock,
-                                                int rank, uint32_t unit) {
-  switch (spec.kind) {
-  case CollectiveKind::AllReduce: case CollectiveKind::AllToAll:
-  case CollectiveKind::Broadcast: case CollectiveKind::Reduce:
-    return unit;
-  case CollectiveKind::AllGather: case CollectiveKind::Gather: {
-    uint32_t begin = uint32_t(rank * unitsPerBlock);
-    if (unit >= begin && unit < begin + uint32_t(unitsPerBlock)) return unit - begin;
-    return std::nullopt;
-  }
-  case CollectiveKind::ReduceScatter: case CollectiveKind::Scatter:
-    return uint32_t(rank * unitsPerBlock) + unit;
-  case CollectiveKind::Barrier: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-/// In-place calls need no staging when no rank reads an input unit after writing the output
-/// unit that aliases it (the executor itself guards sends still in flight).
-bool ProgramBuilder::inplaceSafe() const {
-  for (int rank = 0; rank < spec_.ranks; ++rank) {
-    std::set<uint32_t> clobbered;  // input units already overwritten through `out`
-    for (const Instr &instr : programs_[rank]) {
-      for (const BufRef &src : instr.srcs)
-        if (src.buf == BufferKind::In)
-          for (uint32_t u = src.offset; u < src.offset + src.length; ++u)
-            if (clobbered.count(u)) return false;
-      for (const BufRef &dst : instr.dsts)
-        if (dst.buf == BufferKind::Out)
-          for (uint32_t u = dst.offset; u < dst.offset + dst.length; ++u)
-            if (auto alias = aliasedInputUnit(spec_, unitsPerBlock_, rank, u))
-              clobbered.insert(*alias);
-    }
-  }
-  return true;
-}
-
 FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
   OpBuilder b(schedule_);
-  MLIRContext *ctx = b.getContext();
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto program = b.create<ProgramOp>(
       schedule_.getLoc(), schedule_.getSymNameAttr(), schedule_.getKindAttr(),
@@ -407,7 +378,6 @@ FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
       i64(units_), i64(scratchUnits_));
   Block *body = new Block();
   program.getBody().push_back(body);
-  if (inplaceSafe()) program->setAttr("coll.inplace_safe", UnitAttr::get(ctx));
   for (int rank = 0; rank < spec_.ranks; ++rank) {
     b.setInsertionPointToEnd(body);
     auto rankOp = b.create<RankOp>(schedule_.getLoc(), uint64_t(rank));
@@ -416,6 +386,7 @@ FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
     b.setInsertionPointToEnd(rankBody);
     for (const Instr &instr : programs_[rank]) createInstruction(b, schedule_.getLoc(), instr);
   }
+  markInPlaceSafety(program);
   return program;
 }
 

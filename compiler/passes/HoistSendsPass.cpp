@@ -23,14 +23,19 @@ struct CollHoistSendsPass : collplan::impl::CollHoistSendsBase<CollHoistSendsPas
         ok = false;
         return;
       }
-      if (explain)
-        program.emitRemark() << "hoist: " << collplan::countNoun(result->moved, "instruction")
-                             << " moved so that sends go before the receives they do not "
-                                "need; "
-                             << collplan::countNoun(result->rounds, "round")
-                             << (result->reorders ? ", " + collplan::countNoun(result->reorders, "message") +
-                                                        " sent ahead of another for the receiver"
-                                                  : std::string());
+      if (explain) {
+        auto remark = program.emitRemark();
+        remark << "hoist: " << collplan::countNoun(result->moved, "instruction") << " moved; ";
+        if (result->byRounds) {
+          remark << "every channel in the port model's rounds, sends first within a round";
+        } else {
+          remark << "sends as early as they are ready (the steps give no order that finishes), "
+                 << collplan::countNoun(result->rounds, "round");
+          if (result->reorders)
+            remark << ", " << collplan::countNoun(result->reorders, "message")
+                   << " sent ahead of another for the receiver";
+        }
+      }
     });
     if (!ok) signalPassFailure();
   }

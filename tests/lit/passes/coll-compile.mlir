@@ -1,5 +1,5 @@
-// coll-compile: the pipeline every tool runs (lower, slice, steps, to-program, coalesce,
-// hoist-sends, allocate-scratch, export), from a collective to a program the runtime loads.
+// coll-compile: the pipeline every tool runs (lower, slice, steps, to-program, hoist-sends,
+// coalesce, allocate-scratch, export), from a collective to a program the runtime loads.
 // RUN: coll-opt %s --coll-compile | FileCheck %s
 // RUN: coll-opt %s --coll-compile="bidirectional=true slices=2" | FileCheck %s --check-prefix=BIDIR
 // RUN: coll-opt %s --coll-compile="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
@@ -15,8 +15,8 @@
 // BIDIR: coll.send {{.*}} {channel = 1 : i64
 // EXPLAIN: remark: lower: @ag5: allgather on 5 ranks, 5 chunks, a schedule of
 // EXPLAIN: remark: verify: every output holds exactly its contributions
-// EXPLAIN: remark: coalesce: 0 transfers joined
 // EXPLAIN: remark: hoist:
+// EXPLAIN: remark: coalesce: 0 transfers joined
 // EXPLAIN: remark: scratch: none
 // EXPLAIN: remark: program: 30 instructions over 5 ranks
 // EXPLAIN: remark: check: transfers matched in order per sender, receiver and channel
