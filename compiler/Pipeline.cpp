@@ -50,6 +50,7 @@ void buildCompilePipeline(mlir::OpPassManager &pm, const CompilePipelineSettings
   pm.addPass(createCollToProgram({settings.explain}));
   pm.addPass(createCollHoistSends({settings.explain}));
   pm.addPass(createCollCoalesceTransfers({settings.explain}));
+  pm.addPass(createCollHoistSends({settings.explain}));
   pm.addPass(createCollAllocateScratch({settings.explain}));
   pm.addPass(createCollExportPlan({/*output=*/"", settings.explain}));
 }

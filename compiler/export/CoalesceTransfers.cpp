@@ -2,14 +2,19 @@
 //
 // Works on the plan ops of every rank at once (a merge edits the sender and the receiver):
 //  1. split each receive that forwards what it wrote into the receive and a send of that range,
-//     so forwarded values can join other sends;
+//     so forwarded values can join other sends, and each receive-reduction into a receive into
+//     fresh scratch and a local reduction (SplitReductions.h), so its message can join others;
 //  2. line sends up (each send-only instruction moved above the plain receives before it that do
 //     not write what it sends) and merge pairs, until no pair is left (a merged message can join
 //     a third one);
-//  3. fuse a receive and the send of exactly what it wrote back into one instruction.
+//  3. fuse back the split receive-reductions whose message stayed alone, and a receive and the
+//     send of exactly what it wrote into one instruction.
 #include "compiler/export/CoalesceTransfers.h"
 
 #include "compiler/export/RankOps.h"
+#include "compiler/export/SplitReductions.h"
+#include "dialects/coll/CollectiveSpec.h"
+#include "runtime/core/Collective.h"
 #include "runtime/plan/DefaultPlans.h"
 
 #include <algorithm>
@@ -116,10 +121,15 @@ struct RankPlanOps {
 
 class Coalescer {
 public:
-  explicit Coalescer(std::vector<RankPlanOps> ranks) : ranks_(std::move(ranks)) {}
+  Coalescer(std::vector<RankPlanOps> ranks, uint32_t scratchUnits, uint32_t unitsPerBlock)
+      : ranks_(std::move(ranks)),
+        reductions_(ranks_.size(), ReductionSplitter(scratchUnits, unitsPerBlock)) {}
 
   unsigned run() {
-    for (RankPlanOps &r : ranks_) splitForwards(r.ops);
+    for (size_t r = 0; r < ranks_.size(); ++r) {
+      splitForwards(ranks_[r].ops);
+      reductions_[r].split(ranks_[r].ops);
+    }
     unsigned merged = 0;
     for (unsigned pass = 1; pass;) {
       for (RankPlanOps &r : ranks_) lineUpSends(r.ops, r.layout);
@@ -129,11 +139,21 @@ public:
       for (RankPlanOps &r : ranks_) compact(r.ops);
       merged += pass;
     }
-    for (RankPlanOps &r : ranks_) fuseForwards(r.ops);
+    for (size_t r = 0; r < ranks_.size(); ++r) {
+      reductions_[r].restore(ranks_[r].ops);
+      compact(ranks_[r].ops);
+      fuseForwards(ranks_[r].ops);
+    }
     return merged;
   }
 
   std::vector<RankPlanOps> &ranks() { return ranks_; }
+  /// Tmp units the ranks' programs may use now (split reductions use fresh ones).
+  uint32_t scratchUnits() const {
+    uint32_t units = 0;
+    for (const ReductionSplitter &s : reductions_) units = std::max(units, s.scratchUnits());
+    return units;
+  }
 
 private:
   struct RecvAt {
@@ -293,6 +313,7 @@ private:
   }
 
   std::vector<RankPlanOps> ranks_;
+  std::vector<ReductionSplitter> reductions_;  ///< per rank
   std::unordered_map<uint32_t, RecvAt> receiveOf_;
 };
 
@@ -311,11 +332,17 @@ unsigned coalesceTransfers(ProgramOp program) {
     ranks[rank].ops = readRankOps(rankOp);
     ranks[rank].layout = unitLayout(program, int(rank));
   }
-  Coalescer coalescer(std::move(ranks));
+  const CollectiveSpec spec = CollectiveSpec::fromOp(program);
+  const int blocks = messageBlocks(spec.kind, spec.ranks);
+  const uint32_t units = uint32_t(program.getUnits());
+  Coalescer coalescer(std::move(ranks), uint32_t(program.getScratch()),
+                      blocks > 0 ? units / uint32_t(blocks) : units);
   const unsigned merged = coalescer.run();
   if (!merged) return 0;
   for (size_t rank = 0; rank < rankOps.size(); ++rank)
     if (rankOps[rank]) writeRankOps(rankOps[rank], coalescer.ranks()[rank].ops);
+  const uint32_t scratch = std::max(uint32_t(program.getScratch()), coalescer.scratchUnits());
+  program.setScratchAttr(OpBuilder(program).getI64IntegerAttr(scratch));
   return merged;
 }
 

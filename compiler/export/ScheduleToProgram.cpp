@@ -33,6 +33,7 @@ struct PendingRecv {
   int from = 0;
   uint32_t id = 0;
   uint32_t channel = 0;  ///< the channel it travels on: its receive must run there too
+  int32_t step = -1;     ///< the port-model round it arrives in
 };
 
 class ProgramBuilder {
@@ -88,7 +89,8 @@ private:
   /// receive deferred when `result` feeds exactly one reduction at `to`, else emitted now.
   void transfer(Value v, int to, Value result, int32_t step, uint32_t channel);
   /// Emits the receive of a deferred value into its home.
-  void materialize(Value v, int32_t step);
+  /// Emits the pending receive of `v` (at the round it arrives in).
+  void materialize(Value v);
   /// Operand refs of a reduction at `rank`, with at most one fused receive (one that travels
   /// on the reduction's own channel).
   void gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr);
@@ -158,18 +160,18 @@ void ProgramBuilder::transfer(Value v, int to, Value result, int32_t step, uint3
   send.channel = channel;
   emit(src.rank, send);
   ValueState &dst = values_[result];
-  dst.pending = PendingRecv{src.rank, id, channel};
-  if (!feedsOneReduction(result, to) || tokens_) materialize(result, step);
+  dst.pending = PendingRecv{src.rank, id, channel, step};
+  if (!feedsOneReduction(result, to) || tokens_) materialize(result);
 }
 
-void ProgramBuilder::materialize(Value v, int32_t step) {
+void ProgramBuilder::materialize(Value v) {
   ValueState &state = values_[v];
   if (!state.pending) return;
   Instr recv;
   recv.kind = OpKind::Recv;
   receiveInto(recv, state.pending->from, state.pending->id, 0);
   if (!tokens_) recv.dsts = {place(v)};
-  recv.step = step;
+  recv.step = state.pending->step;
   recv.channel = state.pending->channel;
   state.pending.reset();
   emit(state.rank, recv);
@@ -178,30 +180,50 @@ void ProgramBuilder::materialize(Value v, int32_t step) {
 void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr) {
   int32_t step = op->hasAttr("step") ? int32_t(op->getAttrOfType<IntegerAttr>("step").getInt()) : -1;
   instr.channel = channelOf(op);
+  // The round each operand arrives in: a remote one's own transfer round (the reduction's step
+  // is its last operand's), a received one's pending receive; -1 for one already here.
   auto rounds = operandRounds_.find(op);
+  std::vector<int32_t> arrives(operands.size(), -1);
+  for (auto [k, v] : llvm::enumerate(operands)) {
+    const ValueState &state = values_[v];
+    if (state.rank != rank)
+      arrives[k] = rounds != operandRounds_.end() && k < rounds->second.size()
+                       ? int32_t(rounds->second[k])
+                       : step;
+    else if (state.pending && state.pending->channel == instr.channel)
+      arrives[k] = state.pending->step;
+  }
+  // The reduction takes the message of the operand that arrives last straight from the wire
+  // (single copy); one that arrives earlier is received into scratch in its own round, so its
+  // sender's FIFO does not wait for the reduction.
+  auto received = [&](size_t k) {
+    const ValueState &state = values_[operands[k]];
+    return state.rank != rank || (state.pending && state.pending->channel == instr.channel);
+  };
+  size_t fused = operands.size();
+  for (size_t k = 0; k < operands.size(); ++k)
+    if (received(k) && (fused == operands.size() || arrives[k] > arrives[fused])) fused = k;
+
   for (auto [k, v] : llvm::enumerate(operands)) {
     ValueState &state = values_[v];
     if (state.rank != rank) {  // a remote read: the owner sends, this rank receives
-      if (state.pending) materialize(v, step);
-      // The transfer's own port-model round: the reduction's step is its last operand's.
-      const int32_t arrives = rounds != operandRounds_.end() && k < rounds->second.size()
-                                  ? int32_t(rounds->second[k])
-                                  : step;
+      if (state.pending) materialize(v);
       uint32_t id = newTransfer();
       Instr send;
       send.kind = OpKind::Send;
       send.srcs = {*state.home};
       sendFrom(send, rank, id);
-      send.step = arrives;
+      send.step = arrives[k];
       send.channel = instr.channel;
       emit(state.rank, send);
-      if (!instr.recv) {
+      if (k == fused) {
         receiveInto(instr, state.rank, id, uint32_t(instr.srcs.size()));
+        instr.step = arrives[k];  // an instruction that receives sits at its message's round
       } else {
         Instr recv;
         recv.kind = OpKind::Recv;
         receiveInto(recv, state.rank, id, 0);
-        recv.step = arrives;
+        recv.step = arrives[k];
         recv.channel = instr.channel;
         BufRef slot = allocateTmp(rank, phaseOf(state));
         recv.dsts = {slot};
@@ -210,12 +232,13 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
       }
       continue;
     }
-    if (state.pending && !instr.recv && state.pending->channel == instr.channel) {
+    if (k == fused && state.pending) {
       receiveInto(instr, state.pending->from, state.pending->id, uint32_t(instr.srcs.size()));
+      instr.step = arrives[k];
       state.pending.reset();
       continue;
     }
-    if (state.pending) materialize(v, step);
+    if (state.pending) materialize(v);
     if (!tokens_) instr.srcs.push_back(*state.home);
   }
 }
@@ -258,21 +281,21 @@ void ProgramBuilder::visit(Operation &op) {
           }
           uint32_t id = newTransfer();
           sendFrom(instr, int(rank), id);
-          values_[result].pending = PendingRecv{src.rank, id, channel};
+          values_[result].pending = PendingRecv{src.rank, id, channel, step};
         }
         if (instr.dsts.size() + instr.sends.size() == 1)
           instr.kind = instr.sends.empty() ? OpKind::Copy : OpKind::Send;
         emit(src.rank, instr);
         for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks()))
           if (int(rank) != src.rank && (!feedsOneReduction(result, int(rank)) || tokens_))
-            materialize(result, step);
+            materialize(result);
       })
       .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
         int rank = int(reduce.getRank());
         const ValueState &first = values_[reduce.getOperand(0)];
         define(reduce.getResult(), rank, first.chunk, first.slice);
         if (tokens_) {  // a token join is the receives themselves
-          for (Value v : reduce.getOperands()) materialize(v, step);
+          for (Value v : reduce.getOperands()) materialize(v);
           values_[reduce.getResult()].home = ref(BufferKind::Tmp, 0);
           return;
         }
@@ -308,12 +331,12 @@ void ProgramBuilder::visit(Operation &op) {
           send.channel = channel;
           emit(rank, send);
         }
-        values_[reduce.getResult()].pending = PendingRecv{rank, id, channel};
-        if (!feedsOneReduction(reduce.getResult(), dest)) materialize(reduce.getResult(), step);
+        values_[reduce.getResult()].pending = PendingRecv{rank, id, channel, step};
+        if (!feedsOneReduction(reduce.getResult(), dest)) materialize(reduce.getResult());
       })
       .Case<OutputOp>([&](OutputOp out) {
         ValueState &state = values_[out.getValue()];
-        if (tokens_) return materialize(out.getValue(), step);
+        if (tokens_) return materialize(out.getValue());
         BufRef target = ref(BufferKind::Out, outputUnit(int(out.getChunk()),
                                                         int(out.getSlice().value_or(0))));
         if (state.home && *state.home == target) return;
