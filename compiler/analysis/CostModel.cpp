@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 #include <queue>
+#include <set>
 #include <tuple>
 
 using namespace mlir;
@@ -28,11 +29,13 @@ public:
 
   /// The round in which a transfer `from` -> `to` of `size` (a fraction of M) arrives, when its
   /// value is ready after round `ready`. Transfers of one algorithm step (`step` >= 0) between
-  /// the same two ranks and of the same slice travel as one message when it can still take
+  /// the same two ranks, of the same slice and the same run of consecutive chunks (`run`: a
+  /// plan's message is one range of a buffer) travel as one message when it can still take
   /// them (a halving step sends several blocks at once); otherwise the earliest round after
   /// `ready` in which `from` can send and `to` can receive.
-  int64_t place(int from, int to, int64_t ready, double size, int64_t step, int64_t slice) {
-    std::tuple<int, int, int64_t, int64_t> key{from, to, step, slice};
+  int64_t place(int from, int to, int64_t ready, double size, int64_t step, int64_t slice,
+                int64_t run) {
+    MessageKey key{from, to, step, slice, run};
     if (step >= 0) {
       auto joined = messages_.find(key);
       if (joined != messages_.end() && joined->second.first > ready) {
@@ -68,15 +71,18 @@ private:
   }
   std::vector<std::vector<bool>> sendBusy_, recvBusy_;
   std::vector<double> largest_;
-  /// (from, to, step, slice) -> (round, accumulated size) of the message a step's blocks join.
-  std::map<std::tuple<int, int, int64_t, int64_t>, std::pair<int64_t, double>> messages_;
+  /// (from, to, step, slice, run) -> (round, accumulated size) of the message a step's blocks
+  /// join.
+  using MessageKey = std::tuple<int, int, int64_t, int64_t, int64_t>;
+  std::map<MessageKey, std::pair<int64_t, double>> messages_;
 };
 
 /// Where a value resides and the round after which it is available there.
 struct ValueState {
   int rank = 0;
-  int64_t round = 0;
+  int64_t round = 0;  ///< set by the list schedule; the rest before it
   int64_t slice = 0;  ///< the slice it belongs to: one message never mixes slices
+  int64_t chunk = 0;  ///< its chunk's place in the message (one message holds a run of them)
 };
 
 class CostBuilder {
@@ -102,11 +108,25 @@ private:
   /// Places the op's transfers given its operands' availability; defines its results.
   void place(Operation *op);
   /// Moves a value from `from` to `to`; returns the round it arrives in.
-  int64_t transfer(int from, int to, int64_t ready, int64_t step, int64_t slice) {
+  /// Moves value `v` (at `from`, ready after round `ready`) to `to`.
+  int64_t transfer(const ValueState &v, int from, int to, int64_t ready, int64_t step) {
     if (from == to) return ready;
     ++cost_.transfers;
-    return ports_.place(from, to, ready, cost_.unitFraction, step, slice);
+    return ports_.place(from, to, ready, cost_.unitFraction, step, v.slice,
+                        runOf(from, to, step, v.slice, v.chunk));
   }
+  /// The first chunk of the run of consecutive chunks that `chunk` belongs to among all the
+  /// chunks the schedule moves from `from` to `to` in `step` (collectRuns).
+  int64_t runOf(int from, int to, int64_t step, int64_t slice, int64_t chunk) const {
+    auto it = stepChunks_.find({from, to, step, slice});
+    if (it == stepChunks_.end()) return chunk;
+    const std::set<int64_t> &chunks = it->second;
+    int64_t first = chunk;
+    while (chunks.count(first - 1)) --first;
+    return first;
+  }
+  /// Fills stepChunks_ (and every value's chunk and slice) before the list schedule.
+  void collectRuns();
   /// Brings the operands of reduction `op` to `rank` (remote operands are transfers).
   int64_t gatherOperands(Operation *op, int rank, int64_t step) {
     // Operands from the nearest rank upstream first (ring distance rank - source): when every
@@ -125,7 +145,7 @@ private:
     rounds.assign(count, -1);
     for (unsigned k : order) {
       ValueState s = values_[op->getOperand(k)];
-      const int64_t arrives = transfer(s.rank, rank, s.round, step, s.slice);
+      const int64_t arrives = transfer(s, s.rank, rank, s.round, step);
       if (s.rank != rank) rounds[k] = arrives;
       ready = std::max(ready, arrives);
     }
@@ -143,6 +163,8 @@ private:
   llvm::DenseMap<Value, ValueState> values_;
   llvm::DenseMap<Operation *, int64_t> opRound_;
   TransferRounds transferRounds_;
+  /// (from, to, step, slice) -> the chunks the schedule moves between them in that step.
+  std::map<std::tuple<int, int, int64_t, int64_t>, std::set<int64_t>> stepChunks_;
 };
 
 void CostBuilder::countTouches(Operation &op) {
@@ -194,40 +216,25 @@ static int64_t stepOf(Operation *op) {
 void CostBuilder::place(Operation *op) {
   int64_t step = stepOf(op);
   llvm::TypeSwitch<Operation *>(op)
-      .Case<InputOp>([&](InputOp in) {
-        ValueState &v = values_[in.getResult()];
-        v.round = 0;
-        v.slice = int64_t(in.getSlice().value_or(0));
-      })
+      .Case<InputOp>([&](InputOp in) { values_[in.getResult()].round = 0; })
       .Case<CopyOp>([&](CopyOp copy) {
         ValueState src = values_[copy.getSrc()];
-        ValueState &v = values_[copy.getResult()];
-        v.slice = src.slice;
-        v.round = transfer(src.rank, int(copy.getRank()), src.round, step, src.slice);
+        values_[copy.getResult()].round =
+            transfer(src, src.rank, int(copy.getRank()), src.round, step);
       })
       .Case<DupOp>([&](DupOp dup) {
         ValueState src = values_[dup.getSrc()];
-        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
-          ValueState &v = values_[result];
-          v.slice = src.slice;
-          v.round = transfer(src.rank, int(rank), src.round, step, src.slice);
-        }
+        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks()))
+          values_[result].round = transfer(src, src.rank, int(rank), src.round, step);
       })
       .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
-        int64_t slice = values_[reduce.getOperand(0)].slice;
-        int64_t round = gatherOperands(reduce, int(reduce.getRank()), step);
-        ValueState &v = values_[reduce.getResult()];
-        v.round = round;
-        v.slice = slice;
+        values_[reduce.getResult()].round = gatherOperands(reduce, int(reduce.getRank()), step);
       })
       .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
-        int64_t slice = values_[reduce.getOperand(0)].slice;
+        const ValueState first = values_[reduce.getOperand(0)];
         int64_t ready = gatherOperands(reduce, int(reduce.getRank()), step);
-        int64_t round =
-            transfer(int(reduce.getRank()), int(reduce.getDest()), ready, step, slice);
-        ValueState &v = values_[reduce.getResult()];
-        v.round = round;
-        v.slice = slice;
+        values_[reduce.getResult()].round =
+            transfer(first, int(reduce.getRank()), int(reduce.getDest()), ready, step);
       })
       .Default([](Operation *) {});
 }
@@ -287,8 +294,57 @@ void CostBuilder::listSchedule() {
   }
 }
 
+void CostBuilder::collectRuns() {
+  auto moves = [&](const ValueState &v, int to, int64_t step) {
+    if (v.rank != to && step >= 0) stepChunks_[{v.rank, to, step, v.slice}].insert(v.chunk);
+  };
+  auto inherit = [&](Value result, const ValueState &from) {
+    values_[result].chunk = from.chunk;
+    values_[result].slice = from.slice;
+  };
+  for (Operation &op : schedule_.getBodyBlock()) {
+    const int64_t step = stepOf(&op);
+    llvm::TypeSwitch<Operation *>(&op)
+        .Case<InputOp>([&](InputOp in) {
+          // Positions in the message: gathered inputs are numbered per rank (each rank's
+          // chunk 0), so their position is the block they fill in the output.
+          const bool gathered = spec_.kind == CollectiveKind::AllGather ||
+                                spec_.kind == CollectiveKind::Gather;
+          const int rank = int(in.getRank());
+          values_[in.getResult()].chunk =
+              (gathered ? int64_t(rank) * spec_.inputChunks(rank) : 0) + int64_t(in.getChunk());
+          values_[in.getResult()].slice = int64_t(in.getSlice().value_or(0));
+        })
+        .Case<CopyOp>([&](CopyOp copy) {
+          const ValueState src = values_[copy.getSrc()];
+          moves(src, int(copy.getRank()), step);
+          inherit(copy.getResult(), src);
+        })
+        .Case<DupOp>([&](DupOp dup) {
+          const ValueState src = values_[dup.getSrc()];
+          for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
+            moves(src, int(rank), step);
+            inherit(result, src);
+          }
+        })
+        .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
+          for (Value v : reduce.getOperands()) moves(values_[v], int(reduce.getRank()), step);
+          inherit(reduce.getResult(), values_[reduce.getOperand(0)]);
+        })
+        .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
+          for (Value v : reduce.getOperands()) moves(values_[v], int(reduce.getRank()), step);
+          ValueState result = values_[reduce.getOperand(0)];
+          result.rank = int(reduce.getRank());
+          moves(result, int(reduce.getDest()), step);
+          inherit(reduce.getResult(), result);
+        })
+        .Default([](Operation *) {});
+  }
+}
+
 ScheduleCost CostBuilder::run() {
   for (Operation &op : schedule_.getBodyBlock()) countTouches(op);
+  collectRuns();
   listSchedule();
   cost_.alphaRounds = ports_.rounds();
   cost_.beta = ports_.beta();

@@ -3,6 +3,7 @@
 // reference and identical on every rank.
 #include "compiler/export/PlanCompiler.h"
 #include "runtime/plan/BundleJson.h"
+#include "tests/compiler/ScheduleTestSupport.h"
 #include "tests/runtime/exec/ExecTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -13,21 +14,6 @@
 using namespace collplan;
 
 namespace {
-
-/// Parameters under which `algorithm` applies to `ranks` ranks, or nothing when it does not
-/// (e.g. KangaRing needs pairs of ranks per device).
-std::optional<AlgorithmParams> paramsFor(const AlgorithmInfo &algorithm, int ranks) {
-  AlgorithmParams params;
-  if (algorithm.family == "kangaring") {
-    if (ranks % 2) return std::nullopt;
-    params.ranksPerDevice = 2;
-  }
-  if (algorithm.family == "hierarchical") {
-    if (ranks % 2 || ranks < 4) return std::nullopt;
-    params.ranksPerNode = 2;
-  }
-  return params;
-}
 
 /// Writes a bundle whose tables (f32 and i32) serve every size with `plan`.
 std::string writeBundle(const Plan &plan, const std::string &name) {
@@ -62,7 +48,7 @@ class EndToEnd : public ::testing::TestWithParam<Case> {};
 TEST_P(EndToEnd, MatchesReferenceOnEveryRank) {
   const Case &c = GetParam();
   for (int ranks = 2; ranks <= 8; ++ranks) {
-    auto params = paramsFor(*c.algorithm, ranks);
+    auto params = collplan::testing::algorithmParamsFor(*c.algorithm, ranks);
     if (!params) continue;
     std::vector<int> roots = needsRoot(c.kind) ? std::vector<int>{0, ranks - 1} : std::vector<int>{0};
     for (int slices : {1, 2}) {

@@ -77,4 +77,17 @@ std::string ringAllreduceText(int n) {
   return s + "}\n";
 }
 
+std::optional<AlgorithmParams> algorithmParamsFor(const AlgorithmInfo &algorithm, int ranks) {
+  AlgorithmParams params;
+  if (algorithm.family == "kangaring") {
+    if (ranks % 2) return std::nullopt;
+    params.ranksPerDevice = 2;
+  }
+  if (algorithm.family == "hierarchical") {
+    if (ranks % 2 || ranks < 4) return std::nullopt;
+    params.ranksPerNode = 2;
+  }
+  return params;
+}
+
 }  // namespace collplan::testing

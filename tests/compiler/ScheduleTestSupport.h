@@ -1,11 +1,13 @@
 // Helpers for compiler tests: parse coll IR from text and capture diagnostics.
 #pragma once
 
+#include "compiler/lowering/Algorithms.h"
 #include "dialects/coll/CollOps.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,5 +36,9 @@ private:
 /// Text of a ring allreduce schedule on `ranks` ranks (chunk c reduced along c+1 .. c, then
 /// circulated), the textbook schedule the verifier and cost tests use at any scale.
 std::string ringAllreduceText(int ranks);
+
+/// Parameters under which `algorithm` applies to `ranks` ranks, or nothing when it does not
+/// (KangaRing needs pairs of ranks per device, hierarchical two nodes of two ranks at least).
+std::optional<AlgorithmParams> algorithmParamsFor(const AlgorithmInfo &algorithm, int ranks);
 
 }  // namespace collplan::testing
