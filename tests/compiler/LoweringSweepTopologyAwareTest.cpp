@@ -299,6 +299,13 @@ TEST(LoweringCost, ShotsUnderThePortModel) {
   }
 }
 
+/// Mesh single-step: each rank's dup writes its whole input to N-1 peers through its one send
+/// port: α = N-1, β = N-1. Two-step, D devices of R ranks. Reduce-scatter: one message per
+/// peer device (the R chunks of its ranks, adjacent), then R-1 intra-device messages:
+/// α = (D-1) + (R-1). Allgather: a rank sends its block to the same-index rank of each peer
+/// device (D-1 messages), then the D blocks it holds to each of its R-1 device peers; those
+/// blocks lie R apart in the output, so they travel as D messages each: α = (D-1) + (R-1)D =
+/// N-1. Every message is M/N: β = (N-1)/N; allreduce is the sum of the two.
 TEST(LoweringCost, MeshUnderThePortModel) {
   for (int n : {2, 3, 4, 6, 8, 12, 16}) {
     expectAlphaBeta("mesh-single-step", CollectiveKind::AllReduce, n, {}, n - 1, n - 1.0);
@@ -306,13 +313,12 @@ TEST(LoweringCost, MeshUnderThePortModel) {
       if (n % perDevice != 0) continue;
       AlgorithmParams p;
       p.ranksPerDevice = perDevice;
-      // D devices of R ranks: one message per peer device (its R chunks joined), then R-1
-      // intra-device messages: α = (D-1) + (R-1), β = (N-1)/N.
-      int devices = n / perDevice;
-      int rounds = (devices - 1) + (perDevice - 1);
-      for (CollectiveKind kind : {CollectiveKind::ReduceScatter, CollectiveKind::AllGather})
-        expectAlphaBeta("mesh-two-step", kind, n, p, rounds, (n - 1.0) / n);
-      expectAlphaBeta("mesh-two-step", CollectiveKind::AllReduce, n, p, 2 * rounds,
+      const int devices = n / perDevice;
+      const int scatterRounds = (devices - 1) + (perDevice - 1);
+      expectAlphaBeta("mesh-two-step", CollectiveKind::ReduceScatter, n, p, scatterRounds,
+                      (n - 1.0) / n);
+      expectAlphaBeta("mesh-two-step", CollectiveKind::AllGather, n, p, n - 1, (n - 1.0) / n);
+      expectAlphaBeta("mesh-two-step", CollectiveKind::AllReduce, n, p, scatterRounds + n - 1,
                       2.0 * (n - 1) / n);
     }
   }
@@ -320,14 +326,15 @@ TEST(LoweringCost, MeshUnderThePortModel) {
 
 /// KangaRing: two lanes of half the data each (separate slices, so separate messages). A
 /// lane's ring over the N/2 primaries takes N/2 - 1 steps per phase; the port model
-/// interleaves the two lanes, and the secondary's hand-off (allgather) or remote read
-/// (reduce-scatter) adds its round: allgather α = N + 2, reduce-scatter α = N,
-/// β as the ring's plus the secondary's share.
+/// interleaves the two lanes. Reduce-scatter: the secondary's remote read adds its round:
+/// α = N. Allgather: the blocks a primary hands its secondary are not adjacent in the output,
+/// so each is a message of its own, one per round into the secondary: α = 2(N-1). β is the
+/// ring's plus the secondary's share.
 TEST(LoweringCost, KangaRingUnderThePortModel) {
   AlgorithmParams p;
   p.ranksPerDevice = 2;
   for (int n : {4, 6, 8, 16}) {
-    expectAlphaBeta("kangaring", CollectiveKind::AllGather, n, p, n + 2, (n - 1.0) / n);
+    expectAlphaBeta("kangaring", CollectiveKind::AllGather, n, p, 2 * (n - 1), (n - 1.0) / n);
     expectAlphaBeta("kangaring", CollectiveKind::ReduceScatter, n, p, n,
                     (2.0 * n - 1) / (2 * n));
     expectAlphaBeta("kangaring", CollectiveKind::AllReduce, n, p, 2 * (n - 1),

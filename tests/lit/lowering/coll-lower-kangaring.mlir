@@ -51,7 +51,7 @@ coll.collective @ar allreduce ranks 6 op sum algorithm "kangaring"
 
 // Port model, N = 6: allgather 2(N-1) rounds of M/2N; allreduce the ring's 2(N-1)/N.
 // COST-LABEL: coll-cost @ag: allgather on 6 ranks, 6 chunks x 2 slices
-// COST-NEXT: alpha rounds:     8
+// COST-NEXT: alpha rounds:     10
 // COST-NEXT: beta coefficient: 0.833333
 // COST-LABEL: coll-cost @rs: reduce_scatter on 6 ranks, 6 chunks x 2 slices, op sum
 // COST-NEXT: alpha rounds:     6

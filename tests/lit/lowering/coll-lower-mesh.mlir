@@ -48,17 +48,18 @@ coll.collective @ar allreduce ranks 6 op sum algorithm "mesh-two-step"
 // CHECK: coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 {step = 1 : i64}
 coll.collective @single allreduce ranks 6 op sum algorithm "mesh-single-step"
 
-// Port model, N = 6: two-step reduce-scatter and allgather N-1 rounds of M/N each, allreduce
-// twice that; single step: every rank sends all of M to N-1 peers through one port.
-// (D-1) + (R-1) = 3 rounds for 3 devices of 2 ranks.
+// Port model, N = 6, 3 devices of 2 ranks, messages of M/N: two-step reduce-scatter
+// (D-1) + (R-1) = 3 rounds (a peer device's chunks are adjacent: one message); allgather N-1 = 5
+// (the blocks a rank passes to its device peer lie R apart: one message each); allreduce both;
+// single step: every rank sends all of M to N-1 peers through one port.
 // COST-LABEL: coll-cost @rs: reduce_scatter on 6 ranks, 6 chunks, op sum
 // COST-NEXT: alpha rounds:     3
 // COST-NEXT: beta coefficient: 0.833333
 // COST-LABEL: coll-cost @ag: allgather on 6 ranks, 6 chunks
-// COST-NEXT: alpha rounds:     3
+// COST-NEXT: alpha rounds:     5
 // COST-NEXT: beta coefficient: 0.833333
 // COST-LABEL: coll-cost @ar: allreduce on 6 ranks, 6 chunks, op sum
-// COST-NEXT: alpha rounds:     6
+// COST-NEXT: alpha rounds:     8
 // COST-NEXT: beta coefficient: 1.66667
 // COST-LABEL: coll-cost @single: allreduce on 6 ranks, 1 chunk, op sum
 // COST-NEXT: alpha rounds:     5
