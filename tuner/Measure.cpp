@@ -2,7 +2,7 @@
 #include "tuner/Measure.h"
 
 #include "runtime/sim/SimError.h"
-#include "tuner/bench/Backends.h"
+#include "tuner/bench/RunBench.h"
 #include "tuner/bench/PlanSource.h"
 
 #include <algorithm>
@@ -32,8 +32,8 @@ bench::SizePoint pointWithCount(const bench::BenchCase &c, size_t count) {
 
 }  // namespace
 
-Measurer::Measurer(std::string backend, const Topology &topology, bool quick)
-    : backend_(std::move(backend)), topology_(topology), quick_(quick) {}
+Measurer::Measurer(const Backend &backend, const Topology &topology, bool quick)
+    : backend_(backend), topology_(topology), quick_(quick) {}
 
 int Measurer::batchReps(uint64_t bytes) const {
   const int reps = bench::autoRepetitions(bytes);
@@ -42,11 +42,10 @@ int Measurer::batchReps(uint64_t bytes) const {
 
 CheckOutcome Measurer::check(const Plan &plan, const bench::BenchCase &c) const {
   CheckOutcome out;
-  const bool sim = backend_ == "sim";
+  const bool sim = backend_.simulated();
   if (sim) {
     try {
-      const bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
-      (void)bench::measureSim(source, topology_, {pointWithCount(c, 1)}, {});
+      (void)backend_.simulateUs(plan, topology_, pointWithCount(c, 1).bytes);
     } catch (const SimError &e) {
       out.unsupported = e.what();
       return out;
@@ -69,12 +68,13 @@ CheckOutcome Measurer::check(const Plan &plan, const bench::BenchCase &c) const 
   settings.reps = 1;
   settings.check = true;
   const bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
+  // A simulated backend moves no data: the plan's results are checked on cpu-threads.
+  const Backend &runner = sim ? cpuThreadsBackend() : backend_;
   const std::vector<bench::SizeResult> results =
-      backend_ == "cpu-shm" ? bench::measureShm(source, c, sizes, settings, {})
-                            : bench::measureThreads(source, c, sizes, settings, {});
+      bench::runBench(runner, source, c, sizes, settings, {});
   out.ran = true;
   for (const bench::SizeResult &r : results) out.wrong += r.wrong;
-  out.note = std::string("checked on ") + (sim ? "cpu-threads" : backend_) + " at counts 1 and " +
+  out.note = "checked on " + std::string(runner.name()) + " at counts 1 and " +
              std::to_string(sizes[1].count);
   return out;
 }
@@ -83,8 +83,9 @@ void Measurer::runBatch(const Plan &plan, const bench::BenchCase &c,
                         const bench::SizePoint &size, bool oneBatch, BatchState &state) const {
   Measurement &m = state.result;
   const bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
-  if (backend_ == "sim") {
-    const std::vector<bench::SizeResult> r = bench::measureSim(source, topology_, {size}, {});
+  if (backend_.simulated()) {
+    const std::vector<bench::SizeResult> r =
+        bench::runBench(backend_, source, c, {size}, {}, {}, &topology_);
     m.done = true;
     m.medianUs = m.p99Us = r.at(0).timeUs;
     m.reps = m.batches = 1;
@@ -95,9 +96,7 @@ void Measurer::runBatch(const Plan &plan, const bench::BenchCase &c,
   settings.warmup = warmup();
   settings.reps = batchReps(size.bytes);
   settings.check = m.batches == 0;
-  const std::vector<bench::SizeResult> r =
-      backend_ == "cpu-shm" ? bench::measureShm(source, c, {size}, settings, {})
-                            : bench::measureThreads(source, c, {size}, settings, {});
+  const std::vector<bench::SizeResult> r = bench::runBench(backend_, source, c, {size}, settings, {});
   const bench::SizeResult &result = r.at(0);
   if (m.batches == 0) {
     m.wrong = result.wrong;

@@ -2,6 +2,7 @@
 // median is stable (or a cap), through the tuner/bench library.
 #pragma once
 
+#include "runtime/backends/Backend.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/topology/Topology.h"
 #include "tuner/bench/BenchCase.h"
@@ -48,19 +49,19 @@ struct BatchState {
 
 class Measurer {
 public:
-  /// `backend` is cpu-threads, cpu-shm or sim; `topology` is what sim simulates.
-  Measurer(std::string backend, const Topology &topology, bool quick);
+  /// `topology` is what a simulated backend times plans on.
+  Measurer(const Backend &backend, const Topology &topology, bool quick);
 
   /// Runs `plan` once with poisoned outputs at two awkward counts (1 element per block, and one
-  /// that does not divide into the plan's units) and counts wrong elements. On sim the check
-  /// runs on cpu-threads (up to 64 ranks; more are left unchecked, and said so), after one
-  /// simulation that tells whether the topology supports the plan at all.
+  /// that does not divide into the plan's units) and counts wrong elements. On a simulated
+  /// backend the check runs on cpu-threads (up to 64 ranks; more are left unchecked, and said
+  /// so), after one simulation that tells whether the topology supports the plan at all.
   CheckOutcome check(const Plan &plan, const bench::BenchCase &c) const;
 
   /// One batch of `plan` at `size` pooled into `state`: warm-up, then autoRepetitions(M) timed
   /// calls (a quarter with quick); the first batch also checks the result. Afterwards
   /// `state.stable` says whether more batches would be wasted: the pooled median moved by less
-  /// than 2% since the previous batch, a wrong result, the sim backend (one simulated time), or
+  /// than 2% since the previous batch, a wrong result, a simulated backend (one exact time), or
   /// the cap (4 batches, 2 with quick, 1 with `oneBatch`). `state.result` is always up to date.
   /// Throws what the backend throws (RuntimeError, SimError, ...).
   void runBatch(const Plan &plan, const bench::BenchCase &c, const bench::SizePoint &size,
@@ -75,8 +76,10 @@ public:
   int batchReps(uint64_t bytes) const;
   int maxBatches() const { return quick_ ? 2 : 4; }
 
+  const Backend &backend() const { return backend_; }
+
 private:
-  std::string backend_;
+  const Backend &backend_;
   const Topology &topology_;
   bool quick_;
 };

@@ -1,7 +1,15 @@
-// TuneSettings as JSON (bundle "tuner" member, report) and the tool version.
+// TuneSettings as JSON (bundle "tuner" member, report), the prune factor and the tool version.
 #include "tuner/TuneSettings.h"
 
+#include "runtime/backends/Backend.h"
+
 namespace collplan::tune {
+
+double TuneSettings::effectivePruneFactor() const {
+  if (pruneFactor > 0) return pruneFactor;
+  const Backend *b = findBackend(backend);
+  return b && b->simulated() ? 1e300 : 4.0;
+}
 
 #ifndef COLLPLAN_VERSION
 #define COLLPLAN_VERSION "0.1.0"

@@ -15,10 +15,9 @@ namespace collplan::tune {
 struct TuneSettings {
   std::string topologySpec = "local";  ///< file, preset, generator or `local`
   std::string backend = "cpu-threads"; ///< cpu-threads | cpu-shm | sim
-  /// The prune factor in force (resolves the automatic 0).
-  double effectivePruneFactor() const {
-    return pruneFactor > 0 ? pruneFactor : (backend == "sim" ? 1e300 : 4.0);
-  }
+  /// The prune factor in force (resolves the automatic 0: none on a simulated backend, where
+  /// every variant costs a simulation, 4 elsewhere).
+  double effectivePruneFactor() const;
   std::vector<CollectiveKind> collectives{CollectiveKind::AllReduce};
   std::vector<DType> dtypes{DType::F32};
   std::vector<ReduceOp> ops{ReduceOp::Sum};

@@ -5,7 +5,6 @@
 #include "runtime/plan/PlanError.h"
 #include "runtime/topology/Resolver.h"
 #include "tuner/Measure.h"
-#include "tuner/bench/Backends.h"
 #include "tuner/bench/ByteSize.h"
 
 #include <algorithm>
@@ -18,11 +17,6 @@
 
 namespace collplan::tune {
 namespace {
-
-/// Fixed cost of one measurement call besides the collective itself (threads, fork, set-up), µs.
-double overheadUs(const std::string &backend) {
-  return backend == "sim" ? 50 : backend == "cpu-shm" ? 3000 : 300;
-}
 
 void say(const TuneSettings &s, ProgressBar &bar, const std::string &line) {
   if (!s.quiet) bar.note(line);
@@ -88,7 +82,7 @@ CollectiveSpec specOf(const bench::BenchCase &c) {
 AlphaBeta chooseAlphaBeta(const TuneSettings &s, const Topology &topology,
                           const Measurer &measurer, const std::vector<TableResult> &tables) {
   AlphaBeta fallback = alphaBetaFromTopology(topology);
-  if (s.backend == "sim") return fallback;
+  if (measurer.backend().simulated()) return fallback;
   for (const TableResult &t : tables) {
     const CompiledVariant *probe = nullptr;
     for (size_t i = 0; i < t.variants.size(); ++i) {
@@ -149,9 +143,9 @@ int TableResult::notesCount(const std::string &status) const {
 }
 
 void validateSettings(const TuneSettings &s) {
-  if (!bench::isKnownBackend(s.backend))
+  if (!findBackend(s.backend))
     throw TuneError("--backend: unknown backend \"" + s.backend + "\" (expected one of: " +
-                    bench::kBackendNames + ")");
+                    backendNames() + ")");
   if (s.collectives.empty()) throw TuneError("--collectives: nothing to tune");
   if (s.dtypes.empty()) throw TuneError("--dtypes: nothing to tune");
   if (s.ops.empty()) throw TuneError("--ops: nothing to tune");
@@ -195,7 +189,7 @@ TuneResult runTune(const TuneSettings &settings) {
   const bool terminal = ::isatty(2);
   ProgressBar bar(!settings.quiet && (terminal || settings.progress), terminal);
   const std::vector<uint64_t> requested = bench::sizeSweep(settings.minBytes, settings.maxBytes, 2);
-  const Measurer measurer(settings.backend, result.topology, settings.quick);
+  const Measurer measurer(requireBackend(settings.backend), result.topology, settings.quick);
 
   // 1. Tables, and the variants of each (kind, op) compiled once: plans are dtype-independent.
   std::map<std::pair<int, int>, VariantSet> compiled;
@@ -336,10 +330,11 @@ TuneResult runTune(const TuneSettings &settings) {
       Group g{ti, s, {}, {}};
       for (size_t v = 0; v < t.variants.size(); ++v) {
         if (!t.measurements.eligible[v]) continue;
-        const double reps = settings.backend == "sim"
+        const Backend &backend = measurer.backend();
+        const double reps = backend.simulated()
                                 ? 0
                                 : measurer.warmup() + 1.5 * measurer.batchReps(t.measurements.sizes[s].bytes);
-        const double w = t.measurements.predictedUs[v][s] * (reps + 1) + overheadUs(settings.backend);
+        const double w = t.measurements.predictedUs[v][s] * (reps + 1) + backend.launchOverheadUs();
         g.variants.push_back(v);
         g.weights.push_back(w);
         planned[ti][v][s] = true;
@@ -429,8 +424,9 @@ TuneResult runTune(const TuneSettings &settings) {
   bundle.tunerSettings["bandwidth_gbps"] = result.alphaBeta.bytesPerUs / 1e3;
   bundle.tunerSettings["cost_model"] = result.alphaBeta.source;
   bundle.tunerSettings["partial"] = result.partial();
-  bundle.tunerSettings["warmup"] = settings.backend == "sim" ? 0 : measurer.warmup();
-  bundle.tunerSettings["max_batches"] = settings.backend == "sim" ? 1 : measurer.maxBatches();
+  const bool simulated = measurer.backend().simulated();
+  bundle.tunerSettings["warmup"] = simulated ? 0 : measurer.warmup();
+  bundle.tunerSettings["max_batches"] = simulated ? 1 : measurer.maxBatches();
   for (size_t ti = 0; ti < result.tables.size(); ++ti) {
     TableResult &t = result.tables[ti];
     t.choices = chooseWinners(t.measurements);

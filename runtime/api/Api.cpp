@@ -131,7 +131,8 @@ collplan_status_t collplan_config_from_env(collplan_config_t *config) {
     config->backend = std::getenv("COLLPLAN_BACKEND");
     if (!config->backend) throw RuntimeError(ErrorCode::InvalidArgument, "COLLPLAN_BACKEND is not set");
     config->ranks = envInt("COLLPLAN_RANKS");
-    if (std::string(config->backend) == "cpu-shm") {
+    const collplan::Backend *backend = collplan::findBackend(config->backend);
+    if (backend && backend->oneRankPerProcess()) {
       config->rank = envInt("COLLPLAN_RANK");
       config->shm_job = std::getenv("COLLPLAN_SHM_JOB");
       if (!config->shm_job)
@@ -248,10 +249,11 @@ collplan_status_t collplan_run_threads(collplan_world_t world, collplan_thread_f
   collplan_status_t status = guarded("collplan_run_threads", [&] {
     if (!world) nullArgument("world");
     if (!fn) nullArgument("fn");
-    if (!world->impl->isThreads())
+    if (world->impl->backend().oneRankPerProcess())
       throw RuntimeError(ErrorCode::InvalidArgument,
-                         "collplan_run_threads needs a cpu-threads world, this one is " +
-                             world->impl->backend());
+                         "collplan_run_threads needs a world that holds every rank (cpu-threads), "
+                         "this one is " + std::string(world->impl->backend().name()) +
+                             " with one rank per process");
     const int ranks = world->impl->ranks();
     outcomes.resize(size_t(ranks));
     std::vector<std::thread> threads;

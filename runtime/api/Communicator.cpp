@@ -1,7 +1,6 @@
 // WorldImpl set-up (backend, topology, bundle) and Communicator::run (validation, plan, execution).
 #include "runtime/api/Communicator.h"
 
-#include "runtime/backends/cpu/ShmBackend.h"
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/DefaultPlans.h"
@@ -20,32 +19,28 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+/// The registry entry named `name`, as the C API reports an unknown one.
+const Backend &backendNamed(const std::string &name) {
+  try {
+    return requireBackend(name);
+  } catch (const std::invalid_argument &e) {
+    fail(ErrorCode::InvalidArgument, e.what());
+  }
+}
+
+}  // namespace
+
 WorldImpl::WorldImpl(const WorldConfig &config)
-    : config_(config), policy_(defaultWaitPolicy()),
+    : config_(config), backend_(backendNamed(config.backend)), policy_(defaultWaitPolicy()),
       streamingCopyMinBytes_(streamingCopyMinBytesFromEnv()) {
   const WorldConfig &c = config_;
-  if (c.backend != "cpu-threads" && c.backend != "cpu-shm")
-    fail(ErrorCode::InvalidArgument,
-         "unknown backend \"" + c.backend + "\" (expected one of: cpu-threads, cpu-shm)");
   if (c.ranks < 1 || c.ranks > 4096)
     fail(ErrorCode::InvalidArgument,
          "ranks must be between 1 and 4096, got " + std::to_string(c.ranks));
-  if (c.backend == "cpu-threads") {
-    if (c.rank != -1)
-      fail(ErrorCode::InvalidArgument,
-           "cpu-threads worlds hold every rank: rank must be -1, got " + std::to_string(c.rank));
-    if (!c.shmJob.empty())
-      fail(ErrorCode::InvalidArgument, "shm_job is only meaningful for cpu-shm; set it to NULL");
-  } else {
-    if (c.rank < 0 || c.rank >= c.ranks)
-      fail(ErrorCode::InvalidArgument, "cpu-shm needs this process's rank in [0, " +
-                                           std::to_string(c.ranks) + "), got " +
-                                           std::to_string(c.rank));
-    if (c.shmJob.empty())
-      fail(ErrorCode::NullPointer,
-           "cpu-shm needs shm_job, the job name every process of the job passes");
-    ShmTransport::checkJobName(c.shmJob);
-  }
+  if (backend_.simulated())  // before anything is loaded: nothing of the world would run
+    job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_});
 
   std::optional<Topology> topology;
   if (!c.topologyFile.empty()) {
@@ -79,10 +74,7 @@ WorldImpl::WorldImpl(const WorldConfig &config)
 
   taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
   for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
-  if (c.backend == "cpu-threads")
-    threads_ = std::make_shared<ThreadsShared>(c.ranks);
-  else
-    shm_ = std::make_unique<ShmTransport>(c.shmJob, c.rank, c.ranks, policy_);
+  job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_});
 }
 
 WorldImpl::~WorldImpl() = default;
@@ -91,39 +83,38 @@ std::unique_ptr<Transport> WorldImpl::takeTransport(int rank) {
   if (rank < 0 || rank >= config_.ranks)
     fail(ErrorCode::InvalidArgument, "rank " + std::to_string(rank) + " is out of range for " +
                                          std::to_string(config_.ranks) + " ranks");
-  if (shm_ && rank != config_.rank)
-    fail(ErrorCode::InvalidArgument, "this cpu-shm world is rank " + std::to_string(config_.rank) +
-                                         " of its job; it has no communicator for rank " +
-                                         std::to_string(rank));
   if (taken_[size_t(rank)].exchange(true))
     fail(ErrorCode::InvalidArgument,
          "rank " + std::to_string(rank) + " already has a communicator in this world");
-  ++live_;
-  if (shm_) return std::move(shm_);
-  return std::make_unique<ThreadsTransport>(threads_, rank, policy_);
+  try {
+    std::unique_ptr<Transport> transport = job_->transport(rank, policy_);
+    ++live_;
+    return transport;
+  } catch (...) {
+    taken_[size_t(rank)] = false;
+    throw;
+  }
 }
 
 void WorldImpl::returnRank(int rank) {
-  // A cpu-shm transport is not handed out twice: its rank stays taken.
-  if (threads_) taken_[size_t(rank)] = false;
+  taken_[size_t(rank)] = false;
   --live_;
 }
 
 Communicator::Communicator(WorldImpl &world, int rank)
-    : world_(world), rank_(rank), transport_(world.takeTransport(rank)),
-      executor_(*transport_, world.streamingCopyMinBytes()) {
+    : world_(world), rank_(rank),
+      session_(world.takeTransport(rank), world.streamingCopyMinBytes()) {
   defaults_.resize(size_t(kNumCollectiveKinds) * 4 * size_t(world.ranks()) * 2);
 }
 
 Communicator::~Communicator() {
   for (void *p : heapAllocations_) std::free(p);
-  transport_.reset();
   world_.returnRank(rank_);
 }
 
 void *Communicator::allocate(size_t bytes) {
   if (bytes == 0) fail(ErrorCode::InvalidArgument, "cannot allocate 0 bytes");
-  if (void *shared = transport_->allocateShared(bytes)) return shared;
+  if (void *shared = session_.transport().allocateShared(bytes)) return shared;
   void *p = std::aligned_alloc(4096, (bytes + 4095) & ~size_t(4095));
   if (!p) fail(ErrorCode::System, "out of memory allocating " + std::to_string(bytes) + " bytes");
   heapAllocations_.insert(p);
@@ -136,22 +127,15 @@ void Communicator::release(void *p) {
     std::free(p);
     return;
   }
-  if (!transport_->freeShared(p))
+  if (!session_.transport().freeShared(p))
     fail(ErrorCode::InvalidArgument,
          "pointer was not returned by collplan_mem_alloc on this communicator (or was freed)");
 }
 
 const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype, ReduceOp op,
                                                 int root, uint64_t messageBytes) {
-  if (const BucketTable *table = world_.table(kind, dtype, op)) {
-    const Plan &plan = table->lookup(messageBytes).plan;
-    auto it = bundlePrograms_.find(&plan);
-    if (it == bundlePrograms_.end())
-      it = bundlePrograms_
-               .emplace(&plan, std::make_unique<PreparedProgram>(plan, rank_, *transport_))
-               .first;
-    return *it->second;
-  }
+  if (const BucketTable *table = world_.table(kind, dtype, op))
+    return session_.prepare(table->lookup(messageBytes).plan);
   const int opIndex = needsReduceOp(kind) ? int(op) : 0;
   const int rootIndex = needsRoot(kind) ? root : 0;
   // Large allreduces use the direct plan: each rank folds its share of every input in one
@@ -159,17 +143,16 @@ const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype
   // against the ring's 3.75 M); small ones keep the ring's fewer synchronisations per byte.
   const bool large = kind == CollectiveKind::AllReduce && world_.ranks() > 2 &&
                      messageBytes >= kDirectAllReduceBytes;
-  DefaultEntry &entry =
+  std::unique_ptr<Plan> &plan =
       defaults_[((size_t(kind) * 4 + size_t(opIndex)) * size_t(world_.ranks()) +
                  size_t(rootIndex)) * 2 + (large ? 1 : 0)];
-  if (!entry.program) {
+  if (!plan) {
     std::optional<ReduceOp> planOp;
     if (needsReduceOp(kind)) planOp = op;
-    entry.plan = std::make_unique<Plan>(large ? directAllReducePlan(world_.ranks(), op)
-                                              : defaultPlan(kind, world_.ranks(), planOp, root));
-    entry.program = std::make_unique<PreparedProgram>(*entry.plan, rank_, *transport_);
+    plan = std::make_unique<Plan>(large ? directAllReducePlan(world_.ranks(), op)
+                                        : defaultPlan(kind, world_.ranks(), planOp, root));
   }
-  return *entry.program;
+  return session_.prepare(*plan);
 }
 
 void Communicator::run(const CallRequest &req) {
@@ -244,7 +227,7 @@ void Communicator::run(const CallRequest &req) {
   call.dtype = dtype;
   call.op = op;
   try {
-    executor_.run(*program, call);
+    session_.run(*program, call);
   } catch (const RuntimeError &e) {
     brokenBy_ = e.what();
     throw RuntimeError(e.code(), where + e.what());

@@ -1,8 +1,8 @@
 // WorldImpl and Communicator: the C++ core behind collplan.h (validation, plan choice, execution).
 #pragma once
 
-#include "runtime/backends/cpu/ThreadsBackend.h"
-#include "runtime/exec/Executor.h"
+#include "runtime/backends/Backend.h"
+#include "runtime/exec/RankSession.h"
 #include "runtime/plan/Plan.h"
 
 #include <atomic>
@@ -33,16 +33,15 @@ public:
   explicit WorldImpl(const WorldConfig &config);
   ~WorldImpl();
 
-  const std::string &backend() const { return config_.backend; }
+  const Backend &backend() const { return backend_; }
   int ranks() const { return config_.ranks; }
-  /// This process's rank (cpu-shm) or -1 (cpu-threads holds every rank).
+  /// This process's rank (one rank per process) or -1 (the world holds every rank).
   int localRank() const { return config_.rank; }
-  bool isThreads() const { return threads_ != nullptr; }
   /// The bundle table for a call, or nullptr (then the built-in plans serve it).
   const BucketTable *table(CollectiveKind kind, DType dtype, ReduceOp op) const {
     return tables_[int(kind)][int(dtype)][int(op)];
   }
-  /// Hands out rank `rank`'s transport (once per rank). Throws RuntimeError.
+  /// Hands out rank `rank`'s transport (once per rank at a time). Throws RuntimeError.
   std::unique_ptr<Transport> takeTransport(int rank);
   void returnRank(int rank);
   int liveCommunicators() const { return live_.load(); }
@@ -51,10 +50,10 @@ public:
 
 private:
   WorldConfig config_;
+  const Backend &backend_;
   std::optional<Bundle> bundle_;
   const BucketTable *tables_[kNumCollectiveKinds][kNumDTypes][4] = {};
-  std::shared_ptr<ThreadsShared> threads_;
-  std::unique_ptr<Transport> shm_;
+  std::unique_ptr<Job> job_;
   std::unique_ptr<std::atomic<bool>[]> taken_;
   std::atomic<int> live_{0};
   WaitPolicy policy_;
@@ -102,20 +101,14 @@ private:
 
   WorldImpl &world_;
   int rank_;
-  std::unique_ptr<Transport> transport_;
-  Executor executor_;
-  /// Built-in plans, indexed by (kind, op, root).
-  struct DefaultEntry {
-    std::unique_ptr<Plan> plan;
-    std::unique_ptr<PreparedProgram> program;
-  };
-  std::vector<DefaultEntry> defaults_;  ///< by (kind, op, root, large-allreduce)
+  RankSession session_;
+  /// Built-in plans, by (kind, op, root, large-allreduce); the session prepares each once.
+  std::vector<std::unique_ptr<Plan>> defaults_;
   /// From this message size on, built-in allreduces use the direct plan (see programFor).
   static constexpr uint64_t kDirectAllReduceBytes = 256 * 1024;
-  std::unordered_map<const Plan *, std::unique_ptr<PreparedProgram>> bundlePrograms_;
   std::string lastAlgorithm_;
-  std::string brokenBy_;
-  std::unordered_set<void *> heapAllocations_;  ///< allocate()'s memory outside the transport  ///< set when a failure mid-call left the ranks out of step
+  std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
+  std::unordered_set<void *> heapAllocations_;  ///< allocate()'s memory outside the transport
 };
 
 }  // namespace collplan

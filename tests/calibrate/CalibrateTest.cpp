@@ -113,7 +113,9 @@ TEST(Calibrate, BadSettingsAreClearErrors) {
   expectError(s, "--ranks must be at most 1024");
   s = settings(2);
   s.backend = "gpu";
-  expectError(s, "unknown backend 'gpu'");
+  expectError(s, "unknown backend \"gpu\" (expected one of: cpu-threads, cpu-shm, sim)");
+  s.backend = "sim";
+  expectError(s, "calibrate measures a backend that runs plans; sim only simulates them");
   s = settings(2);
   s.sizes = {64};
   expectError(s, "two distinct sizes");

@@ -82,7 +82,7 @@ TEST(CalibrateTool, BadSizesBackendAndFit) {
       << r.output;
   r = runCalibrateTool("--backend gpu" + o);
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("unknown backend 'gpu'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unknown backend \"gpu\""), std::string::npos) << r.output;
   r = runCalibrateTool("--fit cubic" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("--fit: unknown value \"cubic\""), std::string::npos) << r.output;

@@ -6,7 +6,7 @@
 #include "runtime/sim/SimError.h"
 #include "runtime/topology/Resolver.h"
 #include "runtime/topology/TopologyError.h"
-#include "tuner/bench/Backends.h"
+#include "tuner/bench/RunBench.h"
 #include "tuner/bench/BenchReport.h"
 #include "tuner/bench/ByteSize.h"
 #include "tuner/bench/MpiBaseline.h"
@@ -105,10 +105,11 @@ int run(const Options &o) {
   if (sources > 1) throw UsageError("give one of --plan, --bundle and --algorithm, not several");
   tools::checkAlgorithmRequest(o.algorithm);
   const bool named = o.algorithm.named();
-  if (!isKnownBackend(o.backend))
+  const Backend *backend = findBackend(o.backend);
+  if (!backend)
     throw UsageError("--backend: unknown backend \"" + o.backend + "\" (expected one of: " +
-                     kBackendNames + ")");
-  const bool sim = o.backend == "sim";
+                     backendNames() + ")");
+  const bool sim = backend->simulated();
   if (sim && o.topology.empty())
     throw UsageError("--backend sim needs --topology SPEC (" + acceptedTopologySpecs() + ")");
   if (!sim && !named && !o.topology.empty())
@@ -155,9 +156,7 @@ int run(const Options &o) {
   settings.reps = o.reps;
   settings.check = !o.noCheck;
   std::vector<SizeResult> results =
-      sim ? measureSim(source, *topology, sizes, progress)
-      : o.backend == "cpu-shm" ? measureShm(source, c, sizes, settings, progress)
-                               : measureThreads(source, c, sizes, settings, progress);
+      runBench(*backend, source, c, sizes, settings, progress, topology ? &*topology : nullptr);
   std::vector<double> baseline;
   if (!o.baseline.empty()) {
     if (showProgress) std::fprintf(stderr, "plan-bench: running %s under mpirun...\n", mpiFunctionName(c.kind).c_str());
@@ -180,6 +179,7 @@ int run(const Options &o) {
   BenchInfo info;
   info.benchCase = c;
   info.backend = o.backend;
+  info.simulated = sim;
   info.source = source.label();
   info.topology = o.topology;
   if (!o.baseline.empty()) info.baseline = mpiFunctionName(c.kind) + " (mpirun -np " + std::to_string(c.ranks) + ")";
@@ -213,7 +213,7 @@ int main(int argc, char **argv) {
   app.add_option("--op,-o", o.op, "Reduction op: " + reduceOpNames() + " (default: the plan's, else sum)");
   app.add_option("--root,-r", o.root, "Root of rooted collectives (default: the plan's, else 0)");
   app.add_option("--ranks,-n", o.ranks, "Ranks (default: the plan's, the bundle's or the topology's)");
-  app.add_option("--backend", o.backend, std::string("Backend: ") + kBackendNames)->capture_default_str();
+  app.add_option("--backend", o.backend, "Backend: " + backendNames())->capture_default_str();
   app.add_option("--topology", o.topology,
                  "Topology for --backend sim, and for compiling --algorithm NAME: " +
                      acceptedTopologySpecs());

@@ -1,7 +1,7 @@
 // plan-tune: tunes collective plans for a topology and backend; writes a bundle and a report.
 #include "tuner/TuneReport.h"
 #include "tuner/Tuner.h"
-#include "tuner/bench/Backends.h"
+#include "runtime/backends/Backend.h"
 #include "tuner/bench/ByteSize.h"
 
 #include "runtime/topology/Resolver.h"
@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
                  "Topology: a .json file, a preset, a generator or local (" +
                      acceptedTopologySpecs() + ")")
       ->capture_default_str();
-  app.add_option("--backend", s.backend, std::string("Backend: ") + bench::kBackendNames)
+  app.add_option("--backend", s.backend, "Backend: " + backendNames())
       ->capture_default_str();
   app.add_option("-c,--collectives", collectives, "Collectives, comma separated: " + collectiveKindNames())
       ->delimiter(',')

@@ -26,7 +26,7 @@ void printTable(std::FILE *out, const BenchInfo &info, const std::vector<BenchRo
                info.backend.c_str(), info.topology.empty() ? "" : " on topology ",
                info.topology.c_str());
   std::fprintf(out, "# plans: %s\n", info.source.c_str());
-  if (info.backend == "sim")
+  if (info.simulated)
     std::fprintf(out, "# time = simulated time; #wrong is not checked (N/A)\n");
   else
     std::fprintf(out, "# %d warm-up, %s timed calls per size; time = median of the slowest rank\n",

@@ -25,6 +25,7 @@ struct BenchRow {
 struct BenchInfo {
   BenchCase benchCase;
   std::string backend;
+  bool simulated = false;  ///< times are simulated (no repetitions, nothing checked)
   std::string source;    ///< PlanSource::label()
   std::string topology;  ///< sim only
   std::string baseline;  ///< e.g. "MPI_Allreduce (Open MPI via mpirun)"; empty: none

@@ -1,15 +1,16 @@
-// runRankLoop: the per-rank benchmark loop (shared by cpu-threads and cpu-shm) and its reduction.
+// runRankLoop: the per-rank benchmark loop every backend that moves data runs, its wire format
+// and its reduction over ranks.
 #include "tuner/bench/RankLoop.h"
 
-#include "runtime/exec/Executor.h"
-#include "runtime/exec/PreparedProgram.h"
 #include "runtime/plan/DefaultPlans.h"
 #include "tuner/bench/CheckData.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 namespace collplan::bench {
 namespace {
@@ -42,15 +43,14 @@ private:
 
 }  // namespace
 
-RankTimes runRankLoop(Transport &transport, const PlanSource &source, const BenchCase &c,
+RankTimes runRankLoop(RankSession &session, const PlanSource &source, const BenchCase &c,
                       const std::vector<SizePoint> &sizes, const LoopSettings &settings,
                       const ProgressFn &progress) {
-  const int rank = transport.rank();
-  Executor executor(transport, streamingCopyMinBytesFromEnv());
+  const int rank = session.rank();
+  Transport &transport = session.transport();
   const Plan barrierPlan = disseminationBarrierPlan(c.ranks);
-  const PreparedProgram barrier(barrierPlan, rank, transport);
+  const PreparedProgram &barrier = session.prepare(barrierPlan);
   const CallBuffers barrierCall;
-  std::map<const Plan *, std::unique_ptr<PreparedProgram>> programs;
 
   size_t maxCount = 0;
   for (const SizePoint &s : sizes) maxCount = std::max(maxCount, s.count);
@@ -62,9 +62,7 @@ RankTimes runRankLoop(Transport &transport, const PlanSource &source, const Benc
   for (size_t i = 0; i < sizes.size(); ++i) {
     const SizePoint &size = sizes[i];
     if (rank == 0 && progress) progress(i, size);
-    const Plan &plan = source.planFor(size.bytes);
-    std::unique_ptr<PreparedProgram> &program = programs[&plan];
-    if (!program) program = std::make_unique<PreparedProgram>(plan, rank, transport);
+    const PreparedProgram &program = session.prepare(source.planFor(size.bytes));
 
     CallBuffers call;
     call.in = in.data();
@@ -78,24 +76,56 @@ RankTimes runRankLoop(Transport &transport, const PlanSource &source, const Benc
     uint64_t wrong = 0;
     if (settings.check && c.kind != CollectiveKind::Barrier) {
       poisonOutput(c, rank, size.count, out.data());
-      executor.run(barrier, barrierCall);
-      executor.run(*program, call);
+      session.run(barrier, barrierCall);
+      session.run(program, call);
       wrong = countWrong(c, rank, size.count, out.data());
     }
-    for (int w = 0; w < settings.warmup; ++w) executor.run(*program, call);
+    for (int w = 0; w < settings.warmup; ++w) session.run(program, call);
     const int reps = settings.reps > 0 ? settings.reps : autoRepetitions(size.bytes);
     std::vector<double> seconds;
     seconds.reserve(size_t(reps));
     for (int r = 0; r < reps; ++r) {
-      executor.run(barrier, barrierCall);
+      session.run(barrier, barrierCall);
       const double t0 = nowSeconds();
-      executor.run(*program, call);
+      session.run(program, call);
       seconds.push_back(nowSeconds() - t0);
     }
     result.seconds.push_back(std::move(seconds));
     result.wrong.push_back(wrong);
   }
   return result;
+}
+
+std::string encodeRankTimes(const RankTimes &t) {
+  std::string s;
+  auto put = [&](const void *p, size_t n) { s.append(static_cast<const char *>(p), n); };
+  for (size_t i = 0; i < t.seconds.size(); ++i) {
+    const uint64_t reps = t.seconds[i].size();
+    put(&t.wrong[i], 8);
+    put(&reps, 8);
+    put(t.seconds[i].data(), reps * 8);
+  }
+  return s;
+}
+
+RankTimes decodeRankTimes(const std::string &s, size_t sizes) {
+  RankTimes t;
+  size_t pos = 0;
+  auto get = [&](void *p, size_t n) {
+    if (pos + n > s.size()) throw std::runtime_error("a rank's results were cut short");
+    std::memcpy(p, s.data() + pos, n);
+    pos += n;
+  };
+  for (size_t i = 0; i < sizes; ++i) {
+    uint64_t wrong = 0, reps = 0;
+    get(&wrong, 8);
+    get(&reps, 8);
+    std::vector<double> seconds(reps);
+    get(seconds.data(), reps * 8);
+    t.wrong.push_back(wrong);
+    t.seconds.push_back(std::move(seconds));
+  }
+  return t;
 }
 
 std::vector<SizeResult> combineRanks(const std::vector<RankTimes> &ranks) {

@@ -1,12 +1,13 @@
-// The measurement loop one rank runs over any Transport: check, warm up, time, per size.
+// The measurement loop one rank runs on any backend's RankSession: check, warm up, time, per size.
 #pragma once
 
-#include "runtime/exec/Transport.h"
+#include "runtime/exec/RankSession.h"
 #include "tuner/bench/BenchCase.h"
 #include "tuner/bench/PlanSource.h"
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace collplan::bench {
@@ -32,11 +33,15 @@ using ProgressFn = std::function<void(size_t index, const SizePoint &size)>;
 
 /// Runs every size on this rank: [poison output, barrier, one call, count wrong], `warmup` calls,
 /// then `reps` times {barrier (the runtime's dissemination plan); time one call}. Every rank of
-/// the transport must call this with the same arguments. Throws RuntimeError on a transport
-/// failure (a peer's timeout) and PlanError/RuntimeError for a plan this rank cannot run.
-RankTimes runRankLoop(Transport &transport, const PlanSource &source, const BenchCase &c,
+/// the job must call this with the same arguments. Throws RuntimeError on a transport failure
+/// (a peer's timeout) and PlanError/RuntimeError for a plan this rank cannot run.
+RankTimes runRankLoop(RankSession &session, const PlanSource &source, const BenchCase &c,
                       const std::vector<SizePoint> &sizes, const LoopSettings &settings,
                       const ProgressFn &progress = {});
+
+/// A rank's times as bytes (what Backend::launch carries back from a rank) and back.
+std::string encodeRankTimes(const RankTimes &times);
+RankTimes decodeRankTimes(const std::string &bytes, size_t sizes);
 
 /// Per size, the median over repetitions of the slowest rank's time, in µs; and #wrong summed
 /// over ranks.

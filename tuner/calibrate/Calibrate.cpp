@@ -2,6 +2,8 @@
 // with the simulator so that it reproduces the measurements.
 #include "tuner/calibrate/Calibrate.h"
 
+#include "runtime/backends/Backend.h"
+
 #include "runtime/sim/Simulator.h"
 #include "runtime/topology/Generators.h"
 #include "runtime/topology/Validate.h"
@@ -275,9 +277,10 @@ void checkSettings(const CalibrationSettings &s) {
   if (s.ranks > kMaxRanks)
     throw std::invalid_argument("--ranks must be at most " + std::to_string(kMaxRanks) +
                                 ", got " + std::to_string(s.ranks));
-  if (s.backend != "cpu-threads" && s.backend != "cpu-shm")
-    throw std::invalid_argument("unknown backend '" + s.backend +
-                                "' (calibrate measures cpu-threads or cpu-shm)");
+  const Backend &backend = requireBackend(s.backend);
+  if (backend.simulated())
+    throw std::invalid_argument("calibrate measures a backend that runs plans; " + s.backend +
+                                " only simulates them (its times come from the topology)");
   std::vector<uint64_t> distinct = s.sizes;
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());

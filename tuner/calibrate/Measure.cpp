@@ -1,5 +1,5 @@
 // backendMeasure: calibration plans timed by tuner/bench's loop on cpu-threads or cpu-shm.
-#include "tuner/bench/Backends.h"
+#include "tuner/bench/RunBench.h"
 #include "tuner/bench/ByteSize.h"
 #include "tuner/calibrate/Calibrate.h"
 
@@ -34,8 +34,7 @@ MeasureFn backendMeasure(const CalibrationSettings &settings,
                  std::to_string(index + 1) + "/" + std::to_string(sizes.size()) + ")");
       };
     std::vector<bench::SizeResult> results =
-        settings.backend == "cpu-shm" ? bench::measureShm(source, c, points, loop, each)
-                                      : bench::measureThreads(source, c, points, loop, each);
+        bench::runBench(requireBackend(settings.backend), source, c, points, loop, each);
     std::vector<double> times;
     for (const bench::SizeResult &r : results) {
       if (r.wrong > 0)

@@ -42,7 +42,11 @@ TEST(ExecApi, WorldCreationErrors) {
   EXPECT_TRUE(failsWith(collplan_world_create(&c, &w), COLLPLAN_ERROR_NULL_POINTER, "backend"));
   c.backend = "gpu-magic";
   EXPECT_TRUE(failsWith(collplan_world_create(&c, &w), COLLPLAN_ERROR_INVALID_ARGUMENT,
-                        "unknown backend \"gpu-magic\" (expected one of: cpu-threads, cpu-shm)"));
+                        "unknown backend \"gpu-magic\" (expected one of: cpu-threads, cpu-shm, "
+                        "sim)"));
+  c.backend = "sim";  // registered, but it moves no data
+  EXPECT_TRUE(failsWith(collplan_world_create(&c, &w), COLLPLAN_ERROR_UNSUPPORTED,
+                        "the sim backend times plans on a topology and moves no data"));
   c = threadsConfig(0);
   EXPECT_TRUE(failsWith(collplan_world_create(&c, &w), COLLPLAN_ERROR_INVALID_ARGUMENT,
                         "ranks must be between 1"));

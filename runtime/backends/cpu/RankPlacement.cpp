@@ -1,10 +1,10 @@
-// RankPlacement: CoreBinding for the measurement backends, with the matching wait policy.
-#include "tuner/bench/RankPlacement.h"
+// RankPlacement: CoreBinding for the ranks a backend launches, with the matching wait policy.
+#include "runtime/backends/cpu/RankPlacement.h"
 
 #include <cstdlib>
 #include <stdexcept>
 
-namespace collplan::bench {
+namespace collplan {
 
 RankPlacement::RankPlacement() : cpus_(allowedCpus()) {
   if (auto why = bindModeFromEnv(mode_)) throw std::invalid_argument(*why);
@@ -18,4 +18,4 @@ WaitPolicy RankPlacement::place(int rank, int ranks) const {
   return policy;
 }
 
-}  // namespace collplan::bench
+}  // namespace collplan

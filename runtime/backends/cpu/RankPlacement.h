@@ -1,4 +1,4 @@
-// RankPlacement: where the measured ranks run (one core each when they fit) and how they wait.
+// RankPlacement: where a launched job's ranks run (one core each when they fit) and how they wait.
 #pragma once
 
 #include "runtime/backends/cpu/CoreBinding.h"
@@ -6,9 +6,9 @@
 
 #include <vector>
 
-namespace collplan::bench {
+namespace collplan {
 
-/// Read once by the measuring thread before ranks start (COLLPLAN_BIND and the CPUs it may use;
+/// Read once by the launching thread before ranks start (COLLPLAN_BIND and the CPUs it may use;
 /// throws std::invalid_argument naming COLLPLAN_BIND when it is malformed).
 class RankPlacement {
 public:
@@ -24,4 +24,4 @@ private:
   std::vector<int> cpus_;
 };
 
-}  // namespace collplan::bench
+}  // namespace collplan

@@ -1,0 +1,36 @@
+// The backend registry and Backend's defaults.
+#include "runtime/backends/Backend.h"
+
+#include <stdexcept>
+
+namespace collplan {
+
+double Backend::simulateUs(const Plan &, const Topology &, uint64_t) const {
+  throw std::logic_error(std::string(name()) + " runs plans; it does not simulate them");
+}
+
+const std::vector<const Backend *> &backends() {
+  static const std::vector<const Backend *> registry = {&cpuThreadsBackend(), &cpuShmBackend(),
+                                                        &simBackend()};
+  return registry;
+}
+
+const Backend *findBackend(std::string_view name) {
+  for (const Backend *b : backends())
+    if (b->name() == name) return b;
+  return nullptr;
+}
+
+const Backend &requireBackend(std::string_view name) {
+  if (const Backend *b = findBackend(name)) return *b;
+  throw std::invalid_argument("unknown backend \"" + std::string(name) +
+                              "\" (expected one of: " + backendNames() + ")");
+}
+
+std::string backendNames() {
+  std::string out;
+  for (const Backend *b : backends()) out += (out.empty() ? "" : ", ") + std::string(b->name());
+  return out;
+}
+
+}  // namespace collplan

@@ -1,0 +1,89 @@
+// The backend interface and registry: what runs a job's ranks (cpu-threads, cpu-shm) or times
+// plans without moving data (sim), looked up by name by the API, the tools and the tuner.
+#pragma once
+
+#include "runtime/exec/RankSession.h"
+#include "runtime/exec/Wait.h"
+#include "runtime/plan/Plan.h"
+#include "runtime/topology/Topology.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace collplan {
+
+/// What this process opens of a job.
+struct JobOptions {
+  int ranks = 0;
+  /// This process's rank, for backends with one rank per process; -1 otherwise.
+  int rank = -1;
+  /// Names the job's shared resources, for backends with one rank per process: every process
+  /// of the job passes the same name.
+  std::string job;
+  WaitPolicy policy = defaultWaitPolicy();
+};
+
+/// This process's part of a job: the transports of the ranks it holds.
+class Job {
+public:
+  virtual ~Job() = default;
+  /// Rank `rank`'s transport, waiting as `policy` says. Throws RuntimeError (InvalidArgument)
+  /// for a rank this process does not hold.
+  virtual std::unique_ptr<Transport> transport(int rank, const WaitPolicy &policy) = 0;
+};
+
+/// What a launched rank does, on its session; what it returns comes back to the launcher (through
+/// a pipe when the rank is another process), in rank order.
+using RankBody = std::function<std::string(RankSession &session)>;
+
+/// One backend. Everything the runtime, the tools and the tuner need to know about it lives in
+/// its entry; nothing elsewhere compares backend names.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  /// The name users give it (--backend, COLLPLAN_BACKEND, collplan_config_t::backend).
+  virtual std::string_view name() const = 0;
+  /// One line for --help and error messages.
+  virtual std::string_view summary() const = 0;
+
+  /// Times plans on a topology instead of running them: no job, no data (simulateUs).
+  virtual bool simulated() const { return false; }
+  /// Each rank of a job is a process of its own (the job is opened once per process).
+  virtual bool oneRankPerProcess() const { return false; }
+  /// What one measurement costs besides the collective itself (threads or processes started,
+  /// set-up), in µs: the tuner plans its time with it.
+  virtual double launchOverheadUs() const = 0;
+
+  /// Opens this process's part of a job. Throws RuntimeError with the option at fault.
+  virtual std::unique_ptr<Job> openJob(const JobOptions &options) const = 0;
+  /// Runs `body` on every rank of a new job of `ranks` ranks started for the purpose (threads
+  /// of this process, or forked processes), each rank bound to its core when COLLPLAN_BIND
+  /// allows, and returns what each rank's body returned. Throws std::runtime_error with the
+  /// first failing rank's message (the others are stopped). For one rank per process, call it
+  /// before this process starts any thread.
+  virtual std::vector<std::string> launch(int ranks, const RankBody &body) const = 0;
+  /// Simulated backends: the time of `plan` on `topology` for a message of `bytes`, in µs.
+  /// Throws SimError where the plan cannot run there.
+  virtual double simulateUs(const Plan &plan, const Topology &topology, uint64_t bytes) const;
+};
+
+/// Every registered backend, in the order --help lists them.
+const std::vector<const Backend *> &backends();
+/// The backend named `name`, or nullptr.
+const Backend *findBackend(std::string_view name);
+/// The backend named `name`; throws std::invalid_argument "unknown backend "x" (expected one
+/// of: cpu-threads, cpu-shm, sim)" otherwise.
+const Backend &requireBackend(std::string_view name);
+/// "cpu-threads, cpu-shm, sim".
+std::string backendNames();
+
+/// The registry's entries (defined with their backends).
+const Backend &cpuThreadsBackend();
+const Backend &cpuShmBackend();
+const Backend &simBackend();
+
+}  // namespace collplan

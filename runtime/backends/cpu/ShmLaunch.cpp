@@ -1,0 +1,209 @@
+// The cpu-shm registry entry: a job's ranks are processes over POSIX shared memory; launch forks
+// them and collects each rank's result through a pipe.
+#include "runtime/backends/Backend.h"
+#include "runtime/backends/cpu/RankPlacement.h"
+#include "runtime/backends/cpu/ShmBackend.h"
+#include "runtime/exec/RuntimeError.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace collplan {
+namespace {
+
+/// This process's rank of a cpu-shm job: its transport attaches when the job is opened (rank 0
+/// creates the control segment, the others wait for it) and is handed out once.
+class ShmJob final : public Job {
+public:
+  ShmJob(const JobOptions &o)
+      : rank_(o.rank), transport_(std::make_unique<ShmTransport>(o.job, o.rank, o.ranks, o.policy)) {}
+
+  std::unique_ptr<Transport> transport(int rank, const WaitPolicy &) override {
+    if (rank != rank_)
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         "this cpu-shm world is rank " + std::to_string(rank_) +
+                             " of its job; it has no communicator for rank " + std::to_string(rank));
+    if (!transport_)
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         "rank " + std::to_string(rank) +
+                             " of this cpu-shm job already had its communicator: a process "
+                             "attaches to its job once");
+    return std::move(transport_);
+  }
+
+private:
+  int rank_;
+  std::unique_ptr<Transport> transport_;
+};
+
+void writeAll(int fd, const void *data, size_t bytes) {
+  const char *p = static_cast<const char *>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the parent is gone: nothing left to tell
+    p += n;
+    bytes -= size_t(n);
+  }
+}
+
+/// A forked rank: runs `body` on its session and writes 'K' + its result, or 'E' + the error.
+[[noreturn]] void runChild(int fd, const std::string &job, int rank, int ranks,
+                           const RankBody &body, const RankPlacement &placement) {
+  std::string message;
+  int code = 0;
+  try {
+    RankSession session(std::make_unique<ShmTransport>(job, rank, ranks, placement.place(rank, ranks)),
+                        streamingCopyMinBytesFromEnv());
+    message = "K" + body(session);
+  } catch (const std::exception &e) {
+    message = std::string("Erank ") + std::to_string(rank) + ": " + e.what();
+    code = 1;
+  }
+  writeAll(fd, message.data(), message.size());
+  ::close(fd);
+  std::fflush(stderr);
+  ::_exit(code);
+}
+
+/// Removes what stopped ranks left in /dev/shm (the names of job `job`); a clean run leaves none.
+void removeLeftoverSegments(const std::string &job) {
+  DIR *dir = ::opendir("/dev/shm");
+  if (!dir) return;
+  const std::string prefix = "collplan-" + job;
+  std::vector<std::string> names;
+  while (const dirent *e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name == prefix || name.compare(0, prefix.size() + 1, prefix + "-") == 0)
+      names.push_back(name);
+  }
+  ::closedir(dir);
+  for (const std::string &name : names) ::shm_unlink(("/" + name).c_str());
+}
+
+class CpuShm final : public Backend {
+public:
+  std::string_view name() const override { return "cpu-shm"; }
+  std::string_view summary() const override {
+    return "every rank a process; message FIFOs and staging in POSIX shared memory, large "
+           "values read across processes in one copy";
+  }
+  bool oneRankPerProcess() const override { return true; }
+  double launchOverheadUs() const override { return 3000; }  // N processes forked and reaped
+
+  std::unique_ptr<Job> openJob(const JobOptions &o) const override {
+    if (o.rank < 0 || o.rank >= o.ranks)
+      throw RuntimeError(ErrorCode::InvalidArgument, "cpu-shm needs this process's rank in [0, " +
+                                                         std::to_string(o.ranks) + "), got " +
+                                                         std::to_string(o.rank));
+    if (o.job.empty())
+      throw RuntimeError(ErrorCode::NullPointer,
+                         "cpu-shm needs shm_job, the job name every process of the job passes");
+    ShmTransport::checkJobName(o.job);
+    return std::make_unique<ShmJob>(o);
+  }
+
+  std::vector<std::string> launch(int ranks, const RankBody &body) const override {
+    static std::atomic<unsigned> launches{0};  // a job name of its own for every launch
+    const std::string job =
+        "launch-" + std::to_string(::getpid()) + "-" + std::to_string(launches++);
+    const size_t n = size_t(ranks);
+    std::vector<pid_t> pids(n, -1);
+    std::vector<int> fds(n, -1);
+    const RankPlacement placement;  // before the ranks bind: the CPUs this process may use
+    std::fflush(stdout);
+    std::fflush(stderr);
+    for (size_t r = 0; r < n; ++r) {
+      int p[2];
+      if (::pipe(p) != 0)
+        throw std::runtime_error(std::string("cpu-shm: pipe: ") + std::strerror(errno));
+      const pid_t pid = ::fork();
+      if (pid < 0) throw std::runtime_error(std::string("cpu-shm: fork: ") + std::strerror(errno));
+      if (pid == 0) {
+        ::close(p[0]);
+        for (size_t k = 0; k < r; ++k) ::close(fds[k]);
+        runChild(p[1], job, int(r), ranks, body, placement);
+      }
+      ::close(p[1]);
+      pids[r] = pid;
+      fds[r] = p[0];
+    }
+    std::vector<std::string> data = collect(pids, fds);
+    // The first rank that reported an error, else the first that gave no result (the ranks
+    // stopped after a failure give none).
+    std::string failure;
+    for (size_t r = 0; r < n && failure.empty(); ++r)
+      if (!data[r].empty() && data[r][0] == 'E') failure = data[r].substr(1);
+    for (size_t r = 0; r < n && failure.empty(); ++r)
+      if (data[r].empty() || data[r][0] != 'K')
+        failure = "rank " + std::to_string(r) + " exited without a result";
+    if (!failure.empty()) {
+      removeLeftoverSegments(job);
+      throw std::runtime_error("cpu-shm: " + failure);
+    }
+    for (std::string &d : data) d.erase(0, 1);
+    return data;
+  }
+
+private:
+  /// Reads every rank's pipe until EOF and reaps the ranks; when one fails, stops the others
+  /// (they would wait for it until the runtime's timeout).
+  static std::vector<std::string> collect(const std::vector<pid_t> &pids, std::vector<int> &fds) {
+    const size_t n = pids.size();
+    std::vector<std::string> data(n);
+    bool stopped = false;
+    size_t open = n;
+    while (open > 0) {
+      std::vector<pollfd> polls;
+      std::vector<size_t> owner;
+      for (size_t r = 0; r < n; ++r)
+        if (fds[r] >= 0) {
+          polls.push_back({fds[r], POLLIN, 0});
+          owner.push_back(r);
+        }
+      if (::poll(polls.data(), polls.size(), -1) < 0 && errno != EINTR) break;
+      for (size_t k = 0; k < polls.size(); ++k) {
+        if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        const size_t r = owner[k];
+        char buf[65536];
+        const ssize_t got = ::read(fds[r], buf, sizeof buf);
+        if (got > 0) {
+          data[r].append(buf, size_t(got));
+          continue;
+        }
+        if (got < 0 && errno == EINTR) continue;
+        ::close(fds[r]);
+        fds[r] = -1;
+        --open;
+        if ((data[r].empty() || data[r][0] != 'K') && !stopped) {
+          stopped = true;
+          for (size_t q = 0; q < n; ++q)
+            if (fds[q] >= 0) ::kill(pids[q], SIGTERM);
+        }
+      }
+    }
+    for (size_t r = 0; r < n; ++r) {
+      int status = 0;
+      ::waitpid(pids[r], &status, 0);
+    }
+    return data;
+  }
+};
+
+}  // namespace
+
+const Backend &cpuShmBackend() {
+  static const CpuShm backend;
+  return backend;
+}
+
+}  // namespace collplan

@@ -1,0 +1,15 @@
+// RankSession: prepared programs cached per plan over one rank's transport and executor.
+#include "runtime/exec/RankSession.h"
+
+namespace collplan {
+
+RankSession::RankSession(std::unique_ptr<Transport> transport, size_t streamingCopyMinBytes)
+    : transport_(std::move(transport)), executor_(*transport_, streamingCopyMinBytes) {}
+
+const PreparedProgram &RankSession::prepare(const Plan &plan) {
+  std::unique_ptr<PreparedProgram> &program = programs_[&plan];
+  if (!program) program = std::make_unique<PreparedProgram>(plan, rank(), *transport_);
+  return *program;
+}
+
+}  // namespace collplan

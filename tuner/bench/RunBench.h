@@ -1,0 +1,23 @@
+// runBench: a benchmark on any registered backend: its ranks launched, or its plans simulated.
+#pragma once
+
+#include "runtime/backends/Backend.h"
+#include "runtime/topology/Topology.h"
+#include "tuner/bench/RankLoop.h"
+
+#include <vector>
+
+namespace collplan::bench {
+
+/// Every size of the case on `backend`: the rank loop on every rank it launches (Backend::launch;
+/// for a backend of one rank per process, call it before this process starts any thread), or,
+/// for a simulated backend, each size's plan timed on `topology` (#wrong is not checked there).
+/// Throws std::invalid_argument when a simulated backend gets no topology, std::runtime_error /
+/// RuntimeError / PlanError with the failing rank's message, SimError for a plan the simulator
+/// cannot run on the topology.
+std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &source,
+                                 const BenchCase &c, const std::vector<SizePoint> &sizes,
+                                 const LoopSettings &settings, const ProgressFn &progress,
+                                 const Topology *topology = nullptr);
+
+}  // namespace collplan::bench
