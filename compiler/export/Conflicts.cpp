@@ -56,6 +56,13 @@ instructionDependencies(const std::vector<mlir::coll::Instruction> &ops, UnitLay
       }
     };
     const mlir::coll::Instruction &op = ops[i];
+    if (op.srcs.empty() && op.dsts.empty() && op.step >= 0) {
+      // A token with a round: it carries what the tokens received in earlier rounds joined.
+      for (uint32_t j = 0; j < i; ++j)
+        if (ops[j].recv && ops[j].srcs.empty() && ops[j].dsts.empty() && ops[j].step < op.step)
+          depend(j);
+      continue;
+    }
     if (op.srcs.empty() && op.dsts.empty()) {
       for (uint32_t j : sinceBarrier) depend(j);
       depend(barrier);

@@ -27,8 +27,11 @@ struct UnitLayout {
 /// those that touch a unit it touches where one of the two writes it, units compared in `layout`
 /// (tmp is always apart). Only the direct conflicts are listed (the last writer of a unit and
 /// the readers since); the others follow by transitivity. An instruction without buffer refs (a
-/// barrier's token) keeps its place: it follows every earlier instruction, and every later one
-/// follows it. Linear in the units touched.
+/// barrier's token) has no units to compare: one with a round (step) follows the earlier token
+/// receives of earlier rounds (the tokens it joins arrived in them), so a round's token goes out
+/// before the same round's token comes in; one without keeps its place: it follows every earlier
+/// instruction, and every later one follows it. Linear in the units touched (quadratic in the
+/// tokens, a barrier's log N).
 std::vector<std::vector<uint32_t>>
 instructionDependencies(const std::vector<mlir::coll::Instruction> &ops, UnitLayout layout);
 

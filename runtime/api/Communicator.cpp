@@ -3,7 +3,7 @@
 
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/BundleJson.h"
-#include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/DefaultRules.h"
 #include "runtime/topology/Topology.h"
 
 #include <cstdint>
@@ -104,7 +104,6 @@ void WorldImpl::returnRank(int rank) {
 Communicator::Communicator(WorldImpl &world, int rank)
     : world_(world), rank_(rank),
       session_(world.takeTransport(rank), world.streamingCopyMinBytes()) {
-  defaults_.resize(size_t(kNumCollectiveKinds) * 4 * size_t(world.ranks()) * 2);
 }
 
 Communicator::~Communicator() {
@@ -134,25 +133,23 @@ void Communicator::release(void *p) {
 
 const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype, ReduceOp op,
                                                 int root, uint64_t messageBytes) {
-  if (const BucketTable *table = world_.table(kind, dtype, op))
-    return session_.prepare(table->lookup(messageBytes).plan);
+  if (const BucketTable *table = world_.table(kind, dtype, op)) {
+    const Plan &plan = table->lookup(messageBytes).plan;
+    if (!needsRoot(kind) || plan.root == root) return session_.prepare(plan);
+    // The bundle was tuned with another root: the default rules serve this one.
+  }
   const int opIndex = needsReduceOp(kind) ? int(op) : 0;
   const int rootIndex = needsRoot(kind) ? root : 0;
-  // Large allreduces use the direct plan: each rank folds its share of every input in one
-  // pass and everyone copies the reduced shares (2.75 M of memory traffic per rank at N=4,
-  // against the ring's 3.75 M); small ones keep the ring's fewer synchronisations per byte.
-  const bool large = kind == CollectiveKind::AllReduce && world_.ranks() > 2 &&
-                     messageBytes >= kDirectAllReduceBytes;
-  std::unique_ptr<Plan> &plan =
-      defaults_[((size_t(kind) * 4 + size_t(opIndex)) * size_t(world_.ranks()) +
-                 size_t(rootIndex)) * 2 + (large ? 1 : 0)];
-  if (!plan) {
+  const uint64_t key = uint64_t(int(kind) * 4 + opIndex) << 32 | uint32_t(rootIndex);
+  auto it = defaultTables_.find(key);
+  if (it == defaultTables_.end()) {
     std::optional<ReduceOp> planOp;
     if (needsReduceOp(kind)) planOp = op;
-    plan = std::make_unique<Plan>(large ? directAllReducePlan(world_.ranks(), op)
-                                        : defaultPlan(kind, world_.ranks(), planOp, root));
+    it = defaultTables_
+             .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex))
+             .first;
   }
-  return session_.prepare(*plan);
+  return session_.prepare(it->second.lookup(messageBytes).plan);
 }
 
 void Communicator::run(const CallRequest &req) {

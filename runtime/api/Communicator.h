@@ -73,9 +73,9 @@ struct CallRequest {
   int root = 0;
 };
 
-/// One rank's communicator: validates calls, picks the plan (bundle bucket or built-in), runs
-/// it with the executor. Prepared programs are cached per plan, so a repeated call costs a
-/// table lookup, a binary search over buckets and the op loop.
+/// One rank's communicator: validates calls, picks the plan (the bundle's bucket, else the
+/// default rules' bucket), runs it on its session. Prepared programs are cached per plan, so a
+/// repeated call costs a table lookup, a binary search over buckets and the op loop.
 class Communicator {
 public:
   Communicator(WorldImpl &world, int rank);
@@ -102,10 +102,9 @@ private:
   WorldImpl &world_;
   int rank_;
   RankSession session_;
-  /// Built-in plans, by (kind, op, root, large-allreduce); the session prepares each once.
-  std::vector<std::unique_ptr<Plan>> defaults_;
-  /// From this message size on, built-in allreduces use the direct plan (see programFor).
-  static constexpr uint64_t kDirectAllReduceBytes = 256 * 1024;
+  /// For calls no bundle covers, by (kind, op, root): the default rules' table (built-in plans
+  /// by size, DefaultRules.h), built on first use; the session prepares each plan once.
+  std::unordered_map<uint64_t, BucketTable> defaultTables_;
   std::string lastAlgorithm_;
   std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
   std::unordered_set<void *> heapAllocations_;  ///< allocate()'s memory outside the transport

@@ -1,6 +1,8 @@
 // Built-in plan generators (ring, direct, binomial, flat, pairwise, dissemination) for any rank count.
 #include "runtime/plan/DefaultPlans.h"
 
+#include "runtime/plan/DefaultRules.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -286,22 +288,53 @@ Plan disseminationBarrierPlan(int ranks) {
   return b.finish(ceilLog2(n), 0);
 }
 
-Plan defaultPlan(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root) {
+bool BuiltInPlan::serves(CollectiveKind kind) const {
+  for (CollectiveKind k : kinds)
+    if (k == kind) return true;
+  return false;
+}
+
+const std::vector<BuiltInPlan> &builtInPlans() {
+  using K = CollectiveKind;
+  static const std::vector<BuiltInPlan> plans = {
+      {"ring", {K::AllReduce, K::AllGather, K::ReduceScatter},
+       [](K kind, int n, ReduceOp op, int) {
+         return kind == K::AllReduce   ? ringAllReducePlan(n, op)
+                : kind == K::AllGather ? ringAllGatherPlan(n)
+                                       : ringReduceScatterPlan(n, op);
+       }},
+      {"direct", {K::AllReduce}, [](K, int n, ReduceOp op, int) { return directAllReducePlan(n, op); }},
+      {"binomial", {K::Broadcast, K::Reduce},
+       [](K kind, int n, ReduceOp op, int root) {
+         return kind == K::Broadcast ? binomialBroadcastPlan(n, root)
+                                     : binomialReducePlan(n, root, op);
+       }},
+      {"flat", {K::Broadcast, K::Gather, K::Scatter},
+       [](K kind, int n, ReduceOp, int root) {
+         return kind == K::Broadcast ? flatBroadcastPlan(n, root)
+                : kind == K::Gather  ? flatGatherPlan(n, root)
+                                     : flatScatterPlan(n, root);
+       }},
+      {"pairwise", {K::AllToAll}, [](K, int n, ReduceOp, int) { return pairwiseAllToAllPlan(n); }},
+      {"dissemination", {K::Barrier},
+       [](K, int n, ReduceOp, int) { return disseminationBarrierPlan(n); }},
+  };
+  return plans;
+}
+
+const BuiltInPlan *findBuiltInPlan(std::string_view name, CollectiveKind kind) {
+  for (const BuiltInPlan &p : builtInPlans())
+    if (p.name == name && p.serves(kind)) return &p;
+  return nullptr;
+}
+
+Plan defaultPlan(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root,
+                 uint64_t messageBytes) {
   if (needsReduceOp(kind) && !op)
     throw std::invalid_argument("defaultPlan: " + std::string(toString(kind)) +
                                 " needs a reduction op");
-  switch (kind) {
-  case CollectiveKind::AllReduce: return ringAllReducePlan(ranks, *op);
-  case CollectiveKind::AllGather: return ringAllGatherPlan(ranks);
-  case CollectiveKind::ReduceScatter: return ringReduceScatterPlan(ranks, *op);
-  case CollectiveKind::AllToAll: return pairwiseAllToAllPlan(ranks);
-  case CollectiveKind::Broadcast: return binomialBroadcastPlan(ranks, root);
-  case CollectiveKind::Reduce: return binomialReducePlan(ranks, root, *op);
-  case CollectiveKind::Gather: return flatGatherPlan(ranks, root);
-  case CollectiveKind::Scatter: return flatScatterPlan(ranks, root);
-  case CollectiveKind::Barrier: return disseminationBarrierPlan(ranks);
-  }
-  throw std::invalid_argument("defaultPlan: unknown collective kind");
+  const BuiltInPlan &plan = defaultRules().planFor(kind, ranks, messageBytes);
+  return plan.make(kind, ranks, op.value_or(ReduceOp::Sum), root);
 }
 
 }  // namespace collplan

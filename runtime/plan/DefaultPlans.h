@@ -4,6 +4,8 @@
 #include "runtime/plan/Plan.h"
 
 #include <optional>
+#include <string_view>
+#include <vector>
 
 namespace collplan {
 
@@ -41,11 +43,26 @@ Plan pairwiseAllToAllPlan(int ranks);
 /// Dissemination barrier: ceil(log2 N) rounds of token messages to rank + 2^k.
 Plan disseminationBarrierPlan(int ranks);
 
-/// The plan a communicator uses for a call no bundle covers: ring allreduce / allgather /
-/// reduce-scatter, binomial broadcast and reduce, flat gather and scatter, pairwise all-to-all
-/// and the dissemination barrier. `op` is required for reducing kinds and `root` for rooted ones
-/// (std::invalid_argument otherwise).
-Plan defaultPlan(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root);
+/// A built-in plan generator, as plans/defaults.json names it.
+struct BuiltInPlan {
+  std::string_view name;  ///< also the `algorithm` of the plans it makes
+  std::vector<CollectiveKind> kinds;
+  /// The plan for `kind` on `ranks` ranks; `op` for reducing kinds, `root` for rooted ones.
+  Plan (*make)(CollectiveKind kind, int ranks, ReduceOp op, int root);
+
+  bool serves(CollectiveKind kind) const;
+};
+
+/// Every built-in generator: ring, direct, binomial, flat, pairwise, dissemination.
+const std::vector<BuiltInPlan> &builtInPlans();
+/// The generator named `name` that serves `kind`, or nullptr.
+const BuiltInPlan *findBuiltInPlan(std::string_view name, CollectiveKind kind);
+
+/// The plan a communicator uses for a call of `messageBytes` no bundle covers: the built-in plan
+/// the default rules (plans/defaults.json, DefaultRules.h) choose. `op` is required for reducing
+/// kinds and `root` for rooted ones (std::invalid_argument otherwise).
+Plan defaultPlan(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root,
+                 uint64_t messageBytes = 0);
 
 /// The op kind that matches an op's shape (srcs, recv, dsts, sends), as listed on OpKind.
 OpKind inferOpKind(const PlanOp &op);

@@ -36,4 +36,12 @@ inline constexpr std::array<std::string_view, 1> kBucketOptional = {"runner_up"}
 inline constexpr std::array<std::string_view, 3> kCandidateRequired = {
     "algorithm", "measured_us", "predicted_us"};
 
+
+// Default rules (plans/defaults.json).
+inline constexpr std::string_view kDefaultsFormatName = "collplan-defaults";
+inline constexpr std::array<std::string_view, 3> kDefaultsRequired = {"format", "version", "rules"};
+inline constexpr std::array<std::string_view, 1> kDefaultsOptional = {"description"};
+inline constexpr std::array<std::string_view, 2> kRuleRequired = {"collective", "plan"};
+inline constexpr std::array<std::string_view, 3> kRuleOptional = {"min_bytes", "min_ranks", "why"};
+
 }  // namespace collplan::json_fields

@@ -84,7 +84,8 @@ void checkShapes(const Plan &plan, const Topology &topo, const FlatOps &flat) {
   if (plan.onlyRank >= 0)
     throw SimError("the plan holds only the program of rank " + std::to_string(plan.onlyRank) +
                    " (loaded for one rank): simulating needs every rank's program");
-  if (plan.units == 0) throw SimError("the plan has 0 units (the message must be cut into >= 1)");
+  if (plan.units == 0 && plan.collective != CollectiveKind::Barrier)
+    throw SimError("the plan has 0 units (the message must be cut into >= 1)");
   if (topo.rankToDevice.size() != size_t(topoRanks))
     throw SimError(topologyName(topo) + " is not finalized (call Topology::finalize())");
   uint64_t totalOps = 0;
@@ -404,7 +405,8 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   checkFeatures(plan, topo, flat);
   SimModel model;
   model.ranks = plan.ranks;
-  model.unitBytes = double(messageBytes) / double(plan.units);
+  // A barrier's token messages carry no bytes: each costs its path's latency.
+  model.unitBytes = plan.units ? double(messageBytes) / double(plan.units) : 0.0;
   model.multicast = topo.features.multicast;
   model.pull = topo.intraDevicePull;
   model.handshake = topo.intraDevicePull && topo.intraDeviceHandshake;

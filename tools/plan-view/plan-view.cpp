@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
   app.add_option("--op", o.op, "Reduction op for --bundle / --algorithm (default sum)");
   app.add_option("--root,-r", o.root, "Root for --algorithm (default 0)");
   app.add_option("--ranks,-n", o.ranks, "Ranks for --algorithm (default: the topology's)");
-  app.add_option("--bytes", o.bytes, "Message size for --sim and --bundle (K, M, G suffixes)")->capture_default_str();
+  app.add_option("--bytes", o.bytes, "Message size for --sim, --bundle and --algorithm default (the built-in plan for that size) (K, M, G suffixes)")->capture_default_str();
   app.add_option("--sim", o.sim, "Draw simulated time on this topology: " + acceptedTopologySpecs());
   app.add_option("-o,--output", o.output, "Output file (default stdout; *.html implies --html)");
   app.add_flag("--html", o.html, "Write a self-contained HTML page that steps through the schedule");

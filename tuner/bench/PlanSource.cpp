@@ -2,7 +2,7 @@
 #include "tuner/bench/PlanSource.h"
 
 #include "runtime/plan/BundleJson.h"
-#include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/DefaultRules.h"
 #include "runtime/plan/PlanJson.h"
 
 #include <fstream>
@@ -105,8 +105,16 @@ PlanSource PlanSource::builtIn(const BenchCase &c) {
   if (needsRoot(c.kind) && (c.root < 0 || c.root >= c.ranks))
     throw std::invalid_argument("--root " + std::to_string(c.root) + " is out of range for " +
                                 std::to_string(c.ranks) + " ranks");
-  PlanSource s = fromPlan(defaultPlan(c.kind, c.ranks, op, c.root), "built-in plan", c);
-  s.label_ = "built-in " + s.single_->algorithm + " plan";
+  auto bundle = std::make_shared<Bundle>();
+  bundle->ranks = c.ranks;
+  bundle->tables.push_back(defaultRules().table(c.kind, c.dtype, op, c.ranks, c.root));
+  PlanSource s;
+  s.bundle_ = bundle;
+  s.table_ = &bundle->tables.front();
+  std::string names;
+  for (const Bucket &b : s.table_->buckets)
+    names += (names.empty() ? "" : ", ") + b.plan.algorithm;
+  s.label_ = "built-in " + names + " (default rules)";
   return s;
 }
 

@@ -19,8 +19,8 @@ public:
   static PlanSource fromPlanFile(const std::string &path, const BenchCase &c);
   /// Loads a bundle; planFor(bytes) is the bucket lookup of the (collective, dtype, op) table.
   static PlanSource fromBundleFile(const std::string &path, const BenchCase &c);
-  /// The runtime's built-in plan for the case (DefaultPlans.h), as a communicator without a
-  /// bundle would run it.
+  /// The runtime's built-in plans for the case, by size as the default rules choose them
+  /// (DefaultRules.h): what a communicator without a bundle runs.
   static PlanSource builtIn(const BenchCase &c);
 
   /// The plan that serves a message of `bytes` bytes.

@@ -1,4 +1,5 @@
 // The JSON Schemas in plans/schema parse and list the same required and known fields as the loaders.
+#include "runtime/plan/DefaultPlans.h"
 #include "runtime/plan/JsonFieldNames.h"
 
 #include <gtest/gtest.h>
@@ -60,4 +61,16 @@ TEST(PlanSchema, BundleSchemaMatchesTheLoader) {
   expectSameFields(defs.at("bucket"), names::kBucketRequired, names::kBucketOptional, "bucket");
   expectSameFields(defs.at("candidate"), names::kCandidateRequired, kNone, "candidate");
   EXPECT_EQ(defs.at("u64").at("maximum").get<uint64_t>(), UINT64_MAX);
+}
+
+TEST(PlanSchema, DefaultsSchemaMatchesTheLoader) {
+  json schema = loadSchema("defaults.schema.json");
+  expectSameFields(schema, names::kDefaultsRequired, names::kDefaultsOptional, "defaults");
+  const json &rule = schema.at("properties").at("rules").at("items");
+  expectSameFields(rule, names::kRuleRequired, names::kRuleOptional, "rule");
+  std::set<std::string> schemaPlans, builtIn;
+  for (const auto &name : rule.at("properties").at("plan").at("enum"))
+    schemaPlans.insert(name.get<std::string>());
+  for (const collplan::BuiltInPlan &p : collplan::builtInPlans()) builtIn.insert(std::string(p.name));
+  EXPECT_EQ(schemaPlans, builtIn);
 }

@@ -19,6 +19,11 @@ registry = Registry().with_resources([
 ])
 for schema in (plan_schema, bundle_schema):
     jsonschema.Draft202012Validator.check_schema(schema)
+defaults_schema = json.loads((root / "plans/schema/defaults.schema.json").read_text())
+jsonschema.Draft202012Validator.check_schema(defaults_schema)
+jsonschema.Draft202012Validator(defaults_schema).validate(
+    json.loads((root / "plans/defaults.json").read_text()))
+print("plans/defaults.json: valid")
 checks = [(plan_schema, "allreduce_2rank.plan.json"), (bundle_schema, "allreduce_2rank.bundle.json")]
 for schema, name in checks:
     jsonschema.Draft202012Validator(schema, registry=registry).validate(

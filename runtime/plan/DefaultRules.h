@@ -1,0 +1,50 @@
+// The default rules: which built-in plan serves a call no tuned bundle covers, by collective,
+// message size and rank count; data (plans/defaults.json, compiled into the runtime), not code.
+#pragma once
+
+#include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/Plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+/// One rule: `plan` serves `collective` from `minBytes` and `minRanks` on.
+struct DefaultRule {
+  CollectiveKind collective = CollectiveKind::AllReduce;
+  const BuiltInPlan *plan = nullptr;
+  uint64_t minBytes = 0;
+  int minRanks = 1;
+};
+
+/// A rank-independent bundle: per collective, built-in plans by size. Of the rules of a
+/// collective whose minimums a call reaches, the last one listed serves it; every collective has
+/// a rule without minimums, so every call has a plan.
+class DefaultRules {
+public:
+  /// Reads a "collplan-defaults" document; throws PlanError naming `origin`, the field and the
+  /// reason (an unknown collective or plan, a plan that does not serve its collective, a
+  /// collective without a rule that applies to every call, ...).
+  static DefaultRules parse(const nlohmann::json &doc, const std::string &origin);
+
+  /// The built-in plan for a call of `bytes` on `ranks` ranks.
+  const BuiltInPlan &planFor(CollectiveKind kind, int ranks, uint64_t bytes) const;
+  /// The bucket table these rules give calls of `kind` on `ranks` ranks (with `op` and `root`):
+  /// a bucket from each rule's min_bytes on, holding its plan. What a communicator and plan-bench
+  /// look plans up in when no bundle covers a call, exactly as in a tuned bundle's table.
+  BucketTable table(CollectiveKind kind, DType dtype, std::optional<ReduceOp> op, int ranks,
+                    int root) const;
+  const std::vector<DefaultRule> &rules() const { return rules_; }
+
+private:
+  std::vector<DefaultRule> rules_;
+};
+
+/// The rules of plans/defaults.json as this runtime was built with them (parsed once).
+const DefaultRules &defaultRules();
+
+}  // namespace collplan

@@ -1,0 +1,106 @@
+// The default rules: the shipped plans/defaults.json, lookups and tables, and every bad document.
+#include "runtime/plan/DefaultRules.h"
+#include "runtime/plan/PlanError.h"
+#include "runtime/plan/PlanValidate.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+using namespace collplan;
+
+namespace {
+
+TEST(DefaultRules, ShippedRulesServeEveryCollective) {
+  const DefaultRules &rules = defaultRules();
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 0).name, "ring");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262143).name, "ring");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144).name, "direct");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 1 << 30).name, "ring");  // min_ranks 3
+  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 8, 1 << 20).name, "binomial");
+  EXPECT_EQ(rules.planFor(CollectiveKind::Barrier, 8, 0).name, "dissemination");
+  // The runtime's copy is the repository's file.
+  std::ifstream file(COLLPLAN_SOURCE_DIR "/plans/defaults.json");
+  ASSERT_TRUE(file) << "plans/defaults.json";
+  const DefaultRules fromFile = DefaultRules::parse(nlohmann::json::parse(file), "defaults.json");
+  ASSERT_EQ(fromFile.rules().size(), rules.rules().size());
+  for (size_t i = 0; i < rules.rules().size(); ++i) {
+    EXPECT_EQ(fromFile.rules()[i].plan, rules.rules()[i].plan) << i;
+    EXPECT_EQ(fromFile.rules()[i].minBytes, rules.rules()[i].minBytes) << i;
+  }
+}
+
+TEST(DefaultRules, TablesAreValidBucketsOfBuiltInPlans) {
+  for (int k = 0; k < kNumCollectiveKinds; ++k) {
+    const CollectiveKind kind = CollectiveKind(k);
+    std::optional<ReduceOp> op;
+    if (needsReduceOp(kind)) op = ReduceOp::Max;
+    for (int ranks : {1, 2, 5}) {
+      const BucketTable table = defaultRules().table(kind, DType::F32, op, ranks, ranks - 1);
+      ASSERT_FALSE(table.buckets.empty());
+      EXPECT_EQ(table.buckets.front().minBytes, 0u);
+      EXPECT_EQ(table.buckets.back().maxBytes, UINT64_MAX);
+      for (size_t b = 0; b < table.buckets.size(); ++b) {
+        const Plan &plan = table.buckets[b].plan;
+        EXPECT_NO_THROW(validatePlan(plan, "default table")) << toString(kind) << " N=" << ranks;
+        EXPECT_EQ(plan.ranks, ranks);
+        if (needsRoot(kind)) EXPECT_EQ(plan.root, ranks - 1);
+        if (b > 0) EXPECT_EQ(table.buckets[b].minBytes, table.buckets[b - 1].maxBytes + 1);
+        EXPECT_EQ(&table.lookup(table.buckets[b].minBytes), &table.buckets[b]);
+      }
+    }
+  }
+  // Two ranks: the direct plan's rule does not apply, so allreduce is one bucket of ring.
+  EXPECT_EQ(defaultRules().table(CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 2, 0)
+                .buckets.size(),
+            1u);
+}
+
+/// The error for `doc` (a rules document with `rule` as the allreduce rule), or "".
+std::string errorFor(const std::string &text) {
+  try {
+    DefaultRules::parse(nlohmann::json::parse(text), "d.json");
+  } catch (const PlanError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string withRules(const std::string &allreduce) {
+  std::string rules = allreduce;
+  for (const char *k : {"allgather\", \"plan\": \"ring", "reduce_scatter\", \"plan\": \"ring",
+                        "alltoall\", \"plan\": \"pairwise", "broadcast\", \"plan\": \"binomial",
+                        "reduce\", \"plan\": \"binomial", "gather\", \"plan\": \"flat",
+                        "scatter\", \"plan\": \"flat", "barrier\", \"plan\": \"dissemination"})
+    rules += std::string(rules.empty() ? "" : ", ") + "{\"collective\": \"" + k + "\"}";
+  return "{\"format\": \"collplan-defaults\", \"version\": 1, \"rules\": [" + rules + "]}";
+}
+
+TEST(DefaultRules, BadDocumentsAreClearErrors) {
+  EXPECT_EQ(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\"}")), "");
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"binomial\"}"))
+                .find("rules[0].plan: \"binomial\" is not a built-in plan for allreduce "
+                      "(expected one of: ring, direct)"),
+            std::string::npos);
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduse\", \"plan\": \"ring\"}"))
+                .find("rules[0].collective: unknown collective \"allreduse\""),
+            std::string::npos);
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"direct\", "
+                               "\"min_bytes\": 4096}"))
+                .find("no rule serves every allreduce call"),
+            std::string::npos);
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"min_ranks\": 0}"))
+                .find("rules[0].min_ranks"),
+            std::string::npos);
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"size\": 1}"))
+                .find("rules[0].size: unknown field"),
+            std::string::npos);
+  EXPECT_NE(errorFor("{\"format\": \"collplan-plan\", \"version\": 1, \"rules\": []}")
+                .find("format: expected \"collplan-defaults\""),
+            std::string::npos);
+  EXPECT_NE(errorFor("{\"format\": \"collplan-defaults\", \"version\": 2, \"rules\": []}")
+                .find("version: unsupported version 2"),
+            std::string::npos);
+}
+
+}  // namespace
