@@ -57,10 +57,13 @@ WorldImpl::WorldImpl(const WorldConfig &config)
   if (!c.bundleFile.empty()) {
     BundleExpectations expect;
     expect.ranks = c.ranks;
-    expect.backend = c.backend;
+    expect.backend = std::string(backend_.name());
     if (topology) expect.fingerprint = topology->fingerprint();
     try {
-      bundle_ = loadBundleFile(c.bundleFile, expect);
+      // A process that holds one rank parses and validates only that rank's programs.
+      PlanLoadOptions only;
+      if (backend_.oneRankPerProcess()) only.onlyRank = c.rank;
+      bundle_ = loadBundleFile(c.bundleFile, expect, only);
     } catch (const std::exception &e) {
       fail(ErrorCode::File, e.what());
     }

@@ -311,6 +311,30 @@ def test_bench_bundle(env):
     check(len(doc["rows"]) == 5 and all(r["wrong"] == 0 for r in doc["rows"]), "bundle rows")
 
 
+def test_bench_bundle_backend_and_topology(env):
+    """A bundle runs where it was tuned: a sim bundle times its own topology without --topology,
+    and another backend or topology is refused unless --allow-mismatch (then it warns)."""
+    if not env.has_compiler():
+        print("plan-tune is not in this build: skipped")
+        return SKIP
+    bundle = env.path("switch2.bundle.json")
+    env.run("plan-tune", "--topology", "switch:2", "--backend", "sim", "--collectives",
+            "allreduce", "--max-bytes", "4K", "-o", bundle, "-q")
+    p = env.run("plan-bench", "--backend", "sim", "--bundle", bundle, "-b", "1K", "-e", "4K",
+                "--json")
+    doc = json.loads(p.stdout)
+    check(doc["ranks"] == 2 and len(doc["rows"]) == 3, "the bundle's own topology")
+    p = env.run("plan-bench", "--bundle", bundle, "-b", "1K", "-e", "1K", expect=1)
+    check("it was tuned for backend sim, this run is on cpu-threads" in p.stderr and
+          "--allow-mismatch" in p.stderr, p.stderr)
+    p = env.run("plan-bench", "--backend", "sim", "--topology", "full:2", "--bundle", bundle,
+                "-b", "1K", "-e", "1K", expect=1)
+    check("it was tuned on topology" in p.stderr, p.stderr)
+    p = env.run("plan-bench", "--bundle", bundle, "-b", "1K", "-e", "1K", "--allow-mismatch")
+    check("warning" in p.stderr and "tuned for backend sim" in p.stderr, p.stderr)
+    check(table_rows(p.stdout)[0].group(9) == "0", "the mismatched run still checks its results")
+
+
 def test_bench_shm(env):
     p = env.run("plan-bench", "-n", "3", "--backend", "cpu-shm", "-b", "8", "-e", "256K", "-f",
                 "8", "--reps", "2")

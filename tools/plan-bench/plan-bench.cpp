@@ -39,7 +39,7 @@ struct Options {
   std::string minBytes = "8", maxBytes = "64M";
   uint64_t stepFactor = 2;
   int warmup = 3, reps = 0;
-  bool noCheck = false, json = false, progress = false, quiet = false;
+  bool noCheck = false, json = false, progress = false, quiet = false, allowMismatch = false;
   std::string baseline, mpirun = "mpirun", mpiHelper;
 };
 
@@ -70,7 +70,8 @@ std::string selfDirectory() {
 
 /// Resolves the case and the plans from the options: a plan file supplies defaults for the
 /// collective, op, root and ranks; explicit flags must then agree with it.
-BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int topologyRanks) {
+BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int topologyRanks,
+                      int bundleRanks) {
   BenchCase c;
   if (!o.planFile.empty()) planFromFile = loadPlanFileForTool(o.planFile);
   const Plan *p = planFromFile ? &*planFromFile : nullptr;
@@ -85,7 +86,7 @@ BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int t
   if (o.ranks) c.ranks = *o.ranks;
   else if (p) c.ranks = p->ranks;
   else if (topologyRanks > 0) c.ranks = topologyRanks;
-  else if (!o.bundleFile.empty()) c.ranks = loadBundleFileForTool(o.bundleFile).ranks;
+  else if (bundleRanks > 0) c.ranks = bundleRanks;
   else
     throw UsageError("--ranks is required with " +
                      std::string(o.algorithm.named() ? "--algorithm NAME" : "the built-in plans") +
@@ -110,7 +111,15 @@ int run(const Options &o) {
     throw UsageError("--backend: unknown backend \"" + o.backend + "\" (expected one of: " +
                      backendNames() + ")");
   const bool sim = backend->simulated();
-  if (sim && o.topology.empty())
+  // A bundle names the backend and topology it was tuned for: a simulation takes its topology,
+  // and a run elsewhere is refused unless asked for (then it warns).
+  std::shared_ptr<const Bundle> bundle;
+  if (!o.bundleFile.empty()) bundle = std::make_shared<const Bundle>(loadBundleFileForTool(o.bundleFile));
+  const bool topologyFromBundle = sim && o.topology.empty() && bundle;
+  if (topologyFromBundle && bundle->topology.is_null())
+    throw UsageError("--backend sim needs --topology SPEC: " + o.bundleFile +
+                     " records no topology (" + acceptedTopologySpecs() + ")");
+  if (sim && o.topology.empty() && !bundle)
     throw UsageError("--backend sim needs --topology SPEC (" + acceptedTopologySpecs() + ")");
   if (!sim && !named && !o.topology.empty())
     throw UsageError("--topology is only used by --backend sim and --algorithm NAME");
@@ -126,8 +135,19 @@ int run(const Options &o) {
 
   std::optional<Topology> topology;
   if (!o.topology.empty()) topology = resolveTopology(o.topology, o.ranks.value_or(0));
+  if (topologyFromBundle) topology = topologyFromJson(bundle->topology, o.bundleFile + ": topology");
+  if (bundle) {
+    std::string why;
+    for (const std::string &m : bundleMismatches(*bundle, o.backend, topology ? &*topology : nullptr))
+      why += (why.empty() ? "" : "; ") + m;
+    if (!why.empty() && !o.allowMismatch)
+      throw UsageError(o.bundleFile + ": " + why +
+                       " (run it where it was tuned, or pass --allow-mismatch to measure it here)");
+    if (!why.empty()) std::fprintf(stderr, "plan-bench: warning: %s: %s\n", o.bundleFile.c_str(), why.c_str());
+  }
   std::optional<Plan> planFromFile;
-  const BenchCase c = resolveCase(o, planFromFile, topology ? topology->numRanks() : 0);
+  const BenchCase c = resolveCase(o, planFromFile, topology ? topology->numRanks() : 0,
+                                  bundle ? bundle->ranks : 0);
   if (topology && topology->numRanks() != c.ranks)
     throw UsageError("--topology " + o.topology + " has " + std::to_string(topology->numRanks()) +
                      " ranks but the plans need " + std::to_string(c.ranks));
@@ -135,8 +155,8 @@ int run(const Options &o) {
     planFromFile = tools::compileAlgorithmRequest(o.algorithm, c, topology ? &*topology : nullptr);
   const std::string planLabel = named ? tools::describe(o.algorithm) : o.planFile;
   const PlanSource source = planFromFile ? PlanSource::fromPlan(*planFromFile, planLabel, c)
-                            : !o.bundleFile.empty() ? PlanSource::fromBundleFile(o.bundleFile, c)
-                                                    : PlanSource::builtIn(c);
+                            : bundle ? PlanSource::fromBundle(bundle, o.bundleFile, c)
+                                     : PlanSource::builtIn(c);
   const std::vector<SizePoint> sizes = sizePoints(c, bytes);
   MpiBaselineOptions mpi;
   mpi.mpirun = o.mpirun;
@@ -181,7 +201,7 @@ int run(const Options &o) {
   info.backend = o.backend;
   info.simulated = sim;
   info.source = source.label();
-  info.topology = o.topology;
+  info.topology = topologyFromBundle ? o.bundleFile + "'s" : o.topology;
   if (!o.baseline.empty()) info.baseline = mpiFunctionName(c.kind) + " (mpirun -np " + std::to_string(c.ranks) + ")";
   info.warmup = o.warmup;
   info.reps = o.reps;
@@ -214,8 +234,10 @@ int main(int argc, char **argv) {
   app.add_option("--root,-r", o.root, "Root of rooted collectives (default: the plan's, else 0)");
   app.add_option("--ranks,-n", o.ranks, "Ranks (default: the plan's, the bundle's or the topology's)");
   app.add_option("--backend", o.backend, "Backend: " + backendNames())->capture_default_str();
+  app.add_flag("--allow-mismatch", o.allowMismatch,
+               "Run a bundle on another backend or topology than it was tuned for (warns)");
   app.add_option("--topology", o.topology,
-                 "Topology for --backend sim, and for compiling --algorithm NAME: " +
+                 "Topology for --backend sim (default: the bundle's), and for compiling --algorithm NAME: " +
                      acceptedTopologySpecs());
   app.add_option("--min-bytes,-b", o.minBytes, "Smallest message M (K, M, G suffixes)")->capture_default_str();
   app.add_option("--max-bytes,-e", o.maxBytes, "Largest message M")->capture_default_str();

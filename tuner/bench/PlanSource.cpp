@@ -73,7 +73,11 @@ PlanSource PlanSource::fromPlanFile(const std::string &path, const BenchCase &c)
 }
 
 PlanSource PlanSource::fromBundleFile(const std::string &path, const BenchCase &c) {
-  auto bundle = std::make_shared<const Bundle>(loadBundleFileForTool(path));
+  return fromBundle(std::make_shared<const Bundle>(loadBundleFileForTool(path)), path, c);
+}
+
+PlanSource PlanSource::fromBundle(std::shared_ptr<const Bundle> bundle, const std::string &path,
+                                  const BenchCase &c) {
   if (bundle->ranks != c.ranks)
     throw std::invalid_argument(path + ": ranks: the bundle was tuned for " +
                                 std::to_string(bundle->ranks) + " ranks but --ranks is " +
@@ -121,6 +125,22 @@ PlanSource PlanSource::builtIn(const BenchCase &c) {
 const Plan &PlanSource::planFor(uint64_t bytes) const {
   if (single_) return *single_;
   return table_->lookup(bytes).plan;
+}
+
+}  // namespace collplan::bench
+
+namespace collplan::bench {
+
+std::vector<std::string> bundleMismatches(const Bundle &bundle, std::string_view backend,
+                                          const Topology *topology) {
+  std::vector<std::string> out;
+  if (bundle.backend != backend)
+    out.push_back("it was tuned for backend " + bundle.backend + ", this run is on " +
+                  std::string(backend));
+  if (topology && topology->fingerprint() != bundle.topologyFingerprint)
+    out.push_back("it was tuned on topology " + bundle.topologyFingerprint +
+                  ", this run is on " + topology->fingerprint());
+  return out;
 }
 
 }  // namespace collplan::bench

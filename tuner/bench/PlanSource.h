@@ -2,10 +2,13 @@
 #pragma once
 
 #include "runtime/plan/Plan.h"
+#include "runtime/topology/Topology.h"
 #include "tuner/bench/BenchCase.h"
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace collplan::bench {
 
@@ -19,6 +22,9 @@ public:
   static PlanSource fromPlanFile(const std::string &path, const BenchCase &c);
   /// Loads a bundle; planFor(bytes) is the bucket lookup of the (collective, dtype, op) table.
   static PlanSource fromBundleFile(const std::string &path, const BenchCase &c);
+  /// A bundle already loaded from `path`.
+  static PlanSource fromBundle(std::shared_ptr<const Bundle> bundle, const std::string &path,
+                               const BenchCase &c);
   /// The runtime's built-in plans for the case, by size as the default rules choose them
   /// (DefaultRules.h): what a communicator without a bundle runs.
   static PlanSource builtIn(const BenchCase &c);
@@ -40,6 +46,11 @@ private:
 /// right flag ("... (this is a bundle: use --bundle)").
 Plan loadPlanFileForTool(const std::string &path);
 Bundle loadBundleFileForTool(const std::string &path);
+
+/// Why `bundle` does not fit a run on `backend` (and `topology`, when known): one line per
+/// mismatch ("it was tuned for backend sim, this run is on cpu-threads"); empty when it fits.
+std::vector<std::string> bundleMismatches(const Bundle &bundle, std::string_view backend,
+                                          const Topology *topology);
 
 /// Throws std::invalid_argument when `plan` cannot serve calls of case `c`: the message names
 /// `origin` and the mismatching field (e.g. "the plan has 4 ranks but --ranks is 2").
