@@ -1,69 +1,39 @@
 // Enumerates algorithm × parameter variants from the registry and compiles each once.
 #include "tuner/Variants.h"
 
+#include "compiler/export/CompileParams.h"
 #include "compiler/export/PlanCompiler.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/topology/Topology.h"
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace collplan::tune {
 namespace {
 
-/// The values each parameter takes for one algorithm; a single value means "not varied".
-struct Axes {
-  std::vector<int> channels{1};
-  std::vector<bool> bidirectional{false};
-  std::vector<int> fanout{2};
-  std::vector<int> pipeline{4};
-  std::vector<int> ranksPerDevice{1};
-  std::vector<std::string> inter{"ring"};
-  std::vector<int> slices{1, 2, 4};
-};
-
-/// Divisors of `ranks` among 1, 2, 4 (ranks per device worth trying without a topology).
-std::vector<int> deviceGroupings(int ranks) {
-  std::vector<int> out;
-  for (int k : {1, 2, 4})
-    if (ranks % k == 0 && k <= ranks) out.push_back(k);
-  return out;
+/// The short label of one setting ("ch2", "bidir", "f4", "p8", "rpd2", "inter=ring", "s2").
+std::string settingLabel(const std::string &key, const std::string &value) {
+  static const std::map<std::string, std::string> abbreviation = {
+      {"channels", "ch"}, {"fanout", "f"}, {"pipeline", "p"}, {"ranks-per-device", "rpd"},
+      {"slices", "s"}};
+  if (key == "bidirectional") return value == "true" ? "bidir" : "";
+  auto it = abbreviation.find(key);
+  return it != abbreviation.end() ? it->second + value : key + "=" + value;
 }
 
-Axes axesFor(const AlgorithmInfo &a, const CollectiveSpec &spec, bool quick) {
-  Axes x;
-  if (quick) x.slices = {1, 2};
-  if (spec.kind == CollectiveKind::Barrier) x.slices = {1};  // tokens have no size to slice
-  if (a.name == "ring") {
-    x.channels = {1, 2};
-    x.bidirectional = {false, true};
-  } else if (a.name == "pipelined-tree") {
-    x.fanout = quick ? std::vector<int>{2} : std::vector<int>{2, 4};
-    x.pipeline = quick ? std::vector<int>{4} : std::vector<int>{2, 4, 8};
-  } else if (a.name == "double-binary-tree") {
-    x.pipeline = quick ? std::vector<int>{4} : std::vector<int>{2, 4, 8};
-  }
-  if (a.family == "kangaring" || a.family == "mesh" || a.family == "rdh" ||
-      a.family == "hierarchical")
-    x.ranksPerDevice = quick ? std::vector<int>{1} : deviceGroupings(spec.ranks);
-  if (a.name == "hierarchical") x.inter = {"ring", "recursive-doubling"};
-  return x;
+/// The axes plan-tune walks for `a`: its registry entry's, then slices ({1, 2, 4}; {1, 2}
+/// quick) for collectives with data.
+std::vector<std::pair<std::string, std::vector<std::string>>>
+axesFor(const AlgorithmInfo &a, const CollectiveSpec &spec, bool quick) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  for (const TuningAxis &axis : a.tuning) axes.emplace_back(axis.key, axis.values(spec, quick));
+  if (spec.kind != CollectiveKind::Barrier)  // tokens have no size to slice
+    axes.emplace_back("slices", quick ? std::vector<std::string>{"1", "2"}
+                                      : std::vector<std::string>{"1", "2", "4"});
+  return axes;
 }
-
-std::string labelOf(const Variant &v) {
-  const AlgorithmParams defaults;
-  std::string s = v.algorithm;
-  if (v.params.channels != defaults.channels) s += " ch" + std::to_string(v.params.channels);
-  if (v.params.bidirectional) s += " bidir";
-  if (v.params.fanout != defaults.fanout) s += " f" + std::to_string(v.params.fanout);
-  if (v.params.pipeline != defaults.pipeline) s += " p" + std::to_string(v.params.pipeline);
-  if (v.params.ranksPerDevice != defaults.ranksPerDevice)
-    s += " rpd" + std::to_string(v.params.ranksPerDevice);
-  if (v.params.inter != defaults.inter) s += " inter=" + v.params.inter;
-  if (v.slices != 1) s += " s" + std::to_string(v.slices);
-  return s;
-}
-
 
 /// The plan's identity for de-duplication: its programs, units and scratch, not its name.
 std::string planKey(const Plan &plan) {
@@ -77,13 +47,8 @@ std::string planKey(const Plan &plan) {
 }  // namespace
 
 nlohmann::json Variant::paramsJson() const {
-  nlohmann::json j = {{"channels", params.channels},
-                      {"bidirectional", params.bidirectional},
-                      {"fanout", params.fanout},
-                      {"pipeline", params.pipeline},
-                      {"ranks_per_device", params.ranksPerDevice},
-                      {"slices", slices}};
-  if (family == "hierarchical") j["inter"] = params.inter;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto &[key, value] : settings) j[key] = value;
   return j;
 }
 
@@ -99,28 +64,35 @@ std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topolog
     if (!a.supports(spec.kind)) continue;
     if (!filter.empty() && std::find(filter.begin(), filter.end(), a.name) == filter.end())
       continue;
-    const Axes x = axesFor(a, spec, quick);
-    for (int ch : x.channels)
-      for (bool bidir : x.bidirectional)
-        for (int fanout : x.fanout)
-          for (int pipeline : x.pipeline)
-            for (int rpd : x.ranksPerDevice)
-              for (const std::string &inter : x.inter)
-                for (int slices : x.slices) {
-                  Variant v;
-                  v.algorithm = a.name;
-                  v.family = a.family;
-                  v.params.channels = ch;
-                  v.params.bidirectional = bidir;
-                  v.params.fanout = fanout;
-                  v.params.pipeline = pipeline;
-                  v.params.ranksPerDevice = rpd;
-                  v.params.inter = inter;
-                  v.params.topology = topology;
-                  v.slices = slices;
-                  v.label = labelOf(v);
-                  out.push_back(std::move(v));
-                }
+    const auto axes = axesFor(a, spec, quick);
+    // Every combination: an odometer over the axes' values (the first axis turns slowest).
+    std::vector<size_t> at(axes.size(), 0);
+    if (std::any_of(axes.begin(), axes.end(), [](const auto &x) { return x.second.empty(); }))
+      continue;
+    for (;;) {
+      Variant v;
+      v.algorithm = a.name;
+      v.family = a.family;
+      v.label = a.name;
+      CompileOptions options;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const std::string &key = axes[k].first, &value = axes[k].second[at[k]];
+        if (auto error = applyCompileParam(key + "=" + value, options))
+          throw std::logic_error(a.name + "'s tuning axis " + key + "=" + value + ": " + *error);
+        v.settings.emplace_back(key, value);
+        if (at[k] > 0 || key == "slices") {  // values other than an axis's first are named
+          const std::string label = settingLabel(key, value);
+          if (!label.empty() && !(key == "slices" && value == "1")) v.label += " " + label;
+        }
+      }
+      v.params = options.params;
+      v.params.topology = topology;
+      v.slices = options.slices;
+      out.push_back(std::move(v));
+      size_t k = axes.size();
+      while (k > 0 && ++at[k - 1] == axes[k - 1].second.size()) at[--k] = 0;
+      if (k == 0) break;
+    }
   }
   return out;
 }

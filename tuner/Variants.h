@@ -18,8 +18,11 @@ struct Variant {
   std::string family;     ///< its lowering family
   AlgorithmParams params; ///< topology pointer set by the caller
   int slices = 1;         ///< pipelining slices (coll-slice)
-  /// "ring ch2 bidir s2": the algorithm and only the parameters that differ from defaults.
+  /// The compile parameters tuned, as key=value in axis order (CompileParams.h keys).
+  std::vector<std::pair<std::string, std::string>> settings;
+  /// "ring ch2 bidir s2": the algorithm and the settings other than each axis's first value.
   std::string label;
+  /// {"channels": "2", "bidirectional": "true", "slices": "2"}: the settings.
   nlohmann::json paramsJson() const;
 };
 
@@ -50,11 +53,11 @@ struct VariantSet {
   int count(const std::string &status) const;
 };
 
-/// Parameter combinations per algorithm: slices {1,2,4} for all; channels {1,2} and
-/// bidirectional for ring; fan-out {2,4} and pipeline {2,4,8} for pipelined trees; pipeline for
-/// the double binary tree; ranks per device (divisors 1, 2, 4) for the device-aware families
-/// (kangaring, mesh, rdh, hierarchical). `quick` keeps slices {1,2}, fan-out 2, pipeline 4.
-/// Unknown algorithms (added since) get slices only. `filter` (names) restricts the algorithms.
+/// Parameter combinations per algorithm: the tuning axes of its registry entry
+/// (AlgorithmInfo::tuning: e.g. ring's channels and direction, a pipelined tree's fan-out and
+/// pipeline depth, the device groupings of the device-aware algorithms) times slices {1,2,4}
+/// ({1,2} with `quick`, which also shortens the entries' axes). `filter` (names) restricts the
+/// algorithms.
 std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topology *topology,
                                        const std::vector<std::string> &filter, bool quick);
 

@@ -1,9 +1,9 @@
 // The KEY=VALUE parameter table: value parsers, the keys, and which algorithms read which keys.
 #include "compiler/export/CompileParams.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
-#include <map>
 
 namespace collplan {
 namespace {
@@ -128,22 +128,13 @@ std::optional<std::string> applyCompileParam(std::string_view assignment, Compil
 }
 
 std::vector<std::string> compileParamsTakenBy(const AlgorithmInfo &algorithm) {
-  // What each lowering reads from AlgorithmParams (compiler/lowering/*Lowering.cpp); slices is
-  // compileSchedule's and applies to every schedule but a barrier's tokens.
-  static const std::map<std::string, std::vector<std::string>> taken = {
-      {"ring", {"slices", "channels", "bidirectional", "order"}},
-      {"line", {"slices", "order"}},
-      {"pipelined-tree", {"slices", "fanout", "pipeline"}},
-      {"double-binary-tree", {"slices", "pipeline"}},
-      {"rdh", {"slices", "dims", "ranks-per-device"}},
-      {"kangaring", {"slices", "ranks-per-device", "order"}},
-      {"mesh-two-step", {"slices", "ranks-per-device"}},
-      {"hierarchical", {"slices", "ranks-per-node", "inter"}},
-      {"dissemination", {}},
-      {"pairwise-barrier", {}},
-  };
-  auto it = taken.find(algorithm.name);
-  return it != taken.end() ? it->second : std::vector<std::string>{"slices"};
+  // slices is compileSchedule's: it applies to every schedule but a barrier's tokens.
+  const bool hasData = std::any_of(algorithm.kinds.begin(), algorithm.kinds.end(),
+                                   [](CollectiveKind k) { return k != CollectiveKind::Barrier; });
+  std::vector<std::string> taken;
+  if (hasData) taken.push_back("slices");
+  taken.insert(taken.end(), algorithm.params.begin(), algorithm.params.end());
+  return taken;
 }
 
 }  // namespace collplan

@@ -34,8 +34,8 @@ std::optional<std::string> applyCompileParam(std::string_view assignment,
                                              CompileOptions &options,
                                              std::string *key = nullptr);
 
-/// The keys `algorithm` reads (its lowering ignores the others). Algorithms registered without
-/// an entry here take `slices` only, so a parameter is never silently ignored.
+/// The keys `algorithm` reads (its lowering ignores the others): `slices` for collectives with
+/// data, then its registry entry's `params`, so a parameter is never silently ignored.
 std::vector<std::string> compileParamsTakenBy(const AlgorithmInfo &algorithm);
 
 }  // namespace collplan

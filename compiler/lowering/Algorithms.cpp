@@ -17,6 +17,25 @@ bool AlgorithmInfo::supports(CollectiveKind kind) const {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
+TuningAxis deviceGroupingAxis() {
+  return TuningAxis{"ranks-per-device", [](const CollectiveSpec &spec, bool quick) {
+                      std::vector<std::string> out;
+                      for (int k : {1, 2, 4})
+                        if (spec.ranks % k == 0 && k <= spec.ranks && (!quick || k == 1))
+                          out.push_back(std::to_string(k));
+                      return out;
+                    }};
+}
+
+TuningAxis fixedAxis(std::string key, std::vector<std::string> values, size_t quickCount) {
+  return TuningAxis{std::move(key), [values, quickCount](const CollectiveSpec &, bool quick) {
+                      return quick ? std::vector<std::string>(
+                                         values.begin(),
+                                         values.begin() + long(std::min(quickCount, values.size())))
+                                   : values;
+                    }};
+}
+
 const std::vector<AlgorithmInfo> &algorithms() {
   static const std::vector<AlgorithmInfo> registry = [] {
     std::vector<AlgorithmInfo> r;

@@ -29,6 +29,20 @@ struct AlgorithmParams {
   const Topology *topology = nullptr;  ///< where topology-aware defaults come from (optional)
 };
 
+/// One compile parameter plan-tune varies for an algorithm.
+struct TuningAxis {
+  std::string key;  ///< a compile parameter key (compiler/export/CompileParams.h), e.g. "channels"
+  /// The values to try for `spec` (`quick`: the short list of a quick tune).
+  std::function<std::vector<std::string>(const CollectiveSpec &spec, bool quick)> values;
+};
+
+/// A TuningAxis with the same values for every spec; a quick tune keeps the first `quickCount`.
+TuningAxis fixedAxis(std::string key, std::vector<std::string> values, size_t quickCount);
+
+/// ranks-per-device over the divisors of N among 1, 2, 4 (device groupings worth trying without a
+/// topology); a quick tune keeps 1.
+TuningAxis deviceGroupingAxis();
+
 /// One algorithm: its name, the kinds it lowers and how.
 struct AlgorithmInfo {
   std::string name;     ///< e.g. "ring", "binomial-tree"
@@ -49,6 +63,12 @@ struct AlgorithmInfo {
   bool orderOverDevices = false;
   /// Emits the schedule's body.
   std::function<void(ScheduleBuilder &, const AlgorithmParams &)> build;
+  /// The compile parameters (CompileParams.h keys) the lowering reads besides `slices`, which
+  /// every algorithm of a collective with data takes; plan-compile rejects the others.
+  std::vector<std::string> params;
+  /// The parameters plan-tune varies for this algorithm, and their values (besides `slices`,
+  /// which the tuner varies for every algorithm of a collective with data).
+  std::vector<TuningAxis> tuning;
 
   bool supports(CollectiveKind kind) const;
 };

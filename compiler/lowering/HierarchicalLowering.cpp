@@ -208,6 +208,8 @@ void registerHierarchicalAlgorithms(std::vector<AlgorithmInfo> &registry) {
     return int(nodes.front().size()) * piecesPerShare(p, nodes);
   };
   hier.build = buildHierarchical;
+  hier.params = {"ranks-per-node", "inter"};
+  hier.tuning = {fixedAxis("inter", {"ring", "recursive-doubling"}, 2)};
   registry.push_back(hier);
 }
 

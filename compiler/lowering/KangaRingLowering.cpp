@@ -230,6 +230,8 @@ void registerKangaRingAlgorithms(std::vector<AlgorithmInfo> &registry) {
   };
   kanga.slices = [](const CollectiveSpec &, const AlgorithmParams &) { return kLanes; };
   kanga.build = buildKangaRing;
+  kanga.params = {"ranks-per-device", "order"};
+  kanga.tuning = {deviceGroupingAxis()};
   registry.push_back(kanga);
 }
 

@@ -173,6 +173,8 @@ void registerMeshAlgorithms(std::vector<AlgorithmInfo> &registry) {
   twoStep.check = checkTwoStep;
   twoStep.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   twoStep.build = buildTwoStep;
+  twoStep.params = {"ranks-per-device"};
+  twoStep.tuning = {deviceGroupingAxis()};
   registry.push_back(twoStep);
 
   AlgorithmInfo singleStep;

@@ -443,6 +443,8 @@ void registerRdhAlgorithms(std::vector<AlgorithmInfo> &registry) {
     return rdhGrid(s, p, grid) ? 1 : gridChunks(grid);
   };
   rdh.build = buildRdh;
+  rdh.params = {"dims", "ranks-per-device"};
+  rdh.tuning = {deviceGroupingAxis()};
   registry.push_back(rdh);
 }
 

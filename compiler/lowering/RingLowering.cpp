@@ -173,6 +173,8 @@ void registerRingAlgorithms(std::vector<AlgorithmInfo> &registry) {
   ring.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   ring.slices = [](const CollectiveSpec &, const AlgorithmParams &p) { return lanesOf(p); };
   ring.build = buildRing;
+  ring.params = {"channels", "bidirectional", "order"};
+  ring.tuning = {fixedAxis("channels", {"1", "2"}, 2), fixedAxis("bidirectional", {"false", "true"}, 2)};
   registry.push_back(ring);
 
   AlgorithmInfo line;
@@ -181,6 +183,7 @@ void registerRingAlgorithms(std::vector<AlgorithmInfo> &registry) {
   line.summary = "open chain: blocks travel from their owner towards both ends";
   line.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter};
   line.build = buildLine;
+  line.params = {"order"};
   registry.push_back(line);
 }
 

@@ -277,6 +277,8 @@ void registerTreeAlgorithms(std::vector<AlgorithmInfo> &registry) {
   pipelined.check = checkPipeline;
   pipelined.chunks = pipelineChunks;
   pipelined.build = buildPipelinedTree;
+  pipelined.params = {"fanout", "pipeline"};
+  pipelined.tuning = {fixedAxis("fanout", {"2", "4"}, 1), fixedAxis("pipeline", {"4", "2", "8"}, 1)};
   registry.push_back(pipelined);
 
   AlgorithmInfo dbt;
@@ -289,6 +291,8 @@ void registerTreeAlgorithms(std::vector<AlgorithmInfo> &registry) {
   dbt.chunks = pipelineChunks;
   dbt.slices = [](const CollectiveSpec &, const AlgorithmParams &) { return 2; };
   dbt.build = buildDoubleBinaryTree;
+  dbt.params = {"pipeline"};
+  dbt.tuning = {fixedAxis("pipeline", {"4", "2", "8"}, 1)};
   registry.push_back(dbt);
 }
 
