@@ -96,6 +96,7 @@ Topology localMachine(const LocalMachineParams &params) {
     Device device;
     device.name = "numa" + std::to_string(domains[i].numa->logical_index);
     device.kind = domains.size() == 1 ? "cpu" : "socket";
+    device.enginesPerRank = 1;  // a CPU rank is one thread: its channels take turns
     coresBefore += domains[i].cores;
     int endRank = int((long long)totalRanks * coresBefore / totalCores);
     for (; nextRank < endRank; ++nextRank)

@@ -56,6 +56,8 @@ TEST(Calibrate, SyntheticFitsAreExact) {
   // handshake: its data's ready flag and the release coming back.
   EXPECT_NEAR(c.model.latencyUs, 2.0, 1e-9);
   EXPECT_TRUE(c.topology.intraDeviceHandshake);
+  for (const Device &d : c.topology.devices)  // one thread per CPU rank: channels take turns
+    EXPECT_EQ(d.enginesPerRank, 1) << d.name;
   EXPECT_GT(c.model.memGBps, 0);
 }
 

@@ -307,6 +307,7 @@ Topology calibratedTopology(const CalibrationSettings &settings, const ModelFigu
     device.nearCacheBytes = f.nearCacheBytes * share;
     device.nearCacheBandwidthGBps = f.nearCacheBytes > 0 ? f.nearCacheGBps * share : 0;
     device.opOverheadUs = f.opOverheadUs;
+    device.enginesPerRank = 1;  // a CPU rank is one thread: its channels take turns
     device.pullGBps = f.devicePullGBps * share;
     bool pullTier = f.pullGBps > 0 && f.pullCacheBytes > 0;
     device.pullMemoryGBps = pullTier ? f.devicePullMemoryGBps * share : 0;
