@@ -1,6 +1,7 @@
 // plan-compile: compiles a collective (or a researcher's .mlir schedule) to a verified plan.
 #include "compiler/export/CompileParams.h"
 #include "compiler/export/PlanCompiler.h"
+#include "runtime/backends/Backend.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/topology/Resolver.h"
@@ -94,7 +95,7 @@ int main(int argc, char **argv) {
   app.add_option("--emit", emit, "mlir (level 2), program (level 3), plan (JSON), bundle")
       ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle"}));
   app.add_option("--dtype", dtypeName, "Bundle dtype: " + dtypeNames());
-  app.add_option("--backend", backend, "Bundle backend (cpu-threads, cpu-shm, ...)");
+  app.add_option("--backend", backend, "Bundle backend: " + backendNames());
   app.add_option("-o,--output", outPath,
                  "Output file (default: stdout); plans and bundles are compact JSON, or CBOR for a "
                  ".cbor path");
@@ -133,6 +134,8 @@ int main(int argc, char **argv) {
                   param->key + " (it takes: " + (takes.empty() ? "none" : takes) + ")");
     }
   }
+  if (!findBackend(backend))
+    return fail("unknown backend '" + backend + "' (expected one of: " + backendNames() + ")");
   options.keepIR = emit != "plan" && emit != "bundle";
   std::optional<DType> dtype = parseDType(dtypeName);
   if (!dtype) return fail("unknown dtype '" + dtypeName + "' (expected one of: " + dtypeNames() + ")");
