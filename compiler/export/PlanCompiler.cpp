@@ -32,6 +32,9 @@ public:
     registerAll(registry);
     context_.appendDialectRegistry(registry);
     context_.loadAllAvailableDialects();
+    // An error names its op; printing the whole op (a program of thousands of instructions)
+    // would bury the reason.
+    context_.printOpOnDiagnostic(false);
     handler_ = std::make_unique<ScopedDiagnosticHandler>(&context_, [this](Diagnostic &diag) {
       if (diag.getSeverity() == DiagnosticSeverity::Remark) {
         remarks_.push_back(diag.str());

@@ -314,12 +314,14 @@ void ProgramBuilder::visit(Operation &op) {
         instr.step = step;
         gatherOperands(reduce, reduce.getOperands(), rank, instr);
         uint32_t id = newTransfer();
-        if (instr.recv) {
+        // One forwarding instruction only when the port model sends in the round after the
+        // receive; a send it schedules later waits in scratch so the rounds between go first.
+        if (instr.recv && forwardsNextRound(instr.step, step)) {
           instr.kind = OpKind::RecvReduceSend;
           sendFrom(instr, dest, id);
           emit(rank, instr);
-        } else {  // no fused receive: reduce into scratch, then send
-          instr.kind = OpKind::Reduce;
+        } else {  // reduce into scratch, then send
+          instr.kind = instr.recv ? OpKind::RecvReduce : OpKind::Reduce;
           BufRef slot = allocateTmp(rank, phaseOf(values_[reduce.getResult()]));
           instr.dsts = {slot};
           emit(rank, instr);

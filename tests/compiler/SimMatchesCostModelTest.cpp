@@ -116,6 +116,16 @@ const std::vector<Exception> &exceptions() {
                 c.size == Size::Large;
        },
        0.5, 1.02},
+      // double-binary-tree at N = 3: both trees run over the same three ranks, so rank 0's two
+      // channels send to rank 2 at once (a reduction forwarded from one tree, a broadcast block
+      // of the other) and share the link the port model gives them in consecutive rounds; the
+      // channel that waits delays the next round's receive on rank 2.
+      {"double-binary-tree N=3: two channels of a rank share one link",
+       [](const Case &c) {
+         return c.algorithm == "double-binary-tree" && c.n == 3 && c.net == Net::Full &&
+                c.size == Size::Large;
+       },
+       1.0, 1.10},
       // hierarchical at N = 14, 16: the intra-node allgather forwards a block that arrived
       // from the inter-node ring and sends its own block to its partner in one port-model
       // round; the two are not adjacent in the output, so they travel as two messages, one α
