@@ -437,6 +437,10 @@ unsigned rewrite(const std::vector<RankProgramIR> &ranks,
 
 namespace {
 
+/// How many messages the list schedule may move ahead of a FIFO's head before it gives up: each
+/// try reruns the whole schedule, and compiled algorithms need none.
+constexpr size_t kMaxReorders = 64;
+
 /// Both schedules of hoistSends; per rank, the issue order, or what is stuck in `stuck`.
 std::optional<std::vector<std::vector<uint32_t>>>
 orderPrograms(const std::vector<RankProgramIR> &ranks, HoistResult &result, std::string &stuck) {
@@ -470,7 +474,7 @@ orderPrograms(const std::vector<RankProgramIR> &ranks, HoistResult &result, std:
     const std::optional<std::pair<uint32_t, uint32_t>> hint = inOrder.reorderHint();
     std::vector<uint32_t> *after = hint ? &sendAfter[hint->second] : nullptr;
     if (!hint || std::find(after->begin(), after->end(), hint->first) != after->end() ||
-        ++reorders > 64 * ranks.size()) {
+        ++reorders > kMaxReorders) {
       stuck = "its ranks deadlock under the execution model (transfers matched in order per "
               "sender, receiver and channel, at most " +
               std::to_string(kChannelDepth) + " unconsumed messages each):" +
