@@ -9,6 +9,7 @@
 // all peers and each folds all N of them in rank order.
 #include "compiler/lowering/Algorithms.h"
 
+#include "runtime/plan/Plan.h"
 #include "runtime/topology/Topology.h"
 
 #include <algorithm>
@@ -61,7 +62,8 @@ std::optional<std::string> checkTwoStep(const CollectiveSpec &, const AlgorithmP
 
 /// Two-step reduce-scatter of `chunk` to `dest`; returns the full reduction at `dest`.
 /// Writes are emitted in ring-shift order (from the next device on) so that every rank
-/// sends to a different peer in each round; folds stay in device, then local, order.
+/// sends to a different peer in each round, each shift on a channel of its own; folds stay in
+/// device, then local, order.
 Value meshReduce(ScheduleBuilder &b, const Devices &devices,
                  const std::vector<std::pair<int, int>> &where, int dest, int chunk,
                  int firstStep) {
@@ -76,8 +78,12 @@ Value meshReduce(ScheduleBuilder &b, const Devices &devices,
     for (int k = 1; k <= deviceCount; ++k) {
       int e = (destDevice + k) % deviceCount;  // the collector's own device last
       Value mine = b.input(devices[e][i], chunk);
+      // Each ring shift on its own channel: a rank's writes to its peer devices go out at once,
+      // as the mesh's direct links allow, instead of one after another.
+      b.setChannel((k - 1) % int(kMaxChannels));
       operands[e] = e == destDevice ? mine : b.copy(mine, collector);
     }
+    b.setChannel(-1);
     b.setStep(firstStep + 1);
     partials[i] = collector == dest ? b.reduce(operands, collector)
                                     : b.reduceSend(operands, collector, dest);

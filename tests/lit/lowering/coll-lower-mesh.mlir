@@ -12,10 +12,10 @@
 
 // Step 0 writes chunk 0 of the same-index ranks of the other devices to rank 1, which folds
 // them in device order and writes the partial to rank 0 (step 1); rank 0 folds its own
-// device's partials in local order.
+// device's partials in local order. Each ring shift of the writes has a channel of its own.
 // CHECK-LABEL: coll.schedule @rs reduce_scatter ranks 6 op sum algorithm "mesh-two-step"
-// CHECK: %[[A:.*]] = coll.copy %{{[0-9#]+}} to rank 1 {step = 0 : i64}
-// CHECK: %[[B:.*]] = coll.copy %{{[0-9#]+}} to rank 1 {step = 0 : i64}
+// CHECK: %[[A:.*]] = coll.copy %{{[0-9#]+}} to rank 1 {channel = 0 : i64, step = 0 : i64}
+// CHECK: %[[B:.*]] = coll.copy %{{[0-9#]+}} to rank 1 {channel = 1 : i64, step = 0 : i64}
 // CHECK: %[[OWN1:.*]] = coll.input rank 1 chunk 0
 // CHECK: %[[P1:.*]] = coll.reduce_send %[[OWN1]], %[[A]], %[[B]] at rank 1 to rank 0 {step = 1 : i64}
 // CHECK: %[[P0:.*]] = coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 {step = 1 : i64}
