@@ -1,25 +1,30 @@
 #!/bin/sh
-# Issue 6 target: the tuned cpu-shm bundle against Open MPI's own collective, same ranks, same run.
-# Tunes allreduce and allgather for N = 2 and 4 (plan-tune --quick), then runs the bundle against
-# MPI_Allreduce / MPI_Allgather with plan-bench --baseline mpi ROUNDS times (each round measures
-# both, back to back; 5 by default: at N=4 on 2 cores a launch can land in a slow scheduling
-# mode, and five rounds keep one such launch out of the median) and prints every size's median
-# ratio over the rounds, with the spread.
-# Usage: bench/tune/run_mpi_comparison.sh BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES]
+# The tuned cpu-shm bundle against Open MPI's own collective, same ranks, same run.
+# Tunes the collectives for N = 2 and 4 (plan-tune --quick), then runs the bundle against
+# MPI's collective (MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block, MPI_Alltoall,
+# MPI_Bcast) with plan-bench --baseline mpi ROUNDS times (each round measures both, back to
+# back; at N=4 on 2 cores a launch can land in a slow scheduling mode, and several rounds keep
+# one such launch out of the median) and prints every size's median ratio over the rounds, with
+# the spread.
+# Usage: bench/tune/run_mpi_comparison.sh BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES] [COLLECTIVES]
+#   COLLECTIVES: comma-separated (default allreduce,allgather,reduce_scatter,alltoall,broadcast)
 set -eu
-build=${1:?usage: $0 BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES]}
+build=${1:?usage: $0 BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES] [COLLECTIVES]}
 out=${2:-bench/tune/mpi-comparison}
 rounds=${3:-5}
 max=${4:-64M}
+collectives=${5:-allreduce,allgather,reduce_scatter,alltoall,broadcast}
 here=$(dirname "$0")
 mkdir -p "$out"
 for n in 2 4; do
-  "$build/bin/plan-tune" -t local --backend cpu-shm --ranks "$n" -c allreduce,allgather \
-    -b 8 -e "$max" --quick --budget 150 -o "$out/shm$n.bundle.json" --report-dir "$out/shm$n" \
-    > "$out/tune-$n.txt"
-  for c in allreduce allgather; do
+  echo "tuning $collectives on $n ranks" >&2
+  "$build/bin/plan-tune" -t local --backend cpu-shm --ranks "$n" -c "$collectives" \
+    -b 8 -e "$max" --quick --budget 150 -q -o "$out/shm$n.bundle.json" \
+    --report-dir "$out/shm$n" > "$out/tune-$n.txt"
+  for c in $(echo "$collectives" | tr ',' ' '); do
     r=1
     while [ "$r" -le "$rounds" ]; do
+      echo "  $c on $n ranks, round $r of $rounds" >&2
       "$build/bin/plan-bench" --bundle "$out/shm$n.bundle.json" --backend cpu-shm --ranks "$n" \
         -c "$c" -b 8 -e "$max" -f 2 --baseline mpi --json -q > "$out/bench-$c-$n-$r.json"
       r=$((r + 1))
