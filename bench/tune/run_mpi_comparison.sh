@@ -8,6 +8,7 @@
 # the spread.
 # Usage: bench/tune/run_mpi_comparison.sh BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES] [COLLECTIVES]
 #   COLLECTIVES: comma-separated (default allreduce,allgather,reduce_scatter,alltoall,broadcast)
+# Environment: RANKS (default "2 4"); BUDGET, plan-tune's seconds per collective (default 60).
 set -eu
 build=${1:?usage: $0 BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES] [COLLECTIVES]}
 out=${2:-bench/tune/mpi-comparison}
@@ -15,11 +16,13 @@ rounds=${3:-5}
 max=${4:-64M}
 collectives=${5:-allreduce,allgather,reduce_scatter,alltoall,broadcast}
 here=$(dirname "$0")
+count=$(echo "$collectives" | tr ',' '\n' | wc -l)
+budget=$(( ${BUDGET:-60} * count ))
 mkdir -p "$out"
-for n in 2 4; do
+for n in ${RANKS:-2 4}; do
   echo "tuning $collectives on $n ranks" >&2
   "$build/bin/plan-tune" -t local --backend cpu-shm --ranks "$n" -c "$collectives" \
-    -b 8 -e "$max" --quick --budget 150 -q -o "$out/shm$n.bundle.json" \
+    -b 8 -e "$max" --quick --budget "$budget" -q -o "$out/shm$n.bundle.json" \
     --report-dir "$out/shm$n" > "$out/tune-$n.txt"
   for c in $(echo "$collectives" | tr ',' ' '); do
     r=1
