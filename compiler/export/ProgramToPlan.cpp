@@ -8,6 +8,7 @@
 #include "dialects/coll/CollectiveSpec.h"
 #include "runtime/plan/PlanError.h"
 #include "runtime/plan/PlanValidate.h"
+#include "runtime/plan/PlanVerify.h"
 
 #include <map>
 
@@ -72,11 +73,16 @@ Plan programToPlan(ProgramOp program) {
 }
 
 LogicalResult checkProgram(ProgramOp program) {
+  const Plan plan = programToPlan(program);
   try {
-    validatePlan(programToPlan(program), "coll.program @" + program.getSymName().str());
+    validatePlan(plan, "coll.program @" + program.getSymName().str());
   } catch (const PlanError &e) {
     return program.emitOpError() << "is not a valid plan: " << e.what();
   }
+  // The plan the runtime will run, proven again after every level-3 stage.
+  const VerifyResult proof = verifyPlan(plan);
+  if (!proof.ok())
+    return program.emitOpError() << "does not compute its collective: " << proof.describe(4);
   return success();
 }
 

@@ -21,8 +21,9 @@ namespace collplan {
 Plan programToPlan(mlir::coll::ProgramOp program);
 
 /// Validates the exported program exactly as the runtime will load it (op shapes, transfers
-/// matched in order, unit phases, buffer ranges, `after` references, deadlock freedom); reports
-/// the first problem on `program`.
+/// matched in order, unit phases, buffer ranges, `after` references, deadlock freedom) and
+/// proves it computes its collective (verifyPlan: contributions, determinism, initialisation);
+/// reports the first problem on `program`.
 mlir::LogicalResult checkProgram(mlir::coll::ProgramOp program);
 
 }  // namespace collplan

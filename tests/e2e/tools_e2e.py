@@ -358,6 +358,41 @@ def test_bench_wrong_result(env):
     check("wrong results" in p.stderr, "no wrong-result message")
 
 
+def test_verify_files(env):
+    """Good plans and bundles prove clean; a plan that never writes an output unit is caught
+    statically, naming the unit and the reason (plan-bench only saw it as #wrong)."""
+    d = env.data
+    good = [os.path.join(d, "allreduce_2rank.plan.json"), os.path.join(d, "allreduce_2rank.bundle.json")]
+    p = env.run("plan-verify", *good)
+    check(p.stdout.count(": ok (") == 2, p.stdout)
+    check("(2 plans proven)" in p.stdout, p.stdout)
+    wrong = os.path.join(d, "wrong_result_2rank.plan.json")
+    p = env.run("plan-verify", good[0], wrong, expect=1)
+    check(f"{wrong}: programs[0]: out[1] of rank 0 is never written (it should hold the reduction "
+          "of in[1] of every rank)" in p.stdout, p.stdout)
+    check(": ok (1 plan proven)" in p.stdout, "the good file is still reported: " + p.stdout)
+
+
+def test_verify_json(env):
+    d = env.data
+    wrong = os.path.join(d, "wrong_result_2rank.plan.json")
+    p = env.run("plan-verify", "--json", os.path.join(d, "allreduce_2rank.plan.json"), wrong, expect=1)
+    doc = json.loads(p.stdout)
+    check([r["ok"] for r in doc] == [True, False], p.stdout)
+    check(doc[1]["problems"][0]["path"] == "programs[0]", p.stdout)
+    check("out[1] of rank 0 is never written" in doc[1]["problems"][0]["message"], p.stdout)
+
+
+def test_verify_errors(env):
+    d = env.data
+    p = env.run("plan-verify", os.path.join(d, "bad_deadlock.plan.json"), expect=1)
+    check("deadlock: 2 of 2 ranks cannot finish" in p.stdout, p.stdout)
+    p = env.run("plan-verify", env.path("missing.plan.json"), expect=1)
+    check("missing.plan.json" in p.stdout and "cannot" in p.stdout, p.stdout)
+    p = env.run("plan-verify", expect=None)
+    check(p.returncode != 0 and "files is required" in p.stderr, p.stderr)
+
+
 def test_bench_mpi_baseline(env):
     if not os.access(os.path.join(env.bin, "collplan-mpi-baseline"), os.X_OK):
         print("collplan-mpi-baseline was not built (no MPI): skipped")

@@ -1,0 +1,45 @@
+// PlanVerify: proves that a plan computes its collective, by symbolic execution of its channels
+// over the contents of every unit of every buffer.
+#pragma once
+
+#include "runtime/plan/Plan.h"
+
+#include <string>
+#include <vector>
+
+namespace collplan {
+
+/// One thing wrong with a plan: where (the JSON path of the op at fault,
+/// "programs[1].channels[0].ops[3]", or of the rank's program when no op is) and why.
+struct PlanProblem {
+  std::string path;
+  std::string message;
+};
+
+struct VerifyResult {
+  std::vector<PlanProblem> problems;
+
+  bool ok() const { return problems.empty(); }
+  /// "programs[0].channels[0].ops[2]: out[1] of rank 0 lacks the contribution of in[1] of rank
+  /// 2; ..." listing at most `limit` problems and how many more there are.
+  std::string describe(size_t limit = 8) const;
+};
+
+/// Runs every channel of `plan` symbolically: every `in` unit holds its own contribution, a
+/// reduction combines its operands' contributions in operand order (a left fold, as the executor
+/// computes it), copies and transfers move them unchanged, and messages are matched per (sender,
+/// receiver, channel) in order. Then checks:
+///  - semantics: every output unit of every rank holds exactly the contributions its collective
+///    specifies (allreduce, reduce-scatter, allgather, all-to-all, broadcast, reduce, gather,
+///    scatter at the plan's root), none missing, repeated or foreign;
+///  - determinism: every copy of a reduced output unit was folded by the same tree in the same
+///    operand order, so all ranks' results are bitwise identical;
+///  - initialisation: no op reads a `tmp` or `out` unit that nothing wrote before it;
+///  - a barrier lets no rank finish before every rank has arrived (each rank's ops depend,
+///    through messages, on every other rank's).
+/// Requires a plan validatePlan accepts (shapes, ranges, matching, deadlock freedom) with every
+/// rank's program (Plan::onlyRank < 0). Time and memory grow with the total ops × units moved
+/// plus the distinct partial reductions.
+VerifyResult verifyPlan(const Plan &plan);
+
+}  // namespace collplan

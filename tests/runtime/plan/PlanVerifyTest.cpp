@@ -1,0 +1,252 @@
+// verifyPlan: every built-in plan proves clean, and each class of broken plan gets its own
+// diagnostic naming the op, the unit and the reason.
+#include "PlanTestUtil.h"
+#include "runtime/core/Collective.h"
+#include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/PlanValidate.h"
+#include "runtime/plan/PlanVerify.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace collplan {
+namespace {
+
+using testing::in;
+using testing::out;
+using testing::tmp;
+
+/// Asserts that `plan` is structurally valid (so only the proof can catch it) and that its first
+/// problem is at `path` and says `reason`.
+void expectProblem(const Plan &plan, const std::string &path, const std::string &reason) {
+  ASSERT_NO_THROW(validatePlan(plan, "test"));
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok()) << "expected: " << path << ": " << reason;
+  EXPECT_EQ(result.problems.front().path, path) << result.describe();
+  EXPECT_NE(result.problems.front().message.find(reason), std::string::npos) << result.describe();
+}
+
+PlanOp &opAt(Plan &plan, int rank, uint32_t channel, size_t op) {
+  return plan.programs[size_t(rank)].channels[channel].ops[op];
+}
+
+TEST(PlanVerify, EveryBuiltInPlanProvesCleanForEveryRankCountAndRoot) {
+  int checked = 0;
+  for (const BuiltInPlan &generator : builtInPlans())
+    for (CollectiveKind kind : generator.kinds)
+      for (int ranks = 1; ranks <= 64; ranks += ranks < 9 ? 1 : 11) {
+        const int roots = needsRoot(kind) ? std::min(ranks, 9) : 1;
+        for (int root = 0; root < roots; ++root) {
+          const Plan plan = generator.make(kind, ranks, ReduceOp::Sum, root);
+          const VerifyResult result = verifyPlan(plan);
+          EXPECT_TRUE(result.ok()) << generator.name << " " << toString(kind) << " N=" << ranks
+                                   << " root " << root << ": " << result.describe();
+          ++checked;
+        }
+      }
+  EXPECT_GT(checked, 300);
+}
+
+// A receive writes another unit of `out`: rank 0 receives rank 1's block into out[2].
+TEST(PlanVerify, ReceiveIntoTheWrongOutputUnit) {
+  Plan plan = ringAllGatherPlan(3);
+  Plan reference = plan;
+  for (PlanOp &op : plan.programs[0].channels[0].ops)
+    if (op.recv && op.dsts.size() == 1 && op.dsts[0].offset == 1) op.dsts[0] = out(2, 3);
+  ASSERT_FALSE(verifyPlan(plan).ok());
+  const VerifyResult result = verifyPlan(plan);
+  EXPECT_NE(result.describe().find("out[1] of rank 0 is never written"), std::string::npos)
+      << result.describe();
+  EXPECT_TRUE(verifyPlan(reference).ok());
+}
+
+// A forwarding receive stores the block it forwards over the rank's own block.
+TEST(PlanVerify, ForwardingReceiveWritesTheWrongUnit) {
+  Plan plan = ringAllGatherPlan(3);
+  for (PlanOp &op : plan.programs[1].channels[0].ops)
+    if (op.recv && !op.sends.empty()) op.dsts = {out(1, 2)};
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.describe().find("out[1] of rank 1 holds in[0] of rank 0 instead of in[0] of "
+                                   "rank 1"),
+            std::string::npos)
+      << result.describe();
+}
+
+// A send reads scratch that nothing wrote.
+TEST(PlanVerify, SendReadsUninitialisedScratch) {
+  Plan plan = ringAllGatherPlan(3);
+  plan.scratchUnits = 1;
+  PlanOp &send = opAt(plan, 0, 0, 1);
+  ASSERT_EQ(send.kind, OpKind::Send);
+  send.srcs = {tmp(0, 1)};
+  expectProblem(plan, "programs[0].channels[0].ops[1]",
+                "reads tmp[0] of rank 0 before anything wrote it");
+}
+
+// A reduction takes the wrong chunk of its own input.
+TEST(PlanVerify, ReductionOfTheWrongChunk) {
+  Plan plan = ringAllReducePlan(3, ReduceOp::Sum);
+  for (PlanOp &op : plan.programs[1].channels[0].ops)
+    if (op.kind == OpKind::RecvReduceSend) {
+      op.srcs[0].offset = (op.srcs[0].offset + 1) % 3;
+      break;
+    }
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.describe().find("which does not belong there"), std::string::npos)
+      << result.describe();
+}
+
+// A contribution counted twice: rank 0 adds its own input to what it forwards twice.
+TEST(PlanVerify, ContributionCountedTwice) {
+  Plan plan = ringAllReducePlan(3, ReduceOp::Sum);
+  for (PlanOp &op : plan.programs[1].channels[0].ops)
+    if (op.kind == OpKind::RecvReduceSend) {
+      op.srcs.push_back(op.srcs[0]);
+      break;
+    }
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.describe().find("counts the contribution of in["), std::string::npos)
+      << result.describe();
+  EXPECT_NE(result.describe().find("of rank 1 2 times"), std::string::npos) << result.describe();
+}
+
+// A contribution missing: a reduce-scatter rank forwards what it received without its own.
+TEST(PlanVerify, ContributionMissing) {
+  Plan plan = ringReduceScatterPlan(3, ReduceOp::Sum);
+  for (PlanOp &op : plan.programs[2].channels[0].ops)
+    if (op.kind == OpKind::RecvReduceSend) {
+      op.kind = OpKind::RecvCopySend;
+      op.srcs.clear();
+      op.recvPos = 0;
+      break;
+    }
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.describe().find("lacks the contribution of in["), std::string::npos)
+      << result.describe();
+  EXPECT_NE(result.describe().find("] of rank 2"), std::string::npos) << result.describe();
+}
+
+// An output unit nobody writes: the final copy of a ring allreduce block is dropped.
+TEST(PlanVerify, MissingOutputUnit) {
+  Plan plan = ringAllReducePlan(3, ReduceOp::Sum);
+  std::vector<PlanOp> &ops = plan.programs[0].channels[0].ops;
+  ASSERT_TRUE(ops.back().recv.has_value());
+  ASSERT_TRUE(ops.back().sends.empty());
+  const uint32_t unit = ops.back().dsts[0].offset;
+  ops.back().dsts.clear();
+  ops.back().kind = inferOpKind(ops.back());
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.problems.front().path, "programs[0]");
+  EXPECT_NE(result.problems.front().message.find("out[" + std::to_string(unit) +
+                                                 "] of rank 0 is never written"),
+            std::string::npos)
+      << result.describe();
+}
+
+// Two ranks fold the same contributions in different orders: not bitwise identical.
+TEST(PlanVerify, RanksFoldInDifferentOrders) {
+  Plan plan;
+  plan.collective = CollectiveKind::AllReduce;
+  plan.ranks = 2;
+  plan.op = ReduceOp::Sum;
+  plan.algorithm = "exchange";
+  plan.units = 1;
+  plan.programs.resize(2);
+  for (int r = 0; r < 2; ++r) {
+    PlanOp send;
+    send.kind = OpKind::Send;
+    send.srcs = {in(0, 1)};
+    send.sends = {1 - r};
+    PlanOp reduce;
+    reduce.kind = OpKind::RecvReduce;
+    reduce.srcs = {in(0, 1)};
+    reduce.recv = 1 - r;
+    reduce.recvPos = 1;  // own input first on both ranks: in0 + in1 on rank 0, in1 + in0 on 1
+    reduce.dsts = {out(0, 1)};
+    plan.programs[size_t(r)].channel(0) = {send, reduce};
+  }
+  expectProblem(plan, "programs[1].channels[0].ops[1]", "is reduced in another order than on rank 0");
+  plan.programs[1].channels[0].ops[1].recvPos = 0;  // rank 1 folds in0 + in1 too
+  EXPECT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
+}
+
+// A barrier missing its last round lets ranks out before every rank has arrived.
+TEST(PlanVerify, BarrierLetsARankOutEarly) {
+  Plan plan = disseminationBarrierPlan(4);
+  for (RankProgram &program : plan.programs) {
+    std::vector<PlanOp> &ops = program.channels[0].ops;
+    ops.resize(2);  // one round: send to r+1, receive from r-1
+  }
+  expectProblem(plan, "programs[0]", "rank 0 may leave the barrier before rank 1 arrives");
+}
+
+// A broadcast root that sends its input but never writes its own output.
+TEST(PlanVerify, BroadcastRootNeverWritesItsOutput) {
+  Plan plan = flatBroadcastPlan(3, 1);
+  std::vector<PlanOp> &ops = plan.programs[1].channels[0].ops;
+  const size_t before = ops.size();
+  ops.erase(std::remove_if(ops.begin(), ops.end(),
+                           [](const PlanOp &op) { return op.kind == OpKind::Copy; }),
+            ops.end());
+  ASSERT_EQ(ops.size() + 1, before);
+  expectProblem(plan, "programs[1]",
+                "out[0] of rank 1 is never written (it should hold in[0] of rank 1)");
+}
+
+// A scatter sends rank 1 the block meant for rank 2.
+TEST(PlanVerify, ScatterSendsTheWrongBlock) {
+  Plan plan = flatScatterPlan(3, 0);
+  for (PlanOp &op : plan.programs[0].channels[0].ops)
+    if (!op.sends.empty() && op.sends[0] == 1) op.srcs = {in(2, 3)};
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.describe().find("out[0] of rank 1 holds in[2] of rank 0 instead of in[1] of "
+                                   "rank 0"),
+            std::string::npos)
+      << result.describe();
+}
+
+// A gather's root keeps a block from the wrong rank (it copies its own block twice).
+TEST(PlanVerify, GatherHoldsTheWrongRanksBlock) {
+  Plan plan = flatGatherPlan(3, 0);
+  std::vector<PlanOp> &ops = plan.programs[0].channels[0].ops;
+  for (PlanOp &op : ops)
+    if (op.recv && op.dsts[0].offset == 2) op.dsts = {out(1, 2)};
+  PlanOp copy;
+  copy.kind = OpKind::Copy;
+  copy.srcs = {in(0, 1)};
+  copy.dsts = {out(2, 3)};
+  ops.push_back(copy);
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.describe().find("of rank 0 holds in[0] of rank"), std::string::npos)
+      << result.describe();
+}
+
+// All-to-all: a rank sends a peer its own block instead of the peer's.
+TEST(PlanVerify, AllToAllSendsTheWrongBlock) {
+  Plan plan = pairwiseAllToAllPlan(3);
+  for (PlanOp &op : plan.programs[0].channels[0].ops)
+    if (!op.sends.empty() && op.sends[0] == 1) op.srcs = {in(0, 1)};
+  const VerifyResult result = verifyPlan(plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.describe().find("out[0] of rank 1 holds in[0] of rank 0 instead of in[1] of "
+                                   "rank 0"),
+            std::string::npos)
+      << result.describe();
+}
+
+TEST(PlanVerify, DescribeListsAtMostTheLimit) {
+  VerifyResult result;
+  for (int k = 0; k < 5; ++k) result.problems.push_back({"p" + std::to_string(k), "why"});
+  EXPECT_EQ(result.describe(2), "p0: why; p1: why; and 3 more");
+}
+
+}  // namespace
+}  // namespace collplan
