@@ -7,13 +7,22 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 namespace collplan {
 namespace {
+
+/// A 64-bit key mixed (splitmix64), so packed keys with regular low bits spread over buckets.
+struct MixedHash {
+  size_t operator()(uint64_t x) const {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return size_t(x ^ (x >> 31));
+  }
+};
 
 /// What a unit holds: 0 nothing yet; a leaf, one rank's input unit; or a reduction, the left
 /// fold (a, b) of two earlier terms. Identical trees get identical ids (hash-consing), so two
@@ -67,7 +76,7 @@ private:
   uint32_t stride_;
   uint64_t leaves_;
   std::vector<std::pair<uint32_t, uint32_t>> nodes_;
-  std::unordered_map<uint64_t, uint32_t> index_;
+  std::unordered_map<uint64_t, uint32_t> index_;  ///< identity hash: ids arrive in order, buckets stay near
 };
 
 /// Problems reported at most: a broken plan at scale repeats one mistake on every rank.
@@ -94,10 +103,12 @@ struct RankState {
   }
 };
 
-/// A message in flight: its terms and, for barriers, the ranks its sender had heard from.
-struct Message {
-  std::vector<uint32_t> terms;
-  std::vector<bool> heard;
+/// The messages in flight on one (sender, receiver, channel), oldest first: their terms back to
+/// back (no allocation per message) and, for barriers, the ranks each sender had heard from.
+struct Fifo {
+  std::deque<uint32_t> terms;
+  std::deque<uint32_t> lengths;
+  std::deque<std::vector<bool>> heard;
 };
 
 class SymbolicRun {
@@ -150,62 +161,77 @@ public:
   RankState &rank(int r) { return ranks_[size_t(r)]; }
 
 private:
-  using FifoKey = std::tuple<int, int, uint32_t>;  ///< sender, receiver, channel
+  uint64_t fifoKey(int sender, int receiver, uint32_t channel) const {
+    return (uint64_t(sender) * uint64_t(plan_.ranks) + uint64_t(receiver)) * kMaxChannels + channel;
+  }
 
   bool ready(int r, uint32_t c, size_t i, const std::vector<size_t> &next) const {
     const PlanOp &op = plan_.programs[size_t(r)].channels[c].ops[i];
     for (const OpRef &a : op.after)
       if (next[a.channel] <= a.op) return false;
     if (op.recv) {
-      auto it = fifos_.find({*op.recv, r, c});
-      if (it == fifos_.end() || it->second.empty()) return false;
+      auto it = fifos_.find(fifoKey(*op.recv, r, c));
+      if (it == fifos_.end() || it->second.lengths.empty()) return false;
     }
     return true;
   }
 
-  /// The terms of `ref` on rank `r`, reporting a read of a unit nothing wrote.
-  std::vector<uint32_t> read(int r, const BufRef &ref, const std::string &path) {
+  /// The terms of `ref` on rank `r` into `out`, reporting a read of a unit nothing wrote.
+  void read(int r, uint32_t c, size_t i, const BufRef &ref, std::vector<uint32_t> &out) {
     const std::vector<uint32_t> &buf = ranks_[size_t(r)].buffer(ref.buf);
-    std::vector<uint32_t> out(buf.begin() + ref.offset, buf.begin() + ref.offset + ref.length);
+    out.assign(buf.begin() + ref.offset, buf.begin() + ref.offset + ref.length);
     for (uint32_t k = 0; k < ref.length && problems_.size() < kMaxProblems; ++k)
       if (out[k] == 0) {
-        problems_.push_back({path, "reads " + unitName(ref.buf, ref.offset + k) + " of rank " +
-                                       std::to_string(r) + " before anything wrote it"});
+        problems_.push_back({opPath(r, c, i), "reads " + unitName(ref.buf, ref.offset + k) +
+                                                  " of rank " + std::to_string(r) +
+                                                  " before anything wrote it"});
         break;
       }
-    return out;
   }
 
   void execute(int r, uint32_t c, size_t i) {
     const PlanOp &op = plan_.programs[size_t(r)].channels[c].ops[i];
-    const std::string path = opPath(r, c, i);
     RankState &state = ranks_[size_t(r)];
-    std::vector<std::vector<uint32_t>> operands;
-    for (const BufRef &src : op.srcs) operands.push_back(read(r, src, path));
+    // Operands in fold order (the received one at recvPos), into reused buffers.
+    const size_t count = op.numOperands();
+    if (operands_.size() < count) operands_.resize(count);
+    const size_t recvAt = op.recv ? std::min<size_t>(op.recvPos, op.srcs.size()) : count;
+    for (size_t k = 0, s = 0; k < count; ++k) {
+      if (k == recvAt) continue;
+      read(r, c, i, op.srcs[s++], operands_[k]);
+    }
     if (trackArrivals_)
       for (const OpRef &a : op.after) merge(state.heard[c], state.heard[a.channel]);
     if (op.recv) {
-      std::deque<Message> &fifo = fifos_[{*op.recv, r, c}];
-      Message message = std::move(fifo.front());
-      fifo.pop_front();
-      if (trackArrivals_) merge(state.heard[c], message.heard);
-      operands.insert(operands.begin() + std::min<size_t>(op.recvPos, operands.size()),
-                      std::move(message.terms));
+      Fifo &fifo = fifos_[fifoKey(*op.recv, r, c)];
+      const uint32_t length = fifo.lengths.front();
+      fifo.lengths.pop_front();
+      operands_[recvAt].assign(fifo.terms.begin(), fifo.terms.begin() + length);
+      fifo.terms.erase(fifo.terms.begin(), fifo.terms.begin() + length);
+      if (trackArrivals_) {
+        merge(state.heard[c], fifo.heard.front());
+        fifo.heard.pop_front();
+      }
     }
     // The value: the left fold of the operands, unit by unit.
-    std::vector<uint32_t> value = operands.empty() ? std::vector<uint32_t>() : operands.front();
-    for (size_t j = 1; j < operands.size(); ++j)
-      for (size_t k = 0; k < value.size() && k < operands[j].size(); ++k)
-        value[k] = terms_.combine(value[k], operands[j][k]);
+    value_.clear();
+    if (count > 0) value_ = operands_[0];
+    for (size_t j = 1; j < count; ++j)
+      for (size_t k = 0; k < value_.size() && k < operands_[j].size(); ++k)
+        value_[k] = terms_.combine(value_[k], operands_[j][k]);
     for (const BufRef &dst : op.dsts) {
       std::vector<uint32_t> &buf = state.buffer(dst.buf);
-      for (uint32_t k = 0; k < dst.length && k < value.size(); ++k) {
-        buf[dst.offset + k] = value[k];
+      for (uint32_t k = 0; k < dst.length && k < value_.size(); ++k) {
+        buf[dst.offset + k] = value_[k];
         if (dst.buf == BufferKind::Out) state.outWriter[dst.offset + k] = OpRef{c, uint32_t(i)};
       }
     }
-    for (int32_t peer : op.sends)
-      fifos_[{r, peer, c}].push_back({value, trackArrivals_ ? state.heard[c] : std::vector<bool>()});
+    for (int32_t peer : op.sends) {
+      Fifo &fifo = fifos_[fifoKey(r, peer, c)];
+      fifo.terms.insert(fifo.terms.end(), value_.begin(), value_.end());
+      fifo.lengths.push_back(uint32_t(value_.size()));
+      if (trackArrivals_) fifo.heard.push_back(state.heard[c]);
+    }
   }
 
   static void merge(std::vector<bool> &into, const std::vector<bool> &from) {
@@ -216,7 +242,9 @@ private:
   Terms &terms_;
   std::vector<PlanProblem> &problems_;
   std::vector<RankState> ranks_;
-  std::map<FifoKey, std::deque<Message>> fifos_;
+  std::unordered_map<uint64_t, Fifo, MixedHash> fifos_;
+  std::vector<std::vector<uint32_t>> operands_;  ///< the current op's operands (reused)
+  std::vector<uint32_t> value_;                  ///< the current op's value (reused)
   bool trackArrivals_;  ///< barriers: which ranks each channel has heard from
 };
 
