@@ -4,9 +4,11 @@
 
 #include "runtime/core/Collective.h"
 #include "runtime/plan/PlanValidate.h"
+#include "runtime/plan/ProgramOrder.h"
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -402,6 +404,48 @@ void checkBarrier(const Plan &plan, SymbolicRun &run, std::vector<PlanProblem> &
   }
 }
 
+/// Ops of different channels of one rank that touch a unit, at least one writing it, must be
+/// ordered (program order and `after`, transitively): otherwise they may run at once, and what
+/// the unit holds depends on timing. Accesses per unit are listed, then every pair from two
+/// channels is checked; ranks with one channel are skipped.
+void checkChannelHazards(const Plan &plan, std::vector<PlanProblem> &problems) {
+  struct Access {
+    OpRef op;
+    bool writes;
+  };
+  for (int r = 0; r < plan.ranks && problems.size() < kMaxProblems; ++r) {
+    const RankProgram &program = plan.programs[size_t(r)];
+    if (program.channels.size() < 2) continue;
+    const ProgramOrder order(program);
+    std::map<std::pair<BufferKind, uint32_t>, std::vector<Access>> accesses;
+    for (uint32_t c = 0; c < program.channels.size(); ++c)
+      for (uint32_t i = 0; i < program.channels[c].ops.size(); ++i) {
+        const PlanOp &op = program.channels[c].ops[i];
+        for (const BufRef &src : op.srcs)
+          for (uint32_t k = 0; k < src.length; ++k)
+            accesses[{src.buf, src.offset + k}].push_back({OpRef{c, i}, false});
+        for (const BufRef &dst : op.dsts)
+          for (uint32_t k = 0; k < dst.length; ++k)
+            accesses[{dst.buf, dst.offset + k}].push_back({OpRef{c, i}, true});
+      }
+    for (const auto &[unit, list] : accesses)
+      for (size_t a = 0; a < list.size() && problems.size() < kMaxProblems; ++a)
+        for (size_t b = a + 1; b < list.size(); ++b) {
+          const Access &x = list[a], &y = list[b];
+          if (x.op.channel == y.op.channel || !(x.writes || y.writes)) continue;
+          if (order.before(x.op, y.op) || order.before(y.op, x.op)) continue;
+          const Access &w = x.writes ? x : y, &o = x.writes ? y : x;
+          problems.push_back(
+              {opPath(r, w.op.channel, w.op.op),
+               "writes " + unitName(unit.first, unit.second) + " of rank " + std::to_string(r) +
+                   " while channels[" + std::to_string(o.op.channel) + "].ops[" +
+                   std::to_string(o.op.op) + "] may " + (o.writes ? "write" : "read") +
+                   " it at the same time (no `after` orders the two channels' ops)"});
+          break;
+        }
+  }
+}
+
 }  // namespace
 
 std::string VerifyResult::describe(size_t limit) const {
@@ -418,6 +462,7 @@ VerifyResult verifyPlan(const Plan &plan) {
   uint32_t inUnits = 0;
   for (int r = 0; r < plan.ranks; ++r)
     inUnits = std::max(inUnits, bufferUnits(plan, BufferKind::In, r));
+  checkChannelHazards(plan, result.problems);
   Terms terms(plan.ranks, inUnits);
   SymbolicRun run(plan, terms, result.problems);
   if (!run.run()) return result;

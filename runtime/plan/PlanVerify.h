@@ -35,6 +35,8 @@ struct VerifyResult {
 ///  - determinism: every copy of a reduced output unit was folded by the same tree in the same
 ///    operand order, so all ranks' results are bitwise identical;
 ///  - initialisation: no op reads a `tmp` or `out` unit that nothing wrote before it;
+///  - channel hazards: two ops of different channels of a rank that touch one unit, one of them
+///    writing it, are ordered by program order and `after`;
 ///  - a barrier lets no rank finish before every rank has arrived (each rank's ops depend,
 ///    through messages, on every other rank's).
 /// Requires a plan validatePlan accepts (shapes, ranges, matching, deadlock freedom) with every

@@ -16,6 +16,7 @@ namespace {
 using testing::in;
 using testing::out;
 using testing::tmp;
+using testing::allGatherPlan2;
 
 /// Asserts that `plan` is structurally valid (so only the proof can catch it) and that its first
 /// problem is at `path` and says `reason`.
@@ -240,6 +241,45 @@ TEST(PlanVerify, AllToAllSendsTheWrongBlock) {
                                    "rank 0"),
             std::string::npos)
       << result.describe();
+}
+
+/// A 2-rank allgather whose rank 0 copies its own block on channel 1 and receives its peer's
+/// block on channel 0; `writeUnit` is the unit the channel-1 copy writes.
+Plan twoChannelAllGather(uint32_t writeUnit) {
+  Plan plan = allGatherPlan2();
+  PlanOp copy;
+  copy.kind = OpKind::Copy;
+  copy.srcs = {in(0, 1)};
+  copy.dsts = {out(writeUnit, writeUnit + 1)};
+  plan.programs[0].channel(1).push_back(copy);
+  return plan;
+}
+
+// Two channels of a rank write one unit with nothing ordering them.
+TEST(PlanVerify, TwoChannelsWriteOneUnit) {
+  Plan plan = twoChannelAllGather(0);
+  expectProblem(plan, "programs[0].channels[0].ops[0]",
+                "writes out[0] of rank 0 while channels[1].ops[0] may write it at the same time");
+  plan.programs[0].channels[1].ops[0].after = {OpRef{0, 0}};  // ordered: the same value twice
+  EXPECT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
+}
+
+// A channel reads a unit another channel writes, without an ordering dependency.
+TEST(PlanVerify, ReadAfterWriteAcrossChannelsWithoutAfter) {
+  Plan plan = allGatherPlan2();
+  plan.scratchUnits = 1;
+  PlanOp &dup = opAt(plan, 0, 0, 0);  // rank 0 keeps its block in scratch, sends it on
+  ASSERT_EQ(dup.kind, OpKind::Dup);
+  dup.dsts = {tmp(0, 1)};
+  PlanOp fromScratch;
+  fromScratch.kind = OpKind::Copy;
+  fromScratch.srcs = {tmp(0, 1)};
+  fromScratch.dsts = {out(0, 1)};
+  plan.programs[0].channel(1).push_back(fromScratch);
+  expectProblem(plan, "programs[0].channels[0].ops[0]",
+                "writes tmp[0] of rank 0 while channels[1].ops[0] may read it at the same time");
+  plan.programs[0].channels[1].ops[0].after = {OpRef{0, 0}};
+  EXPECT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
 }
 
 TEST(PlanVerify, DescribeListsAtMostTheLimit) {
