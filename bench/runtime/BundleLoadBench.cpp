@@ -1,5 +1,5 @@
-// Loading a bundle: every rank's programs against one rank's (what a process of a job loads),
-// from JSON and from CBOR. Usage: collplan_bench_bundle_load BUNDLE [benchmark flags]
+// Loading a bundle: every rank's programs (proven, and not) against one rank's (what a process
+// of a job loads, which cannot be proven alone), from JSON and from CBOR. Usage: collplan_bench_bundle_load BUNDLE [benchmark flags]
 // (default: plans/bundles/trn2/bundle.json of the source tree).
 #include "runtime/plan/BundleJson.h"
 
@@ -15,9 +15,11 @@ namespace {
 
 std::string jsonPath, cborPath;
 
-void loadBundle(benchmark::State &state, const std::string &path, int onlyRank) {
+void loadBundle(benchmark::State &state, const std::string &path, int onlyRank,
+                bool verify = true) {
   PlanLoadOptions options;
   options.onlyRank = onlyRank;
+  options.verify = verify;
   size_t programs = 0;
   for (auto _ : state) {
     Bundle bundle = loadBundleFile(path, {}, options);
@@ -29,6 +31,7 @@ void loadBundle(benchmark::State &state, const std::string &path, int onlyRank) 
 }
 
 void BM_JsonEveryRank(benchmark::State &state) { loadBundle(state, jsonPath, -1); }
+void BM_JsonEveryRankUnproven(benchmark::State &state) { loadBundle(state, jsonPath, -1, false); }
 void BM_JsonOneRank(benchmark::State &state) { loadBundle(state, jsonPath, 0); }
 void BM_CborEveryRank(benchmark::State &state) { loadBundle(state, cborPath, -1); }
 void BM_CborOneRank(benchmark::State &state) { loadBundle(state, cborPath, 0); }
@@ -47,6 +50,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   benchmark::RegisterBenchmark("BundleLoad/json/every_rank", BM_JsonEveryRank)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BundleLoad/json/every_rank_unproven", BM_JsonEveryRankUnproven)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BundleLoad/json/one_rank", BM_JsonOneRank)
       ->Unit(benchmark::kMillisecond);

@@ -26,6 +26,10 @@ struct PlanLoadOptions {
   /// that need every program (transfer matching, deadlock freedom) are left to whoever wrote or
   /// verified the whole plan.
   int onlyRank = -1;
+  /// After validation, prove the plan computes its collective (verifyPlan; the error names the
+  /// op, the unit and the reason). It needs every program, so a load with `onlyRank` skips it.
+  /// Turn it off only for files you trust: it costs about as much as parsing them.
+  bool verify = true;
 };
 
 /// The JSON document of `plan` ("format": "collplan-plan"); empty fields are omitted. Does not

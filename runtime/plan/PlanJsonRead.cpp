@@ -6,6 +6,7 @@
 #include "runtime/plan/JsonFields.h"
 #include "runtime/plan/JsonFile.h"
 #include "runtime/plan/PlanValidate.h"
+#include "runtime/plan/PlanVerify.h"
 
 #include <cmath>
 #include <limits>
@@ -213,6 +214,19 @@ Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath 
                     const PlanLoadOptions &options) {
   Plan plan = PlanReader{origin}.plan(doc, path, options);
   validatePlanAt(plan, origin, path);
+  if (options.verify && plan.onlyRank < 0) {
+    const VerifyResult proof = verifyPlan(plan);
+    if (!proof.ok()) {
+      const PlanProblem &first = proof.problems.front();
+      const std::string prefix = path.str();
+      std::string reason = "does not compute its " + std::string(toString(plan.collective)) +
+                           ": " + first.message;
+      if (proof.problems.size() > 1)
+        reason += " (and " + std::to_string(proof.problems.size() - 1) +
+                  " more problems: plan-verify lists them)";
+      throw PlanError(origin, prefix.empty() ? first.path : prefix + "." + first.path, reason);
+    }
+  }
   return plan;
 }
 

@@ -351,7 +351,13 @@ def test_bench_sim(env):
 
 
 def test_bench_wrong_result(env):
-    p = env.run("plan-bench", "--plan", os.path.join(env.data, "wrong_result_2rank.plan.json"),
+    """A plan that computes the wrong thing is refused at load, naming the unit; with
+    --no-verify it runs and the data check reports it."""
+    wrong = os.path.join(env.data, "wrong_result_2rank.plan.json")
+    p = env.run("plan-bench", "--plan", wrong, "-b", "8", "-e", "64", expect=1)
+    check("programs[0]: does not compute its allreduce: out[1] of rank 0 is never written"
+          in p.stderr, p.stderr)
+    p = env.run("plan-bench", "--plan", wrong, "--no-verify",
                 "-b", "8", "-e", "64", "--reps", "1", expect=3)
     rows = table_rows(p.stdout)
     check(rows and all(int(m.group(9)) > 0 for m in rows), "#wrong should be > 0")

@@ -40,7 +40,14 @@ struct Options {
   uint64_t stepFactor = 2;
   int warmup = 3, reps = 0;
   bool noCheck = false, json = false, progress = false, quiet = false, allowMismatch = false;
+  bool noVerify = false;
   std::string baseline, mpirun = "mpirun", mpiHelper;
+
+  PlanLoadOptions loadOptions() const {
+    PlanLoadOptions options;
+    options.verify = !noVerify;
+    return options;
+  }
 };
 
 uint64_t parseSize(const std::string &flag, const std::string &text) {
@@ -73,7 +80,7 @@ std::string selfDirectory() {
 BenchCase resolveCase(const Options &o, std::optional<Plan> &planFromFile, int topologyRanks,
                       int bundleRanks) {
   BenchCase c;
-  if (!o.planFile.empty()) planFromFile = loadPlanFileForTool(o.planFile);
+  if (!o.planFile.empty()) planFromFile = loadPlanFileForTool(o.planFile, o.loadOptions());
   const Plan *p = planFromFile ? &*planFromFile : nullptr;
   c.kind = !o.collective.empty()
                ? parseName("--collective", o.collective, &parseCollectiveKind, collectiveKindNames())
@@ -114,7 +121,7 @@ int run(const Options &o) {
   // A bundle names the backend and topology it was tuned for: a simulation takes its topology,
   // and a run elsewhere is refused unless asked for (then it warns).
   std::shared_ptr<const Bundle> bundle;
-  if (!o.bundleFile.empty()) bundle = std::make_shared<const Bundle>(loadBundleFileForTool(o.bundleFile));
+  if (!o.bundleFile.empty()) bundle = std::make_shared<const Bundle>(loadBundleFileForTool(o.bundleFile, o.loadOptions()));
   const bool topologyFromBundle = sim && o.topology.empty() && bundle;
   if (topologyFromBundle && bundle->topology.is_null())
     throw UsageError("--backend sim needs --topology SPEC: " + o.bundleFile +
@@ -245,6 +252,9 @@ int main(int argc, char **argv) {
   app.add_option("--warmup,-w", o.warmup, "Untimed calls per size")->capture_default_str();
   app.add_option("--reps", o.reps, "Timed calls per size (0: auto, fewer for larger sizes)")->capture_default_str();
   app.add_flag("--no-check", o.noCheck, "Skip the correctness check (#wrong shows N/A)");
+  app.add_flag("--no-verify", o.noVerify,
+               "Load plan and bundle files without proving them (plan-verify): for trusted files, "
+               "or to measure a plan known to be wrong");
   app.add_option("--baseline", o.baseline, "\"mpi\": also time MPI's own collective with mpirun");
   app.add_option("--mpirun", o.mpirun, "mpirun command for --baseline mpi")->capture_default_str();
   app.add_option("--mpi-helper", o.mpiHelper, "The collplan-mpi-baseline program (default: next to plan-bench)");

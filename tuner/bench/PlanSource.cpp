@@ -22,9 +22,9 @@ std::string fileFormat(const std::string &path) {
 
 }  // namespace
 
-Plan loadPlanFileForTool(const std::string &path) {
+Plan loadPlanFileForTool(const std::string &path, const PlanLoadOptions &options) {
   try {
-    return loadPlanFile(path);
+    return loadPlanFile(path, options);
   } catch (const PlanError &e) {
     if (fileFormat(path) == "collplan-bundle")
       throw std::invalid_argument(std::string(e.what()) + " (this is a bundle: use --bundle)");
@@ -32,9 +32,9 @@ Plan loadPlanFileForTool(const std::string &path) {
   }
 }
 
-Bundle loadBundleFileForTool(const std::string &path) {
+Bundle loadBundleFileForTool(const std::string &path, const PlanLoadOptions &options) {
   try {
-    return loadBundleFile(path);
+    return loadBundleFile(path, {}, options);
   } catch (const PlanError &e) {
     if (fileFormat(path) == "collplan-plan")
       throw std::invalid_argument(std::string(e.what()) + " (this is a plan file: use --plan)");

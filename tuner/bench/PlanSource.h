@@ -2,6 +2,7 @@
 #pragma once
 
 #include "runtime/plan/Plan.h"
+#include "runtime/plan/PlanJson.h"
 #include "runtime/topology/Topology.h"
 #include "tuner/bench/BenchCase.h"
 
@@ -44,8 +45,8 @@ private:
 /// loadPlanFile / loadBundleFile for a command line: when the file is the other kind (a bundle
 /// given as a plan, or a plan given as a bundle), the PlanError's message gains a hint naming the
 /// right flag ("... (this is a bundle: use --bundle)").
-Plan loadPlanFileForTool(const std::string &path);
-Bundle loadBundleFileForTool(const std::string &path);
+Plan loadPlanFileForTool(const std::string &path, const PlanLoadOptions &options = {});
+Bundle loadBundleFileForTool(const std::string &path, const PlanLoadOptions &options = {});
 
 /// Why `bundle` does not fit a run on `backend` (and `topology`, when known): one line per
 /// mismatch ("it was tuned for backend sim, this run is on cpu-threads"); empty when it fits.

@@ -107,7 +107,7 @@ TEST(PlanJson, EveryOpKindRoundTrips) {
     for (const auto &op : program.channels.at(0).ops) seen[size_t(op.kind)] = true;
   for (int k = 0; k < 8; ++k) EXPECT_TRUE(seen[size_t(k)]) << toString(OpKind(k));
 
-  Plan loaded = planFromJson(planToJson(plan), "every-op");
+  Plan loaded = planFromJson(planToJson(plan), "every-op", collplan::testing::structureOnly());
   expectSamePlan(plan, loaded);
   EXPECT_EQ(planToJson(loaded), planToJson(plan));
 }

@@ -20,6 +20,14 @@ BufRef tmp(uint32_t begin, uint32_t end);
 /// Ring allreduce on `ranks` ranks with units = ranks, fused ops, every rank sending before it
 /// receives: deadlock-free. Transfer id = step * ranks + sender.
 Plan ringAllReducePlan(int ranks);
+/// Load options that check structure only: for plans that are valid but compute nothing
+/// meaningful (everyOpKindPlan, edited documents).
+inline PlanLoadOptions structureOnly() {
+  PlanLoadOptions options;
+  options.verify = false;
+  return options;
+}
+
 /// A 2-rank allreduce that uses every op kind once or more (valid, not numerically meaningful).
 Plan everyOpKindPlan();
 /// Broadcast from `root` over 2 ranks: the root sends in[0:1], the other rank receives into out.

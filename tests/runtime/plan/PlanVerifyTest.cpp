@@ -282,6 +282,21 @@ TEST(PlanVerify, ReadAfterWriteAcrossChannelsWithoutAfter) {
   EXPECT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
 }
 
+// Loading runs the proof: the error names the origin, the op and the unit; a load for one
+// rank, or one that asks for structure only, does not.
+TEST(PlanVerify, LoadingProvesThePlan) {
+  Plan plan = ringAllGatherPlan(3);
+  for (PlanOp &op : plan.programs[1].channels[0].ops)
+    if (op.recv && !op.sends.empty()) op.dsts = {out(1, 2)};
+  const nlohmann::json doc = planToJson(plan);
+  testing::expectPlanError([&] { planFromJson(doc, "edited.plan.json"); }, "programs[1]",
+                           "does not compute its allgather: out[0] of rank 1 is never written");
+  EXPECT_NO_THROW(planFromJson(doc, "edited.plan.json", testing::structureOnly()));
+  PlanLoadOptions one;
+  one.onlyRank = 1;
+  EXPECT_NO_THROW(planFromJson(doc, "edited.plan.json", one));
+}
+
 TEST(PlanVerify, DescribeListsAtMostTheLimit) {
   VerifyResult result;
   for (int k = 0; k < 5; ++k) result.problems.push_back({"p" + std::to_string(k), "why"});
