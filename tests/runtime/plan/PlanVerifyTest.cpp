@@ -297,6 +297,29 @@ TEST(PlanVerify, LoadingProvesThePlan) {
   EXPECT_NO_THROW(planFromJson(doc, "edited.plan.json", one));
 }
 
+// A reduction reads its output buffer before anything wrote it.
+TEST(PlanVerify, ReductionReadsUnwrittenOutput) {
+  Plan plan = binomialReducePlan(4, 0, ReduceOp::Sum);
+  PlanOp &first = opAt(plan, 0, 0, 0);
+  ASSERT_EQ(first.kind, OpKind::RecvReduce);
+  first.srcs = {out(0, 1)};
+  expectProblem(plan, "programs[0].channels[0].ops[0]",
+                "reads out[0] of rank 0 before anything wrote it");
+}
+
+// A reduce whose inner tree node forwards its child's partial without its own input.
+TEST(PlanVerify, ReduceSubtreeDropsAContribution) {
+  Plan plan = binomialReducePlan(4, 0, ReduceOp::Sum);
+  // Rank 2 sends its input alone, dropping rank 3's contribution from its subtree.
+  PlanOp &middle = opAt(plan, 2, 0, 0);
+  ASSERT_EQ(middle.kind, OpKind::RecvReduceSend);
+  middle.srcs = {};
+  middle.recvPos = 0;
+  middle.kind = OpKind::RecvCopySend;
+  expectProblem(plan, "programs[0].channels[0].ops[1]",
+                "out[0] of rank 0 lacks the contribution of in[0] of rank 2");
+}
+
 TEST(PlanVerify, DescribeListsAtMostTheLimit) {
   VerifyResult result;
   for (int k = 0; k < 5; ++k) result.problems.push_back({"p" + std::to_string(k), "why"});
