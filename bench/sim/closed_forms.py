@@ -14,6 +14,7 @@ ratio simulated / closed form as a Markdown table. The closed forms (M bytes, B 
   double binary   the plan's own alpha rounds and beta coefficient (plan-compile --cost):
                   its textbook form depends on the pipeline depth and tree shape
 """
+import functools
 import json
 import math
 import os
@@ -31,7 +32,9 @@ def alpha(net):
     return 2 * LINK_US if net == "switch" else LINK_US
 
 
+@functools.lru_cache(maxsize=None)
 def plan_cost(build, algorithm, n):
+    """The plan's alpha rounds and beta coefficient (plan-compile --cost), once per plan."""
     out = subprocess.run([f"{build}/bin/plan-compile", "-c", "allreduce", "-n", str(n), "-a",
                           algorithm, "--cost", "-o", "/dev/null"],
                          check=True, capture_output=True, text=True).stdout

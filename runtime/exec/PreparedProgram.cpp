@@ -2,6 +2,7 @@
 #include "runtime/exec/PreparedProgram.h"
 
 #include "runtime/exec/RuntimeError.h"
+#include "runtime/plan/BufRefText.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/plan/ProgramOrder.h"
 
@@ -16,9 +17,8 @@ namespace {
                             const std::string &why) {
   throw RuntimeError(ErrorCode::Plan, "plan \"" + plan.algorithm + "\" (" +
                                           std::string(toString(plan.collective)) +
-                                          "): programs[" + std::to_string(rank) + "].channels[" +
-                                          std::to_string(channel) + "].ops[" +
-                                          std::to_string(opIndex) + "]: " + why);
+                                          "): " + formatOpPath(rank, channel, opIndex) + ": " +
+                                          why);
 }
 
 }  // namespace

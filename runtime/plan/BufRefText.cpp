@@ -48,4 +48,9 @@ bool parseBufRef(std::string_view text, BufRef &out, std::string &why) {
   return true;
 }
 
+std::string formatOpPath(int rank, uint32_t channel, size_t op) {
+  return "programs[" + std::to_string(rank) + "].channels[" + std::to_string(channel) + "].ops[" +
+         std::to_string(op) + "]";
+}
+
 }  // namespace collplan

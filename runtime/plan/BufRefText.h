@@ -15,4 +15,7 @@ std::string formatBufRef(const BufRef &ref);
 /// missing brackets, non-numeric or out-of-range bounds, end <= begin).
 bool parseBufRef(std::string_view text, BufRef &out, std::string &why);
 
+/// The JSON path of an op in a plan document: "programs[1].channels[0].ops[3]".
+std::string formatOpPath(int rank, uint32_t channel, size_t op);
+
 }  // namespace collplan

@@ -1,15 +1,12 @@
 // checkDeadlockFree: run every channel until nothing can move, then explain what is stuck.
 #include "runtime/plan/Deadlock.h"
 
+#include "runtime/plan/Transfers.h"
+
 #include <unordered_map>
 
 namespace collplan {
 namespace {
-
-/// The FIFO of messages from `sender` to `receiver` on `channel`.
-uint64_t fifoKey(int sender, int receiver, uint32_t channel, int ranks) {
-  return (uint64_t(sender) * uint64_t(ranks) + uint64_t(receiver)) * kMaxChannels + channel;
-}
 
 class DeadlockRun {
 public:

@@ -3,8 +3,10 @@
 #include "runtime/plan/PlanVerify.h"
 
 #include "runtime/core/Collective.h"
+#include "runtime/plan/BufRefText.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/plan/ProgramOrder.h"
+#include "runtime/plan/Transfers.h"
 
 #include <algorithm>
 #include <deque>
@@ -84,11 +86,6 @@ private:
 /// Problems reported at most: a broken plan at scale repeats one mistake on every rank.
 constexpr size_t kMaxProblems = 64;
 
-std::string opPath(int rank, uint32_t channel, size_t op) {
-  return "programs[" + std::to_string(rank) + "].channels[" + std::to_string(channel) + "].ops[" +
-         std::to_string(op) + "]";
-}
-
 std::string unitName(BufferKind buf, uint32_t unit) {
   return std::string(toString(buf)) + "[" + std::to_string(unit) + "]";
 }
@@ -153,7 +150,7 @@ public:
     for (int r = 0; r < plan_.ranks; ++r)
       for (uint32_t c = 0; c < next[size_t(r)].size(); ++c)
         if (next[size_t(r)][c] < plan_.programs[size_t(r)].channels[c].ops.size()) {
-          problems_.push_back({opPath(r, c, next[size_t(r)][c]),
+          problems_.push_back({formatOpPath(r, c, next[size_t(r)][c]),
                                "never runs: the plan deadlocks (see its deadlock report)"});
           return false;
         }
@@ -164,7 +161,7 @@ public:
 
 private:
   uint64_t fifoKey(int sender, int receiver, uint32_t channel) const {
-    return (uint64_t(sender) * uint64_t(plan_.ranks) + uint64_t(receiver)) * kMaxChannels + channel;
+    return collplan::fifoKey(sender, receiver, channel, plan_.ranks);
   }
 
   bool ready(int r, uint32_t c, size_t i, const std::vector<size_t> &next) const {
@@ -184,7 +181,7 @@ private:
     out.assign(buf.begin() + ref.offset, buf.begin() + ref.offset + ref.length);
     for (uint32_t k = 0; k < ref.length && problems_.size() < kMaxProblems; ++k)
       if (out[k] == 0) {
-        problems_.push_back({opPath(r, c, i), "reads " + unitName(ref.buf, ref.offset + k) +
+        problems_.push_back({formatOpPath(r, c, i), "reads " + unitName(ref.buf, ref.offset + k) +
                                                   " of rank " + std::to_string(r) +
                                                   " before anything wrote it"});
         break;
@@ -283,7 +280,7 @@ struct OutSite {
 
   std::string path() const {
     if (writer.channel == UINT32_MAX) return "programs[" + std::to_string(rank) + "]";
-    return opPath(rank, writer.channel, writer.op);
+    return formatOpPath(rank, writer.channel, writer.op);
   }
   std::string name() const {
     return "out[" + std::to_string(unit) + "] of rank " + std::to_string(rank);
@@ -436,7 +433,7 @@ void checkChannelHazards(const Plan &plan, std::vector<PlanProblem> &problems) {
           if (order.before(x.op, y.op) || order.before(y.op, x.op)) continue;
           const Access &w = x.writes ? x : y, &o = x.writes ? y : x;
           problems.push_back(
-              {opPath(r, w.op.channel, w.op.op),
+              {formatOpPath(r, w.op.channel, w.op.op),
                "writes " + unitName(unit.first, unit.second) + " of rank " + std::to_string(r) +
                    " while channels[" + std::to_string(o.op.channel) + "].ops[" +
                    std::to_string(o.op.op) + "] may " + (o.writes ? "write" : "read") +

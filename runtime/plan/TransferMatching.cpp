@@ -1,4 +1,5 @@
 // checkTransfersMatched: pairs the sends and recvs of every (sender, receiver, channel) in order.
+#include "runtime/plan/BufRefText.h"
 #include "runtime/plan/PlanValidate.h"
 
 #include <map>
@@ -25,10 +26,8 @@ struct FifoEnds {
 void checkTransfersMatched(const Plan &plan, const std::string &origin, const FieldPath &path) {
   // Field paths are rendered as text here: sites are reported long after they were visited.
   const std::string prefix = path.str();
-  const std::string programsText = prefix.empty() ? "programs" : prefix + ".programs";
   auto opText = [&](const Site &s) {
-    return programsText + '[' + std::to_string(s.rank) + "].channels[" +
-           std::to_string(s.channel) + "].ops[" + std::to_string(s.op) + ']';
+    return (prefix.empty() ? "" : prefix + ".") + formatOpPath(s.rank, s.channel, s.op);
   };
   auto opOf = [&](const Site &s) -> const PlanOp & {
     return plan.programs[size_t(s.rank)].channels[s.channel].ops[s.op];

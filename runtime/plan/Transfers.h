@@ -20,6 +20,12 @@ struct PlanTransfer {
   OpRef recv;
 };
 
+/// A number for the FIFO of messages from `sender` to `receiver` on `channel`, unique among the
+/// FIFOs of a plan of `ranks` ranks.
+inline uint64_t fifoKey(int sender, int receiver, uint32_t channel, int ranks) {
+  return (uint64_t(sender) * uint64_t(ranks) + uint64_t(receiver)) * kMaxChannels + channel;
+}
+
 /// Every message of `plan` whose two ends exist, FIFO by FIFO in (sender, receiver, channel)
 /// order. Messages a plan sends but never receives (or the reverse) are left out: validatePlan
 /// reports them. Requires every program (Plan::onlyRank < 0).

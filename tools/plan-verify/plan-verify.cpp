@@ -34,17 +34,18 @@ FileResult verifyFile(const std::string &path) {
   PlanLoadOptions structureOnly;  // the proof runs below, listing every problem
   structureOnly.verify = false;
   try {
+    // Read once; the format field says whether it is a bundle or a plan.
     const nlohmann::json document = readPlanDocument(path);
     const auto format = document.is_object() ? document.find("format") : document.end();
     if (format != document.end() && *format == json_fields::kBundleFormatName) {
-      const Bundle bundle = loadBundleFile(path, {}, structureOnly);
+      const Bundle bundle = bundleFromJson(document, path, {}, structureOnly);
       for (size_t t = 0; t < bundle.tables.size(); ++t)
         for (size_t b = 0; b < bundle.tables[t].buckets.size(); ++b)
           verifyInto(bundle.tables[t].buckets[b].plan,
                      "tables[" + std::to_string(t) + "].buckets[" + std::to_string(b) + "].plan.",
                      result);
     } else {
-      verifyInto(loadPlanFile(path, structureOnly), "", result);
+      verifyInto(planFromJson(document, path, structureOnly), "", result);
     }
   } catch (const std::exception &e) {  // unreadable, not a plan, or structurally invalid
     result.problems.push_back({"", e.what()});
