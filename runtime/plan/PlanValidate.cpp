@@ -144,7 +144,12 @@ struct PlanChecker {
     const uint32_t phase = first && unitsPerBlock > 1 ? first->offset % unitsPerBlock : 0;
     FieldPath srcPath = path / "src", dstPath = path / "dst", sendPath = path / "send";
     for (size_t k = 0; k < op.srcs.size(); ++k) checkRef(op.srcs[k], rank, length, phase, srcPath[k]);
-    for (size_t k = 0; k < op.dsts.size(); ++k) checkRef(op.dsts[k], rank, length, phase, dstPath[k]);
+    for (size_t k = 0; k < op.dsts.size(); ++k) {
+      if (op.dsts[k].buf == BufferKind::In)
+        fail(dstPath[k], formatBufRef(op.dsts[k]) +
+                             " writes the caller's input, which plans only read (write out or tmp)");
+      checkRef(op.dsts[k], rank, length, phase, dstPath[k]);
+    }
     if (op.recv) checkPeer(*op.recv, rank, path / "recv");
     for (size_t k = 0; k < op.sends.size(); ++k) {
       checkPeer(op.sends[k], rank, sendPath[k]);

@@ -4,13 +4,13 @@
 
 #include "runtime/core/Collective.h"
 #include "runtime/plan/BufRefText.h"
+#include "runtime/plan/PlanHazards.h"
 #include "runtime/plan/PlanValidate.h"
-#include "runtime/plan/ProgramOrder.h"
 #include "runtime/plan/Transfers.h"
+#include "runtime/plan/UnitSpace.h"
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -82,13 +82,6 @@ private:
   std::vector<std::pair<uint32_t, uint32_t>> nodes_;
   std::unordered_map<uint64_t, uint32_t> index_;  ///< identity hash: ids arrive in order, buckets stay near
 };
-
-/// Problems reported at most: a broken plan at scale repeats one mistake on every rank.
-constexpr size_t kMaxProblems = 64;
-
-std::string unitName(BufferKind buf, uint32_t unit) {
-  return std::string(toString(buf)) + "[" + std::to_string(unit) + "]";
-}
 
 /// The symbolic state of one rank: the term in every unit of its buffers, the op that last
 /// wrote each `out` unit, and (barriers) which ranks its channels have heard from.
@@ -401,48 +394,6 @@ void checkBarrier(const Plan &plan, SymbolicRun &run, std::vector<PlanProblem> &
   }
 }
 
-/// Ops of different channels of one rank that touch a unit, at least one writing it, must be
-/// ordered (program order and `after`, transitively): otherwise they may run at once, and what
-/// the unit holds depends on timing. Accesses per unit are listed, then every pair from two
-/// channels is checked; ranks with one channel are skipped.
-void checkChannelHazards(const Plan &plan, std::vector<PlanProblem> &problems) {
-  struct Access {
-    OpRef op;
-    bool writes;
-  };
-  for (int r = 0; r < plan.ranks && problems.size() < kMaxProblems; ++r) {
-    const RankProgram &program = plan.programs[size_t(r)];
-    if (program.channels.size() < 2) continue;
-    const ProgramOrder order(program);
-    std::map<std::pair<BufferKind, uint32_t>, std::vector<Access>> accesses;
-    for (uint32_t c = 0; c < program.channels.size(); ++c)
-      for (uint32_t i = 0; i < program.channels[c].ops.size(); ++i) {
-        const PlanOp &op = program.channels[c].ops[i];
-        for (const BufRef &src : op.srcs)
-          for (uint32_t k = 0; k < src.length; ++k)
-            accesses[{src.buf, src.offset + k}].push_back({OpRef{c, i}, false});
-        for (const BufRef &dst : op.dsts)
-          for (uint32_t k = 0; k < dst.length; ++k)
-            accesses[{dst.buf, dst.offset + k}].push_back({OpRef{c, i}, true});
-      }
-    for (const auto &[unit, list] : accesses)
-      for (size_t a = 0; a < list.size() && problems.size() < kMaxProblems; ++a)
-        for (size_t b = a + 1; b < list.size(); ++b) {
-          const Access &x = list[a], &y = list[b];
-          if (x.op.channel == y.op.channel || !(x.writes || y.writes)) continue;
-          if (order.before(x.op, y.op) || order.before(y.op, x.op)) continue;
-          const Access &w = x.writes ? x : y, &o = x.writes ? y : x;
-          problems.push_back(
-              {formatOpPath(r, w.op.channel, w.op.op),
-               "writes " + unitName(unit.first, unit.second) + " of rank " + std::to_string(r) +
-                   " while channels[" + std::to_string(o.op.channel) + "].ops[" +
-                   std::to_string(o.op.op) + "] may " + (o.writes ? "write" : "read") +
-                   " it at the same time (no `after` orders the two channels' ops)"});
-          break;
-        }
-  }
-}
-
 }  // namespace
 
 std::string VerifyResult::describe(size_t limit) const {
@@ -460,6 +411,7 @@ VerifyResult verifyPlan(const Plan &plan) {
   for (int r = 0; r < plan.ranks; ++r)
     inUnits = std::max(inUnits, bufferUnits(plan, BufferKind::In, r));
   checkChannelHazards(plan, result.problems);
+  if (plan.inplaceSafe) checkInPlaceAliasing(plan, result.problems);
   Terms terms(plan.ranks, inUnits);
   SymbolicRun run(plan, terms, result.problems);
   if (!run.run()) return result;

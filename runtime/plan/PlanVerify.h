@@ -38,7 +38,11 @@ struct VerifyResult {
 ///  - channel hazards: two ops of different channels of a rank that touch one unit, one of them
 ///    writing it, are ordered by program order and `after`;
 ///  - a barrier lets no rank finish before every rank has arrived (each rank's ops depend,
-///    through messages, on every other rank's).
+///    through messages, on every other rank's);
+///  - in-place aliasing: a plan marked inplace_safe never reads an `in` unit after (or possibly
+///    at the same time as) overwriting the `out` unit it shares in an in-place call.
+/// Messages carry the value their op computed (copy semantics; backends post in place only
+/// ranges nothing overwrites later), so a plan may reuse a range it sent from.
 /// Requires a plan validatePlan accepts (shapes, ranges, matching, deadlock freedom) with every
 /// rank's program (Plan::onlyRank < 0). Time and memory grow with the total ops × units moved
 /// plus the distinct partial reductions.

@@ -24,17 +24,6 @@ Plan recvBeforeSendRing(int n) {
   return plan;
 }
 
-PlanOp makeOp(OpKind kind, std::optional<int32_t> recv, std::vector<int32_t> sends,
-              std::vector<BufRef> srcs, std::vector<BufRef> dsts) {
-  PlanOp o;
-  o.kind = kind;
-  o.recv = recv;
-  o.sends = std::move(sends);
-  o.srcs = std::move(srcs);
-  o.dsts = std::move(dsts);
-  return o;
-}
-
 /// Two ranks that each send `messages` messages to the other before receiving any.
 Plan exchangeAllFirst(int messages) {
   Plan plan;
@@ -48,9 +37,10 @@ Plan exchangeAllFirst(int messages) {
     const int peer = 1 - r;
     auto &ops = plan.programs[size_t(r)].channel(0);
     for (uint32_t k = 0; k < per; ++k)
-      ops.push_back(makeOp(OpKind::Send, {}, {peer}, {in(peer * per + k, peer * per + k + 1)}, {}));
+      ops.push_back(
+          makeOp(OpKind::Send, {in(peer * per + k, peer * per + k + 1)}, std::nullopt, {}, {peer}));
     for (uint32_t k = 0; k < per; ++k)
-      ops.push_back(makeOp(OpKind::Recv, peer, {}, {}, {out(peer * per + k, peer * per + k + 1)}));
+      ops.push_back(makeOp(OpKind::Recv, {}, peer, {out(peer * per + k, peer * per + k + 1)}, {}));
   }
   return plan;
 }
@@ -100,12 +90,12 @@ TEST(PlanDeadlock, PartialDeadlockNamesOnlyTheStuckRanks) {
   plan.algorithm = "broken";
   plan.units = 1;
   plan.programs.resize(3);
-  plan.programs[0].channel(0) = {makeOp(OpKind::Recv, 1, {}, {}, {out(0, 1)}),
-                                 makeOp(OpKind::Send, {}, {1}, {in(0, 1)}, {}),
-                                 makeOp(OpKind::Recv, 2, {}, {}, {out(0, 1)})};
-  plan.programs[1].channel(0) = {makeOp(OpKind::Recv, 0, {}, {}, {out(0, 1)}),
-                                 makeOp(OpKind::Send, {}, {0}, {out(0, 1)}, {})};
-  plan.programs[2].channel(0) = {makeOp(OpKind::Send, {}, {0}, {out(0, 1)}, {})};
+  plan.programs[0].channel(0) = {makeOp(OpKind::Recv, {}, 1, {out(0, 1)}, {}),
+                                 makeOp(OpKind::Send, {in(0, 1)}, std::nullopt, {}, {1}),
+                                 makeOp(OpKind::Recv, {}, 2, {out(0, 1)}, {})};
+  plan.programs[1].channel(0) = {makeOp(OpKind::Recv, {}, 0, {out(0, 1)}, {}),
+                                 makeOp(OpKind::Send, {out(0, 1)}, std::nullopt, {}, {0})};
+  plan.programs[2].channel(0) = {makeOp(OpKind::Send, {out(0, 1)}, std::nullopt, {}, {0})};
   DeadlockReport report = checkDeadlockFree(plan);
   ASSERT_EQ(report.stuck.size(), 2u);
   EXPECT_EQ(report.stuck[0].rank, 0);
@@ -165,9 +155,9 @@ TEST(PlanDeadlock, ChannelsRunConcurrently) {
   for (int r = 0; r < 2; ++r) {
     const int peer = 1 - r;
     plan.programs[size_t(r)].channel(0) = {
-        makeOp(OpKind::Recv, peer, {}, {}, {out(uint32_t(peer), uint32_t(peer) + 1)})};
-    plan.programs[size_t(r)].channel(1) = {makeOp(OpKind::Dup, {}, {peer}, {in(0, 1)},
-                                                  {out(uint32_t(r), uint32_t(r) + 1)})};
+        makeOp(OpKind::Recv, {}, peer, {out(uint32_t(peer), uint32_t(peer) + 1)}, {})};
+    plan.programs[size_t(r)].channel(1) = {makeOp(
+        OpKind::Dup, {in(0, 1)}, std::nullopt, {out(uint32_t(r), uint32_t(r) + 1)}, {peer})};
   }
   // Messages travel on their channel: each rank receives on channel 0 what the other sends on
   // channel 1, which never matches.
@@ -189,12 +179,12 @@ TEST(PlanDeadlock, AfterCyclesAcrossRanks) {
   plan.algorithm = "after-cycle";
   plan.units = 2;
   plan.programs.resize(2);
-  plan.programs[0].channel(0) = {makeOp(OpKind::Recv, 1, {}, {}, {out(1, 2)})};
-  PlanOp send = makeOp(OpKind::Dup, {}, {1}, {in(0, 1)}, {out(0, 1)});
+  plan.programs[0].channel(0) = {makeOp(OpKind::Recv, {}, 1, {out(1, 2)}, {})};
+  PlanOp send = makeOp(OpKind::Dup, {in(0, 1)}, std::nullopt, {out(0, 1)}, {1});
   send.after = {OpRef{0, 0}};
   plan.programs[0].channel(1) = {send};
-  plan.programs[1].channel(1) = {makeOp(OpKind::Recv, 0, {}, {}, {out(0, 1)})};
-  plan.programs[1].channel(0) = {makeOp(OpKind::Dup, {}, {0}, {in(0, 1)}, {out(1, 2)})};
+  plan.programs[1].channel(1) = {makeOp(OpKind::Recv, {}, 0, {out(0, 1)}, {})};
+  plan.programs[1].channel(0) = {makeOp(OpKind::Dup, {in(0, 1)}, std::nullopt, {out(1, 2)}, {0})};
   plan.programs[1].channels[0].ops[0].after = {OpRef{1, 0}};
   DeadlockReport report = checkDeadlockFree(plan);
   ASSERT_EQ(report.stuck.size(), 4u);

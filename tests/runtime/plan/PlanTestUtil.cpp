@@ -10,8 +10,8 @@ BufRef in(uint32_t begin, uint32_t end) { return ref(BufferKind::In, begin, end)
 BufRef out(uint32_t begin, uint32_t end) { return ref(BufferKind::Out, begin, end); }
 BufRef tmp(uint32_t begin, uint32_t end) { return ref(BufferKind::Tmp, begin, end); }
 
-static PlanOp makeOp(OpKind kind, std::vector<BufRef> srcs, std::optional<int32_t> recv,
-                     std::vector<BufRef> dsts, std::vector<int32_t> sends, int step) {
+PlanOp makeOp(OpKind kind, std::vector<BufRef> srcs, std::optional<int32_t> recv,
+              std::vector<BufRef> dsts, std::vector<int32_t> sends, int step) {
   PlanOp op;
   op.kind = kind;
   op.srcs = std::move(srcs);

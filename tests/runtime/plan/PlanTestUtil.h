@@ -16,6 +16,9 @@ BufRef ref(BufferKind buf, uint32_t begin, uint32_t end);
 BufRef in(uint32_t begin, uint32_t end);
 BufRef out(uint32_t begin, uint32_t end);
 BufRef tmp(uint32_t begin, uint32_t end);
+/// An op of `kind` with the given operands, dsts, peers and step (no `after`).
+PlanOp makeOp(OpKind kind, std::vector<BufRef> srcs, std::optional<int32_t> recv,
+              std::vector<BufRef> dsts, std::vector<int32_t> sends, int step = -1);
 
 /// Ring allreduce on `ranks` ranks with units = ranks, fused ops, every rank sending before it
 /// receives: deadlock-free. Transfer id = step * ranks + sender.

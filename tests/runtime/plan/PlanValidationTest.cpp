@@ -1,6 +1,7 @@
 // Every plan validation error: the message names the file, the field path and the reason.
 #include "PlanTestUtil.h"
 
+#include "runtime/plan/DefaultPlans.h"
 #include "runtime/plan/PlanValidate.h"
 
 #include <fstream>
@@ -153,11 +154,21 @@ TEST(PlanValidation, BufferRangesArePerRank) {
                       "in[1:3] is out of range: rank 0's in buffer holds 2 units");
   expectPlanJsonError(p, [](json &d) { op(d, 1, 2)["dst"][0] = "tmp[0:1]"; },
                       "programs[1].channels[0].ops[2].dst[0]", "rank 1's tmp buffer holds 0 units");
-  // Broadcast: only the root has an input buffer.
+  // Reduce: only the root has an output buffer.
+  Plan reduce = binomialReducePlan(2, 0, ReduceOp::Sum);
+  json doc = planToJson(reduce);
+  doc["programs"][1]["channels"][0]["ops"].push_back(
+      {{"op", "copy"}, {"src", {"in[0:1]"}}, {"dst", {"out[0:1]"}}});
+  collplan::testing::expectPlanError([&] { planFromJson(doc, "test.plan.json"); },
+                           "programs[1].channels[0].ops[1].dst[0]",
+                           "rank 1's out buffer holds 0 units (reduce gives this rank no out buffer)");
+}
+
+TEST(PlanValidation, PlansNeverWriteTheInput) {
   Plan b = broadcastPlan2(0);
   expectPlanJsonError(b, [](json &d) { op(d, 1, 0)["dst"][0] = "in[0:1]"; },
                       "programs[1].channels[0].ops[0].dst[0]",
-                      "rank 1's in buffer holds 0 units (broadcast gives this rank no in buffer)");
+                      "in[0:1] writes the caller's input, which plans only read (write out or tmp)");
 }
 
 TEST(PlanValidation, OperandLengthsAndPhases) {

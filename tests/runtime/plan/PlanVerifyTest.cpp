@@ -14,6 +14,7 @@ namespace collplan {
 namespace {
 
 using testing::in;
+using testing::makeOp;
 using testing::out;
 using testing::tmp;
 using testing::allGatherPlan2;
@@ -318,6 +319,99 @@ TEST(PlanVerify, ReduceSubtreeDropsAContribution) {
   middle.kind = OpKind::RecvCopySend;
   expectProblem(plan, "programs[0].channels[0].ops[1]",
                 "out[0] of rank 0 lacks the contribution of in[0] of rank 2");
+}
+
+/// Allgather over `ranks` ranks, every rank sending its block to every other directly, in
+/// `slices` messages per block (units = ranks × slices).
+Plan directAllGather(int ranks, uint32_t slices) {
+  Plan plan;
+  plan.collective = CollectiveKind::AllGather;
+  plan.ranks = ranks;
+  plan.algorithm = "direct";
+  plan.units = uint32_t(ranks) * slices;
+  plan.programs.resize(size_t(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    auto &ops = plan.programs[size_t(r)].channel(0);
+    const uint32_t own = uint32_t(r) * slices;
+    ops.push_back(makeOp(OpKind::Copy, {in(0, slices)}, {}, {out(own, own + slices)}, {}));
+    for (int p = 0; p < ranks; ++p)
+      for (uint32_t k = 0; k < slices && p != r; ++k)
+        ops.push_back(makeOp(OpKind::Send, {in(k, k + 1)}, {}, {}, {p}));
+    for (int p = 0; p < ranks; ++p)
+      for (uint32_t k = 0; k < slices && p != r; ++k) {
+        const uint32_t at = uint32_t(p) * slices + k;
+        ops.push_back(makeOp(OpKind::Recv, {}, p, {out(at, at + 1)}, {}));
+      }
+  }
+  return plan;
+}
+
+// Two blocks land in each other's place (slices of different phases are refused earlier, by
+// the structure check).
+TEST(PlanVerify, SwappedBlocks) {
+  Plan plan = directAllGather(3, 1);
+  ASSERT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
+  std::swap(opAt(plan, 0, 0, 3).dsts, opAt(plan, 0, 0, 4).dsts);  // rank 0's recvs from 1, 2
+  expectProblem(plan, "programs[0].channels[0].ops[4]",
+                "out[1] of rank 0 holds in[0] of rank 2 instead of in[0] of rank 1");
+}
+
+// A rank sends to the wrong peer, and the receivers were edited to match: rank 0 sends its
+// block to rank 2 twice and never to rank 1.
+TEST(PlanVerify, WrongPeer) {
+  Plan plan = directAllGather(3, 1);
+  opAt(plan, 0, 0, 1).sends = {2};  // was rank 1
+  auto &rank1 = plan.programs[1].channels[0].ops;
+  rank1.erase(rank1.begin() + 3);   // its recv from rank 0
+  auto &rank2 = plan.programs[2].channels[0].ops;
+  rank2.insert(rank2.begin() + 3, rank2[3]);  // a second recv from rank 0 into out[0]
+  expectProblem(plan, "programs[1]", "out[0] of rank 1 is never written (it should hold in[0] "
+                                     "of rank 0)");
+}
+
+// A rooted collective writes the output of a rank that has none (reduce at root 0: rank 1 has
+// no out buffer): the structure check refuses it before any proof.
+TEST(PlanVerify, RootedCollectiveWritesANonRootsOutput) {
+  Plan plan = binomialReducePlan(2, 0, ReduceOp::Sum);
+  plan.programs[1].channel(0).push_back(makeOp(OpKind::Copy, {in(0, 1)}, {}, {out(0, 1)}, {}));
+  testing::expectPlanError([&] { validatePlan(plan, "test"); },
+                           "programs[1].channels[0].ops[1].dst[0]",
+                           "out[0:1] is out of range: rank 1's out buffer holds 0 units");
+}
+
+// A plan marked inplace_safe that reads its input after writing the output unit it shares in an
+// in-place call: right with separate buffers, wrong in place.
+TEST(PlanVerify, InPlaceSafePlanReadsOverwrittenInput) {
+  Plan plan = ringAllReducePlan(2, ReduceOp::Sum);
+  ASSERT_TRUE(plan.inplaceSafe);
+  // Rank 0 first parks in[0] + in[0] in out[0] (overwritten later by the final recv), then
+  // sends in[0].
+  auto &ops = plan.programs[0].channels[0].ops;
+  ops.insert(ops.begin(), makeOp(OpKind::Reduce, {in(0, 1), in(0, 1)}, {}, {out(0, 1)}, {}));
+  expectProblem(plan, "programs[0].channels[0].ops[1]",
+                "in an in-place call (the plan is marked inplace_safe, so in and out are one "
+                "buffer): reads in[0] of rank 0 after programs[0].channels[0].ops[0] overwrote "
+                "it through out[0]");
+  plan.inplaceSafe = false;  // the executor stages the input of such a plan
+  EXPECT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
+}
+
+// In an in-place call one channel overwrites the output unit another reads as input, unordered.
+TEST(PlanVerify, InPlaceSafePlanRacesOnSharedUnitAcrossChannels) {
+  Plan plan = ringAllReducePlan(2, ReduceOp::Sum);
+  // Rank 0 parks in[0] + in[0] in out[0] on a second channel, before its final recv (ordered by
+  // `after`) but unordered with channel 0's send of in[0].
+  plan.programs[0].channel(1).push_back(
+      makeOp(OpKind::Reduce, {in(0, 1), in(0, 1)}, {}, {out(0, 1)}, {}));
+  PlanOp &finalRecv = opAt(plan, 0, 0, 2);
+  ASSERT_EQ(finalRecv.dsts, std::vector<BufRef>{out(0, 1)});
+  finalRecv.after = {OpRef{1, 0}};
+  expectProblem(plan, "programs[0].channels[0].ops[0]",
+                "in an in-place call (the plan is marked inplace_safe, so in and out are one "
+                "buffer): reads in[0] of rank 0 while channels[1].ops[0] may overwrite it (no "
+                "`after` orders them) through out[0]");
+  plan.inplaceSafe = false;
+  EXPECT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
 }
 
 TEST(PlanVerify, DescribeListsAtMostTheLimit) {

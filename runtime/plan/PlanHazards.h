@@ -1,0 +1,23 @@
+// PlanHazards: the verifier's checks of timing and memory sharing (what may run at once, what
+// shares a cell), as opposed to what the plan computes.
+#pragma once
+
+#include "runtime/plan/Plan.h"
+#include "runtime/plan/PlanVerify.h"
+
+#include <vector>
+
+namespace collplan {
+
+/// Ops of different channels of one rank that touch a unit, at least one writing it, must be
+/// ordered (program order and `after`, transitively): otherwise they may run at once, and what
+/// the unit holds depends on timing.
+void checkChannelHazards(const Plan &plan, std::vector<PlanProblem> &problems);
+
+/// What `inplace_safe` promises: in an in-place call (in and out one buffer, UnitSpace) no op
+/// reads an `in` unit after, or possibly at the same time as, an op that writes the `out` unit
+/// it shares. Then every read of `in` sees the caller's input, so the in-place call computes
+/// what the separate-buffer call computes (proven by the symbolic run).
+void checkInPlaceAliasing(const Plan &plan, std::vector<PlanProblem> &problems);
+
+}  // namespace collplan
