@@ -65,11 +65,19 @@ void verify(benchmark::State &state, const Plan &plan) {
 void BM_VerifyRingAllReduce(benchmark::State &state) {
   verify(state, ringAllReducePlan(int(state.range(0)), ReduceOp::Sum));
 }
+/// The same ring plan not marked inplace_safe: the cost of everything but the in-place proof.
+void BM_VerifyRingAllReduceWithoutInPlace(benchmark::State &state) {
+  Plan plan = ringAllReducePlan(int(state.range(0)), ReduceOp::Sum);
+  plan.inplaceSafe = false;
+  verify(state, plan);
+}
 void BM_VerifyRecursiveDoublingAllReduce(benchmark::State &state) {
   verify(state, recursiveDoublingPlan(int(state.range(0))));
 }
 
 BENCHMARK(BM_VerifyRingAllReduce)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VerifyRingAllReduceWithoutInPlace)
+    ->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VerifyRecursiveDoublingAllReduce)
     ->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
