@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 struct collplan_world {
@@ -51,12 +53,54 @@ collplan_status_t guarded(const char *function, Body &&body) {
   throw RuntimeError(ErrorCode::NullPointer, std::string(name) + " is NULL");
 }
 
+/// The handles of one type this process created and has not destroyed. A destroyed handle's
+/// wrapper (one pointer) is never freed, so its address is never handed out again: a stale or
+/// made-up handle is always refused, never dereferenced.
+template <typename Handle>
+class LiveHandles {
+public:
+  LiveHandles(const char *argument, const char *what) : argument_(argument), what_(what) {}
+
+  Handle *add(std::unique_ptr<Handle> handle) {
+    std::unique_lock lock(mutex_);
+    live_.insert(handle.get());
+    return handle.release();
+  }
+  /// Throws NullPointer for NULL, InvalidArgument for a handle that is not live.
+  Handle &check(Handle *handle) const {
+    if (!handle) nullArgument(argument_);
+    std::shared_lock lock(mutex_);
+    if (!live_.count(handle))
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         std::string(argument_) + " is not a live " + what_ +
+                             ": it was destroyed, or not made by this library");
+    return *handle;
+  }
+  /// Takes `handle` off the live list (the caller then frees what it holds).
+  void retire(Handle *handle) {
+    std::unique_lock lock(mutex_);
+    live_.erase(handle);
+  }
+
+private:
+  const char *argument_;
+  const char *what_;
+  mutable std::shared_mutex mutex_;
+  std::unordered_set<const Handle *> live_;
+};
+
+LiveHandles<collplan_world> &worlds() {
+  static LiveHandles<collplan_world> live("world", "world");
+  return live;
+}
+LiveHandles<collplan_comm> &comms() {
+  static LiveHandles<collplan_comm> live("comm", "communicator");
+  return live;
+}
+
 collplan_status_t collective(const char *function, collplan_comm_t comm,
                              const collplan::CallRequest &request) {
-  return guarded(function, [&] {
-    if (!comm) nullArgument("comm");
-    comm->impl->run(request);
-  });
+  return guarded(function, [&] { comms().check(comm).impl->run(request); });
 }
 
 collplan::CallRequest request(collplan_collective_t kind, const void *send, void *recv,
@@ -102,7 +146,7 @@ const char *collplan_error_string(collplan_status_t status) {
   case COLLPLAN_ERROR_SYSTEM: return "COLLPLAN_ERROR_SYSTEM: an operating-system call failed";
   case COLLPLAN_ERROR_TIMEOUT: return "COLLPLAN_ERROR_TIMEOUT: a peer did not answer in time";
   case COLLPLAN_ERROR_INTERNAL: return "COLLPLAN_ERROR_INTERNAL: internal error";
-  case COLLPLAN_STATUS_MAX_ENUM: break;
+  case COLLPLAN_STATUS_MIN_ENUM: case COLLPLAN_STATUS_MAX_ENUM: break;
   }
   return "unknown collplan status";
 }
@@ -158,34 +202,35 @@ collplan_status_t collplan_world_create(const collplan_config_t *config, collpla
     if (config->bundle_file) c.bundleFile = config->bundle_file;
     auto handle = std::make_unique<collplan_world>();
     handle->impl = std::make_unique<collplan::WorldImpl>(c);
-    *world = handle.release();
+    *world = worlds().add(std::move(handle));
   });
 }
 
 collplan_status_t collplan_world_destroy(collplan_world_t world) {
   return guarded("collplan_world_destroy", [&] {
     if (!world) return;
-    if (int live = world->impl->liveCommunicators())
+    if (int live = worlds().check(world).impl->liveCommunicators())
       throw RuntimeError(ErrorCode::InvalidArgument,
                          "the world still has " + std::to_string(live) +
                              " communicator(s): destroy them first");
-    delete world;
+    worlds().retire(world);
+    world->impl.reset();
   });
 }
 
 collplan_status_t collplan_world_ranks(collplan_world_t world, int *ranks) {
   return guarded("collplan_world_ranks", [&] {
-    if (!world) nullArgument("world");
+    collplan_world &w = worlds().check(world);
     if (!ranks) nullArgument("ranks");
-    *ranks = world->impl->ranks();
+    *ranks = w.impl->ranks();
   });
 }
 
 collplan_status_t collplan_world_local_rank(collplan_world_t world, int *rank) {
   return guarded("collplan_world_local_rank", [&] {
-    if (!world) nullArgument("world");
+    collplan_world &w = worlds().check(world);
     if (!rank) nullArgument("rank");
-    *rank = world->impl->localRank();
+    *rank = w.impl->localRank();
   });
 }
 
@@ -193,51 +238,58 @@ collplan_status_t collplan_comm_create(collplan_world_t world, int rank, collpla
   return guarded("collplan_comm_create", [&] {
     if (!comm) nullArgument("comm");
     *comm = nullptr;
-    if (!world) nullArgument("world");
+    collplan_world &w = worlds().check(world);
     auto handle = std::make_unique<collplan_comm>();
-    handle->impl = std::make_unique<collplan::Communicator>(*world->impl, rank);
-    *comm = handle.release();
+    handle->impl = std::make_unique<collplan::Communicator>(*w.impl, rank);
+    *comm = comms().add(std::move(handle));
   });
 }
 
 collplan_status_t collplan_comm_destroy(collplan_comm_t comm) {
-  return guarded("collplan_comm_destroy", [&] { delete comm; });
+  return guarded("collplan_comm_destroy", [&] {
+    if (!comm) return;
+    comms().check(comm);
+    comms().retire(comm);
+    comm->impl.reset();
+  });
 }
 
 collplan_status_t collplan_comm_rank(collplan_comm_t comm, int *rank) {
   return guarded("collplan_comm_rank", [&] {
-    if (!comm) nullArgument("comm");
+    collplan_comm &c = comms().check(comm);
     if (!rank) nullArgument("rank");
-    *rank = comm->impl->rank();
+    *rank = c.impl->rank();
   });
 }
 
 collplan_status_t collplan_comm_size(collplan_comm_t comm, int *ranks) {
   return guarded("collplan_comm_size", [&] {
-    if (!comm) nullArgument("comm");
+    collplan_comm &c = comms().check(comm);
     if (!ranks) nullArgument("ranks");
-    *ranks = comm->impl->ranks();
+    *ranks = c.impl->ranks();
   });
 }
 
 collplan_status_t collplan_mem_alloc(collplan_comm_t comm, size_t bytes, void **ptr) {
   return guarded("collplan_mem_alloc", [&] {
-    if (!comm) nullArgument("comm");
+    collplan_comm &c = comms().check(comm);
     if (!ptr) nullArgument("ptr");
     *ptr = nullptr;
-    *ptr = comm->impl->allocate(bytes);
+    *ptr = c.impl->allocate(bytes);
   });
 }
 
 collplan_status_t collplan_mem_free(collplan_comm_t comm, void *ptr) {
   return guarded("collplan_mem_free", [&] {
-    if (!comm) nullArgument("comm");
-    comm->impl->release(ptr);
+    comms().check(comm).impl->release(ptr);
   });
 }
 
 const char *collplan_comm_last_algorithm(collplan_comm_t comm) {
-  return comm ? comm->impl->lastAlgorithm().c_str() : "";
+  const char *algorithm = "";
+  guarded("collplan_comm_last_algorithm",
+          [&] { algorithm = comms().check(comm).impl->lastAlgorithm().c_str(); });
+  return algorithm;
 }
 
 collplan_status_t collplan_run_threads(collplan_world_t world, collplan_thread_fn fn, void *user) {
@@ -247,14 +299,14 @@ collplan_status_t collplan_run_threads(collplan_world_t world, collplan_thread_f
   };
   std::vector<Outcome> outcomes;
   collplan_status_t status = guarded("collplan_run_threads", [&] {
-    if (!world) nullArgument("world");
+    collplan_world &w = worlds().check(world);
     if (!fn) nullArgument("fn");
-    if (world->impl->backend().oneRankPerProcess())
+    if (w.impl->backend().oneRankPerProcess())
       throw RuntimeError(ErrorCode::InvalidArgument,
                          "collplan_run_threads needs a world that holds every rank (cpu-threads), "
-                         "this one is " + std::string(world->impl->backend().name()) +
+                         "this one is " + std::string(w.impl->backend().name()) +
                              " with one rank per process");
-    const int ranks = world->impl->ranks();
+    const int ranks = w.impl->ranks();
     outcomes.resize(size_t(ranks));
     std::vector<std::thread> threads;
     threads.reserve(size_t(ranks));

@@ -77,6 +77,7 @@ WorldImpl::WorldImpl(const WorldConfig &config)
 
   taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
   for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
+  calls_.reset(new uint64_t[size_t(c.ranks)]());
   job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_});
 }
 
@@ -116,6 +117,9 @@ Communicator::~Communicator() {
 
 void *Communicator::allocate(size_t bytes) {
   if (bytes == 0) fail(ErrorCode::InvalidArgument, "cannot allocate 0 bytes");
+  if (bytes > size_t(PTRDIFF_MAX))  // no address space holds it, and page rounding would wrap
+    fail(ErrorCode::InvalidArgument, "cannot allocate " + std::to_string(bytes) +
+                                         " bytes: more than PTRDIFF_MAX");
   if (void *shared = session_.transport().allocateShared(bytes)) return shared;
   void *p = std::aligned_alloc(4096, (bytes + 4095) & ~size_t(4095));
   if (!p) fail(ErrorCode::System, "out of memory allocating " + std::to_string(bytes) + " bytes");
@@ -207,6 +211,8 @@ void Communicator::run(const CallRequest &req) {
   };
   checkBuffer(req.send, inBytes, req.sendBytes, "send");
   checkBuffer(req.recv, outBytes, req.recvBytes, "recv");
+  // Numbered even when nothing moves, so a peer that moves data in this call is caught.
+  const CallSignature signature{kind, dtype, op, root, world_.nextCall(rank_)};
   if (kind != CollectiveKind::Barrier && req.count == 0) return;  // nothing moves on any rank
 
   const PreparedProgram *program = nullptr;
@@ -226,6 +232,7 @@ void Communicator::run(const CallRequest &req) {
   call.count = req.count;
   call.dtype = dtype;
   call.op = op;
+  call.signature = signature;
   try {
     session_.run(*program, call);
   } catch (const RuntimeError &e) {

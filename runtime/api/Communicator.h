@@ -45,6 +45,9 @@ public:
   std::unique_ptr<Transport> takeTransport(int rank);
   void returnRank(int rank);
   int liveCommunicators() const { return live_.load(); }
+  /// The number of rank `rank`'s next call, counted over every communicator the rank has had
+  /// in this world (one at a time), so peers can tell a skipped call (CallSignature::call).
+  uint64_t nextCall(int rank) { return calls_[size_t(rank)]++; }
   /// COLLPLAN_STREAMING_COPY_MIN as read when the world was created.
   size_t streamingCopyMinBytes() const { return streamingCopyMinBytes_; }
 
@@ -55,6 +58,7 @@ private:
   const BucketTable *tables_[kNumCollectiveKinds][kNumDTypes][4] = {};
   std::unique_ptr<Job> job_;
   std::unique_ptr<std::atomic<bool>[]> taken_;
+  std::unique_ptr<uint64_t[]> calls_;  ///< per rank: calls made (nextCall)
   std::atomic<int> live_{0};
   WaitPolicy policy_;
   size_t streamingCopyMinBytes_;

@@ -23,7 +23,8 @@ typedef enum collplan_status {
   COLLPLAN_ERROR_SYSTEM = 8,           /**< an OS call failed (shared memory, threads) */
   COLLPLAN_ERROR_TIMEOUT = 9,          /**< a peer did not answer in time (COLLPLAN_TIMEOUT_S) */
   COLLPLAN_ERROR_INTERNAL = 10,        /**< a bug in collplan */
-  COLLPLAN_STATUS_MAX_ENUM = 0x7fffffff /**< not a status (see the enums below) */
+  COLLPLAN_STATUS_MIN_ENUM = -0x7fffffff - 1, /**< not a status (see the enums below) */
+  COLLPLAN_STATUS_MAX_ENUM = 0x7fffffff         /**< not a status */
 } collplan_status_t;
 
 /** A constant name for a status ("COLLPLAN_ERROR_NULL_POINTER: a required pointer is NULL"). */
@@ -34,26 +35,27 @@ const char *collplan_error_string(collplan_status_t status);
 const char *collplan_last_error(void);
 
 /* ---- Types and values ---------------------------------------------------------------------- */
-/* Each enum ends with a *_MAX_ENUM value that is not a valid argument: it makes the type as wide
- * as int, so any int a caller passes is a value of the type, which the library rejects with
- * COLLPLAN_ERROR_INVALID_ARGUMENT (rather than C++ reading an out-of-range enum, undefined). */
+/* Each enum ends with *_MIN_ENUM and *_MAX_ENUM values that are not valid arguments: they make
+ * the type span every int, so any int a caller passes (negative ones too) is a value of the
+ * type, which the library rejects with COLLPLAN_ERROR_INVALID_ARGUMENT (rather than C++ reading
+ * an out-of-range enum, which is undefined). */
 
 typedef enum collplan_dtype {
   COLLPLAN_F32 = 0, COLLPLAN_F64 = 1, COLLPLAN_F16 = 2, COLLPLAN_BF16 = 3,
   COLLPLAN_I32 = 4, COLLPLAN_I64 = 5, COLLPLAN_U8 = 6,
-  COLLPLAN_DTYPE_MAX_ENUM = 0x7fffffff
+  COLLPLAN_DTYPE_MIN_ENUM = -0x7fffffff - 1, COLLPLAN_DTYPE_MAX_ENUM = 0x7fffffff
 } collplan_dtype_t;
 
 typedef enum collplan_op {
   COLLPLAN_SUM = 0, COLLPLAN_PROD = 1, COLLPLAN_MIN = 2, COLLPLAN_MAX = 3,
-  COLLPLAN_OP_MAX_ENUM = 0x7fffffff
+  COLLPLAN_OP_MIN_ENUM = -0x7fffffff - 1, COLLPLAN_OP_MAX_ENUM = 0x7fffffff
 } collplan_op_t;
 
 typedef enum collplan_collective {
   COLLPLAN_ALLREDUCE = 0, COLLPLAN_ALLGATHER = 1, COLLPLAN_REDUCE_SCATTER = 2,
   COLLPLAN_ALLTOALL = 3, COLLPLAN_BROADCAST = 4, COLLPLAN_REDUCE = 5, COLLPLAN_GATHER = 6,
   COLLPLAN_SCATTER = 7, COLLPLAN_BARRIER = 8,
-  COLLPLAN_COLLECTIVE_MAX_ENUM = 0x7fffffff
+  COLLPLAN_COLLECTIVE_MIN_ENUM = -0x7fffffff - 1, COLLPLAN_COLLECTIVE_MAX_ENUM = 0x7fffffff
 } collplan_collective_t;
 
 /** Size in bytes of one element of `dtype` (0 for an invalid value). */
@@ -162,7 +164,7 @@ collplan_status_t collplan_call(collplan_comm_t comm, const collplan_call_t *cal
  *  the receivers (zero copy, like cpu-threads); buffers from elsewhere move by one kernel copy
  *  (large values) or through staging (small ones). Elsewhere it is ordinary memory. Free it
  *  with collplan_mem_free on the same communicator before destroying it (the communicator
- *  frees what is left). bytes must be > 0. */
+ *  frees what is left). bytes must be > 0 and at most PTRDIFF_MAX. */
 collplan_status_t collplan_mem_alloc(collplan_comm_t comm, size_t bytes, void **ptr);
 /** Frees memory from collplan_mem_alloc; NULL is a no-op; any other pointer is an error. */
 collplan_status_t collplan_mem_free(collplan_comm_t comm, void *ptr);

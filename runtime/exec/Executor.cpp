@@ -53,7 +53,7 @@ void Executor::run(const PreparedProgram &program, const CallBuffers &call) {
     }
   }
 
-  transport_.beginCall();
+  transport_.beginCall(call.signature);
   const std::array<size_t, 3> inPlaceMinBytes = {transport_.inPlaceMinBytes(in, call.inBytes),
                                                  transport_.inPlaceMinBytes(out, call.outBytes),
                                                  transport_.inPlaceMinBytes(nullptr, 0)};

@@ -19,6 +19,8 @@ struct CallBuffers {
   size_t count = 0;
   DType dtype = DType::F32;
   ReduceOp op = ReduceOp::Sum;  ///< used when the plan reduces
+  /// What every rank's call must match (checked on every message received).
+  CallSignature signature;
 };
 
 /// COLLPLAN_STREAMING_COPY_MIN (bytes), else kDefaultStreamingCopyMinBytes. Throws RuntimeError

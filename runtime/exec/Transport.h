@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/core/Collective.h"
+#include "runtime/exec/CallSignature.h"
 #include "runtime/exec/Wait.h"
 
 #include <cstddef>
@@ -20,7 +21,9 @@ using Connection = uint32_t;
 /// (canPost, arrived) across its channels and backs off with waitPolicy() when nothing moves.
 ///
 /// Per rank and per collective call (all ranks make the same calls in the same order):
-///   beginCall()              starts the next call;
+///   beginCall(signature)     starts the next call; every message of it carries `signature`,
+///                            and a message whose sender's signature differs is refused
+///                            (RuntimeError naming both calls);
 ///   staging(bytes)           returns `bytes` of memory peers can read, where the executor
 ///                            materialises values it must send (once per call, after beginCall);
 ///   canPost(c) / post(c, ..) posts the next message of sending connection c, once fewer than
@@ -68,7 +71,7 @@ public:
   /// another one.
   virtual Connection connect(int peer, uint32_t channel, bool sending) = 0;
 
-  virtual void beginCall() = 0;
+  virtual void beginCall(const CallSignature &signature) = 0;
   virtual std::byte *staging(size_t bytes) = 0;
   virtual bool canPost(Connection c) = 0;
   virtual void post(Connection c, const std::byte *data, size_t bytes) = 0;

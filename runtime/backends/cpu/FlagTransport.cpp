@@ -79,8 +79,9 @@ Connection FlagTransport::connect(int peer, uint32_t channel, bool sending) {
   return it->second;
 }
 
-void FlagTransport::beginCall() {
+void FlagTransport::beginCall(const CallSignature &signature) {
   ++call_;
+  signature_ = signature;
   postedThisCall_.clear();
 }
 
@@ -94,6 +95,7 @@ void FlagTransport::post(Connection c, const std::byte *data, size_t bytes) {
   MessageSlot &slot = link.fifo->slots[link.count % kChannelDepth];
   encode(data, bytes, slot);
   slot.bytes = bytes;
+  slot.signature = signature_.pack();
   link.fifo->posted.store(++link.count, std::memory_order_release);
   if (!link.postedThisCall) {
     link.postedThisCall = true;
@@ -109,6 +111,13 @@ bool FlagTransport::arrived(Connection c) {
 const std::byte *FlagTransport::acquire(Connection c, size_t bytes) {
   const Link &link = links_[c];
   const MessageSlot &slot = link.fifo->slots[link.count % kChannelDepth];
+  if (slot.signature != signature_.pack())
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "rank " + std::to_string(rank_) + " received from " + describe(c) +
+                           " a message of another call: " +
+                           signature_.differences(CallSignature::unpack(slot.signature),
+                                                  link.peer) +
+                           " (every rank must make the same calls with the same arguments)");
   if (slot.bytes != bytes)
     throw RuntimeError(ErrorCode::InvalidArgument,
                        "rank " + std::to_string(rank_) + " expected " + std::to_string(bytes) +

@@ -18,7 +18,7 @@ struct MessageSlot {
   uint64_t where = 0;
   uint64_t bytes = 0;
   uint64_t generation = 0;
-  uint64_t reserved = 0;
+  uint64_t signature = 0;  ///< the sender's CallSignature, packed
 };
 
 /// The FIFO of messages from one rank to another on one channel, in memory both map. Counters
@@ -65,7 +65,7 @@ public:
   const WaitPolicy &waitPolicy() const override { return policy_; }
 
   Connection connect(int peer, uint32_t channel, bool sending) override;
-  void beginCall() override;
+  void beginCall(const CallSignature &signature) override;
   std::byte *staging(size_t bytes) override { return reserveStaging(bytes); }
   bool canPost(Connection c) override;
   void post(Connection c, const std::byte *data, size_t bytes) override;
@@ -97,6 +97,7 @@ protected:
   uint64_t call_ = 0;
 
 private:
+  CallSignature signature_;  ///< of the current call
   struct Link {
     MessageFifo *fifo = nullptr;
     int peer = 0;

@@ -156,8 +156,8 @@ size_t ShmTransport::inPlaceMinBytes(const void *base, size_t bytes) const {
   return singleCopyActive() ? singleCopy_.minBytes : SIZE_MAX;
 }
 
-void ShmTransport::beginCall() {
-  FlagTransport::beginCall();
+void ShmTransport::beginCall(const CallSignature &signature) {
+  FlagTransport::beginCall(signature);
   if (!probed_) probeSingleCopy();
 }
 

@@ -43,7 +43,7 @@ public:
   size_t inPlaceMinBytes(const void *base, size_t bytes) const override;
   void *allocateShared(size_t bytes) override { return regions_.allocate(bytes); }
   bool freeShared(void *p) override { return regions_.release(p); }
-  void beginCall() override;
+  void beginCall(const CallSignature &signature) override;
   /// Whether this job moves large values with single-copy reads (known after the first call).
   bool singleCopyActive() const { return probed_ && canFetch_ && singleCopy_.enabled; }
 

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <type_traits>
 #include <thread>
 #include <vector>
 #include <unistd.h>
@@ -116,6 +119,11 @@ TEST(ExecApi, MemAllocErrorsAndOwnership) {
     EXPECT_TRUE(failsWith(collplan_mem_alloc(comm, 8, nullptr), COLLPLAN_ERROR_NULL_POINTER, "ptr"));
     EXPECT_TRUE(failsWith(collplan_mem_alloc(comm, 0, &p), COLLPLAN_ERROR_INVALID_ARGUMENT,
                           "cannot allocate 0 bytes"));
+    EXPECT_EQ(p, nullptr);
+    // Sizes whose page rounding would wrap around to a tiny buffer.
+    for (size_t huge : {SIZE_MAX, SIZE_MAX - 100, size_t(PTRDIFF_MAX) + 1})
+      EXPECT_TRUE(failsWith(collplan_mem_alloc(comm, huge, &p), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                            "bytes: more than PTRDIFF_MAX"));
     EXPECT_EQ(p, nullptr);
     ASSERT_EQ(collplan_mem_alloc(comm, 1000, &p), COLLPLAN_SUCCESS);
     ASSERT_NE(p, nullptr);
@@ -273,6 +281,118 @@ TEST(ExecApi, MismatchedCountsAreReported) {
       reported = true;
   EXPECT_TRUE(reported) << message[0] << " | " << message[1];
   setenv("COLLPLAN_TIMEOUT_S", "30", 1);
+}
+
+// Destroyed, double-destroyed and made-up handles are refused with an error, never used.
+TEST(ExecApi, HandlesSurviveMisuse) {
+  collplan_config_t c = threadsConfig(2);
+  collplan_world_t w = nullptr;
+  ASSERT_EQ(collplan_world_create(&c, &w), COLLPLAN_SUCCESS);
+  collplan_comm_t comm = nullptr;
+  ASSERT_EQ(collplan_comm_create(w, 0, &comm), COLLPLAN_SUCCESS);
+  ASSERT_EQ(collplan_comm_destroy(comm), COLLPLAN_SUCCESS);
+  int rank = -1;
+  const char *stale = "comm is not a live communicator: it was destroyed, or not made by this library";
+  EXPECT_TRUE(failsWith(collplan_comm_rank(comm, &rank), COLLPLAN_ERROR_INVALID_ARGUMENT, stale));
+  EXPECT_TRUE(failsWith(collplan_comm_destroy(comm), COLLPLAN_ERROR_INVALID_ARGUMENT, stale));
+  EXPECT_TRUE(failsWith(collplan_barrier(comm), COLLPLAN_ERROR_INVALID_ARGUMENT, stale));
+  void *p = nullptr;
+  EXPECT_TRUE(failsWith(collplan_mem_alloc(comm, 8, &p), COLLPLAN_ERROR_INVALID_ARGUMENT, stale));
+  EXPECT_TRUE(failsWith(collplan_mem_free(comm, p), COLLPLAN_ERROR_INVALID_ARGUMENT, stale));
+  EXPECT_STREQ(collplan_comm_last_algorithm(comm), "");
+  int bogus = 0;
+  EXPECT_TRUE(failsWith(collplan_comm_size(reinterpret_cast<collplan_comm_t>(&bogus), &rank),
+                        COLLPLAN_ERROR_INVALID_ARGUMENT, stale));
+  ASSERT_EQ(collplan_world_destroy(w), COLLPLAN_SUCCESS);
+  const char *gone = "world is not a live world";
+  EXPECT_TRUE(failsWith(collplan_world_ranks(w, &rank), COLLPLAN_ERROR_INVALID_ARGUMENT, gone));
+  EXPECT_TRUE(failsWith(collplan_world_destroy(w), COLLPLAN_ERROR_INVALID_ARGUMENT, gone));
+  EXPECT_TRUE(failsWith(collplan_comm_create(w, 1, &comm), COLLPLAN_ERROR_INVALID_ARGUMENT, gone));
+  EXPECT_EQ(comm, nullptr);
+}
+
+// Every enum spans every int, so a negative value is a value of the type the library rejects
+// (reading it is defined behaviour in C++).
+TEST(ExecApi, EnumsTakeEveryIntAndNegativeValuesAreRefused) {
+  static_assert(std::is_signed_v<std::underlying_type_t<collplan_collective_t>>);
+  static_assert(std::is_signed_v<std::underlying_type_t<collplan_dtype_t>>);
+  static_assert(std::is_signed_v<std::underlying_type_t<collplan_op_t>>);
+  static_assert(std::is_signed_v<std::underlying_type_t<collplan_status_t>>);
+  collplan::World world = collplan::World::threads(1);
+  world.runThreads([&](collplan::Comm &comm) {
+    float x = 1, y = 0;
+    collplan_call_t call{};
+    call.collective = collplan_collective_t(-7);
+    call.send = &x;
+    call.recv = &y;
+    call.send_bytes = call.recv_bytes = sizeof x;
+    call.count = 1;
+    EXPECT_TRUE(failsWith(collplan_call(comm.get(), &call), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                          "unknown collective -7"));
+    call.collective = COLLPLAN_ALLREDUCE;
+    call.dtype = collplan_dtype_t(-1);
+    EXPECT_TRUE(failsWith(collplan_call(comm.get(), &call), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                          "unknown dtype -1"));
+    call.dtype = COLLPLAN_F32;
+    call.op = collplan_op_t(-2147483647 - 1);
+    EXPECT_TRUE(failsWith(collplan_call(comm.get(), &call), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                          "unknown reduction op -2147483648"));
+  });
+  EXPECT_STREQ(collplan_error_string(collplan_status_t(-3)), "unknown collplan status");
+  EXPECT_EQ(collplan_dtype_size(collplan_dtype_t(-3)), 0u);
+}
+
+/// Runs `body(rank, comm)` on a 2-rank cpu-threads world and returns each rank's status and
+/// last-error message.
+std::vector<std::pair<collplan_status_t, std::string>>
+onTwoRanks(const std::function<collplan_status_t(int, collplan_comm_t)> &body) {
+  setenv("COLLPLAN_TIMEOUT_S", "5", 1);
+  collplan::World world = collplan::World::threads(2);
+  std::vector<std::pair<collplan_status_t, std::string>> outcome(2);
+  world.runThreads([&](collplan::Comm &comm) {
+    const collplan_status_t status = body(comm.rank(), comm.get());
+    outcome[size_t(comm.rank())] = {status, collplan_last_error()};
+  });
+  setenv("COLLPLAN_TIMEOUT_S", "30", 1);
+  return outcome;
+}
+
+/// Whether some rank failed with INVALID_ARGUMENT and a message containing `part`.
+::testing::AssertionResult someRankReports(
+    const std::vector<std::pair<collplan_status_t, std::string>> &outcome, const std::string &part) {
+  for (const auto &[status, message] : outcome)
+    if (status == COLLPLAN_ERROR_INVALID_ARGUMENT && message.find(part) != std::string::npos)
+      return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "no rank reported \"" << part << "\": "
+                                       << outcome[0].second << " | " << outcome[1].second;
+}
+
+TEST(ExecApi, MismatchedReductionOpsAreReported) {
+  const auto outcome = onTwoRanks([](int rank, collplan_comm_t comm) {
+    std::vector<float> a(16, 1.0f), b(16);
+    return collplan_allreduce(comm, a.data(), b.data(), 16, COLLPLAN_F32,
+                              rank == 0 ? COLLPLAN_SUM : COLLPLAN_MAX);
+  });
+  EXPECT_TRUE(someRankReports(outcome, "a message of another call: rank "));
+  EXPECT_TRUE(someRankReports(outcome, "allreduce of f32 with op max, this rank allreduce of f32 "
+                                       "with op sum") ||
+              someRankReports(outcome, "allreduce of f32 with op sum, this rank allreduce of f32 "
+                                       "with op max"));
+}
+
+// Rank 1 makes an extra call that moves nothing (count 0): without call numbers rank 0's first
+// call would take rank 1's second call's data and report success.
+TEST(ExecApi, ACallOnlySomeRanksMakeIsReported) {
+  const auto outcome = onTwoRanks([](int rank, collplan_comm_t comm) {
+    std::vector<float> a(16, 1.0f), b(16);
+    if (rank == 1) {
+      const collplan_status_t empty =
+          collplan_allreduce(comm, a.data(), b.data(), 0, COLLPLAN_F32, COLLPLAN_SUM);
+      if (empty != COLLPLAN_SUCCESS) return empty;
+    }
+    return collplan_allreduce(comm, a.data(), b.data(), 16, COLLPLAN_F32, COLLPLAN_SUM);
+  });
+  EXPECT_TRUE(someRankReports(outcome, "a rank skipped a call or made an extra one"));
 }
 
 TEST(ExecApi, CppWrapperThrowsErrorWithStatus) {

@@ -60,7 +60,7 @@ TEST(ShmSingleCopy, LargeValuesArePublishedInPlaceAndFetchedByRange) {
     ShmTransport t(job, rank, 2, defaultWaitPolicy());
     const Connection c = t.connect(1 - rank, 0, /*sending=*/rank == 0);
     check(t.peersCanRead(BufferKind::In), "single copy is on by default");
-    t.beginCall();
+    t.beginCall(CallSignature{});
     check(t.singleCopyActive() == expected, "the probe disagrees with the parent's check");
     check(t.inPlaceMinBytes(nullptr, 0) == (expected ? size_t(16384) : SIZE_MAX),
           "in-place threshold");
@@ -104,7 +104,7 @@ TEST(ShmSingleCopy, DisabledJobsStageEveryValue) {
     setenv("COLLPLAN_SHM_SINGLE_COPY", "0", 1);
     ShmTransport t(job, rank, 2, defaultWaitPolicy());
     const Connection c = t.connect(1 - rank, 0, /*sending=*/rank == 0);
-    t.beginCall();
+    t.beginCall(CallSignature{});
     check(!t.singleCopyActive() && t.inPlaceMinBytes(nullptr, 0) == SIZE_MAX,
           "private memory is staged");
     if (rank == 0) {
@@ -139,7 +139,7 @@ TEST(ShmSingleCopy, AFetchFromAnExitedPeerIsAClearError) {
     setenv("COLLPLAN_SHM_SINGLE_COPY_MIN", "0", 1);
     ShmTransport t(job, rank, 2, defaultWaitPolicy());
     const Connection c = t.connect(1 - rank, 0, /*sending=*/rank == 0);
-    t.beginCall();
+    t.beginCall(CallSignature{});
     std::vector<std::byte> value(4096);
     if (rank == 0) {
       t.post(c, value.data(), value.size());

@@ -25,7 +25,7 @@ public:
   const WaitPolicy &waitPolicy() const override { return policy_; }
   bool peersCanRead(BufferKind) const override { return true; }
   Connection connect(int, uint32_t, bool) override { return next_++; }
-  void beginCall() override { unused(); }
+  void beginCall(const CallSignature &) override { unused(); }
   std::byte *staging(size_t) override { unused(); }
   bool canPost(Connection) override { unused(); }
   void post(Connection, const std::byte *, size_t) override { unused(); }
