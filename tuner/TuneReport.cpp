@@ -1,6 +1,8 @@
 // printReport, the CSV and JSON documents, and writing the report directory.
 #include "tuner/TuneReport.h"
 
+#include "runtime/core/FileWrite.h"
+
 #include "tuner/bench/ByteSize.h"
 
 #include <fstream>
@@ -195,9 +197,11 @@ std::vector<std::string> writeReportFiles(const TuneResult &r, const std::string
   std::vector<std::string> written;
   auto write = [&](const std::string &name, const std::string &text) {
     const std::string path = dir + "/" + name;
-    std::ofstream file(path);
-    if (!file || !(file << text) || !file.flush())
-      throw TuneError("--report-dir: cannot write " + path);
+    try {
+      writeWholeFile(path, text);
+    } catch (const FileWriteError &e) {
+      throw TuneError(std::string("--report-dir: ") + e.what());
+    }
     written.push_back(path);
   };
   write("measurements.csv", measurementsCsv(r));

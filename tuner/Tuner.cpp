@@ -8,10 +8,12 @@
 #include "tuner/bench/ByteSize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -150,8 +152,9 @@ void validateSettings(const TuneSettings &s) {
   if (s.dtypes.empty()) throw TuneError("--dtypes: nothing to tune");
   if (s.ops.empty()) throw TuneError("--ops: nothing to tune");
   if (s.ranks < 0) throw TuneError("--ranks must be at least 2, got " + std::to_string(s.ranks));
-  if (s.budgetSeconds < 0)
-    throw TuneError("--budget must be >= 0 seconds (0: no limit)");
+  if (!(s.budgetSeconds >= 0) || std::isinf(s.budgetSeconds))  // also refuses nan
+    throw TuneError("--budget must be a finite number of seconds >= 0 (0: no limit), got " +
+                    (std::ostringstream() << s.budgetSeconds).str());
   try {
     (void)bench::sizeSweep(s.minBytes, s.maxBytes, 2);
   } catch (const std::invalid_argument &e) {

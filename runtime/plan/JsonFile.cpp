@@ -1,6 +1,7 @@
 // File I/O for plan and bundle documents: JSON or CBOR, with a rank filter while parsing.
 #include "runtime/plan/JsonFile.h"
 
+#include "runtime/core/FileWrite.h"
 #include "runtime/plan/PlanError.h"
 
 #include <cerrno>
@@ -113,11 +114,11 @@ void writePlanDocument(const json &doc, const std::string &path, DocumentEncodin
   } catch (const json::exception &e) {
     throw PlanError(path, "", std::string("cannot serialise: ") + e.what());
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw PlanError(path, "", std::string("cannot create file: ") + std::strerror(errno));
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  out.close();
-  if (!out) throw PlanError(path, "", "cannot write file");
+  try {
+    writeWholeFile(path, bytes);
+  } catch (const FileWriteError &e) {
+    throw PlanError(path, "", e.reason());
+  }
 }
 
 std::string oldVersionReason(const char *what, int64_t version, int current) {

@@ -70,6 +70,8 @@ public:
     if (kind_ == "local") {
       LocalMachineParams params;
       params.ranks = hasArgument_ ? count("ranks") : std::max(ranksHint_, 0);
+      if (hasArgument_ && params.ranks < 1)
+        throw error("'local' needs at least 1 rank after ':', got " + argument_);
       return localMachine(params);
     }
     throw error("unknown topology '" + kind_ + "'; accepted: " + acceptedTopologySpecs());

@@ -69,6 +69,13 @@ TEST(CalibrateTool, UnwritableOutput) {
   r = runCalibrateTool("-n 2 -q -o " + tempDir());
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("is a folder"), std::string::npos) << r.output;
+  // A device that refuses the data: the close reports it, nothing claims "wrote".
+  r = runCalibrateTool("-n 2 -b 8 -e 4M -f 8 -w 1 --reps 5 -q -o /dev/full");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device (the topology)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
 }
 
 TEST(CalibrateTool, BadSizesBackendAndFit) {
@@ -76,6 +83,10 @@ TEST(CalibrateTool, BadSizesBackendAndFit) {
   ToolResult r = runCalibrateTool("-b 1M -e 8" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("calibrate: "), std::string::npos) << r.output;
+  r = runCalibrateTool("-f -1" + o);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("--step-factor must be at least 2, got -1"), std::string::npos)
+      << r.output;
   r = runCalibrateTool("-e lots" + o);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("--max-bytes: \"lots\" is not a byte size"), std::string::npos)

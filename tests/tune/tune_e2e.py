@@ -199,6 +199,11 @@ def test_tune_errors(env):
         (["--topology", "ring:4", "--ranks", "3"], "has 4 ranks but --ranks is 3"),
         (["--algorithms", "ring", "-c", "broadcast"], "implements none of the requested"),
         (["--budget", "-1"], "--budget"),
+        (["--budget", "nan"], "--budget must be a finite number of seconds >= 0 (0: no limit), "
+                              "got nan"),
+        (["--budget", "inf"], "got inf"),
+        (["--ranks", "0"], "--ranks: collectives need at least 2 ranks, got 0"),
+        (["--topology", "local:0"], "'local' needs at least 1 rank after ':', got 0"),
     ]
     for argv, message in cases:
         p = env.run("plan-tune", "--backend", "sim", "--topology", "ring:2", *argv, expect=None) \

@@ -1,5 +1,6 @@
 // calibrate: measures transfers, copies and reductions on the cpu backend, fits α and β by least
 // squares, writes the calibrated topology, and optionally checks the simulator against real plans.
+#include "runtime/core/FileWrite.h"
 #include "runtime/topology/Topology.h"
 #include "tuner/bench/ByteSize.h"
 #include "tuner/bench/PlanSource.h"
@@ -27,7 +28,7 @@ struct Options {
   int ranks = 2;
   std::string backend = "cpu-threads";
   std::string minBytes = "8", maxBytes = "64M";
-  uint64_t stepFactor = 4;
+  int64_t stepFactor = 4;  ///< signed, so "-1" is refused rather than wrapped
   int warmup = 3, reps = 0;
   std::string output = "local-calibrated.json", name, fit = "relative", report, refit;
   bool fitGiven = false;  ///< --fit was passed (a refit otherwise keeps the report's weighting)
@@ -157,9 +158,11 @@ void printCalibration(const Calibration &c) {
 }
 
 void writeJson(const std::string &path, const nlohmann::json &value, const char *what) {
-  std::ofstream out(path);
-  out << value.dump(2) << "\n";
-  if (!out) throw std::runtime_error(path + ": cannot write the " + std::string(what));
+  try {
+    writeWholeFile(path, value.dump(2) + "\n");
+  } catch (const FileWriteError &e) {
+    throw std::runtime_error(std::string(e.what()) + " (the " + what + ")");
+  }
 }
 
 void writeTopology(const Options &o, const Calibration &c) {

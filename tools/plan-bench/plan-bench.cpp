@@ -37,7 +37,7 @@ struct Options {
   std::string collective, dtype = "f32", op, backend = "cpu-threads", topology;
   std::optional<int> root, ranks;
   std::string minBytes = "8", maxBytes = "64M";
-  uint64_t stepFactor = 2;
+  int64_t stepFactor = 2;  ///< signed, so "-1" is refused rather than wrapped
   int warmup = 3, reps = 0;
   bool noCheck = false, json = false, progress = false, quiet = false, allowMismatch = false;
   bool noVerify = false;

@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
   app.add_option("-a,--algorithms", s.algorithms,
                  "Only these registered algorithms, comma separated (default: all)")
       ->delimiter(',');
-  app.add_option("-n,--ranks", s.ranks,
+  CLI::Option *ranksOption = app.add_option("-n,--ranks", s.ranks,
                  "Ranks (default: the topology's; local: the number of cores, at least 2)");
   app.add_option("--root", s.root, "Root of rooted collectives")->capture_default_str();
   app.add_option("-b,--min-bytes", minBytes, "Smallest message M (K, M, G suffixes)")->capture_default_str();
@@ -95,6 +95,8 @@ int main(int argc, char **argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (ranksOption->count() && s.ranks < 2)  // 0 in the settings means "the topology's"
+      throw TuneError("--ranks: collectives need at least 2 ranks, got " + std::to_string(s.ranks));
     s.collectives = parseList("--collectives", collectives, &parseCollectiveKind, collectiveKindNames());
     s.dtypes = parseList("--dtypes", dtypes, &parseDType, dtypeNames());
     s.ops = parseList("--ops", ops, &parseReduceOp, reduceOpNames());

@@ -1,5 +1,6 @@
 // plan-view: draws a plan (file, bundle bucket or built-in) as SVG, or as an HTML page that steps
 // through the schedule; --sim draws simulated time instead of steps.
+#include "runtime/core/FileWrite.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/sim/Simulator.h"
@@ -101,11 +102,7 @@ int run(const Options &o) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
   }
-  std::FILE *f = std::fopen(o.output.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write " + o.output + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (std::fclose(f) != 0 || !ok)
-    throw std::runtime_error("cannot write " + o.output + ": " + std::strerror(errno));
+  writeWholeFile(o.output, text);
   return 0;
 }
 

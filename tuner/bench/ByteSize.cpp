@@ -47,13 +47,15 @@ std::string formatBytes(uint64_t bytes) {
   return buf;
 }
 
-std::vector<uint64_t> sizeSweep(uint64_t minBytes, uint64_t maxBytes, uint64_t factor) {
+std::vector<uint64_t> sizeSweep(uint64_t minBytes, uint64_t maxBytes, int64_t signedFactor) {
   if (minBytes == 0) throw std::invalid_argument("--min-bytes must be at least 1");
   if (minBytes > maxBytes)
     throw std::invalid_argument("--min-bytes (" + std::to_string(minBytes) +
                                 ") is larger than --max-bytes (" + std::to_string(maxBytes) + ")");
-  if (factor < 2)
-    throw std::invalid_argument("--step-factor must be at least 2, got " + std::to_string(factor));
+  if (signedFactor < 2)
+    throw std::invalid_argument("--step-factor must be at least 2, got " +
+                                std::to_string(signedFactor));
+  const uint64_t factor = uint64_t(signedFactor);
   std::vector<uint64_t> sizes;
   for (uint64_t s = minBytes;; s *= factor) {
     sizes.push_back(s);

@@ -17,6 +17,6 @@ std::string formatBytes(uint64_t bytes);
 
 /// min, min*factor, min*factor^2, ... up to and including max (nccl-tests -b/-e/-f). Throws
 /// std::invalid_argument naming the bad bound (min 0 or > max, factor < 2).
-std::vector<uint64_t> sizeSweep(uint64_t minBytes, uint64_t maxBytes, uint64_t factor);
+std::vector<uint64_t> sizeSweep(uint64_t minBytes, uint64_t maxBytes, int64_t factor);
 
 }  // namespace collplan::bench

@@ -166,6 +166,14 @@ TEST(PlanJson, FileRoundTripIsCompactJson) {
   EXPECT_EQ(text, planToJson(plan).dump() + "\n");  // no indentation
 }
 
+// Writes are checked through the close: a device that refuses data is an error, not success.
+TEST(PlanJson, SavingToAFullDeviceOrADirectoryFailsClearly) {
+  expectPlanError([] { savePlanFile(ringAllReducePlan(2), "/dev/full"); }, "",
+                  "cannot write: No space left on device");
+  expectPlanError([] { savePlanFile(ringAllReducePlan(2), "/tmp"); }, "",
+                  "cannot write: Is a directory");
+}
+
 TEST(PlanJson, CborFileRoundTrip) {
   Plan plan = twoChannelPlan();
   const std::string cbor = scratchPath("two-channel.plan.cbor");
