@@ -1,7 +1,7 @@
 // printReport, the CSV and JSON documents, and writing the report directory.
 #include "tuner/TuneReport.h"
 
-#include "runtime/core/FileWrite.h"
+#include "runtime/core/Files.h"
 
 #include "tuner/bench/ByteSize.h"
 
@@ -199,7 +199,7 @@ std::vector<std::string> writeReportFiles(const TuneResult &r, const std::string
     const std::string path = dir + "/" + name;
     try {
       writeWholeFile(path, text);
-    } catch (const FileWriteError &e) {
+    } catch (const FileError &e) {
       throw TuneError(std::string("--report-dir: ") + e.what());
     }
     written.push_back(path);

@@ -1,7 +1,8 @@
 // File I/O for plan and bundle documents: JSON or CBOR, with a rank filter while parsing.
 #include "runtime/plan/JsonFile.h"
 
-#include "runtime/core/FileWrite.h"
+#include "runtime/core/Files.h"
+#include "runtime/core/JsonText.h"
 #include "runtime/plan/PlanError.h"
 
 #include <cerrno>
@@ -54,17 +55,18 @@ private:
   int index_ = -1;                    ///< element of that array being read
 };
 
-std::vector<uint8_t> readBytes(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PlanError(path, "", std::string("cannot open file: ") + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw PlanError(path, "", "cannot read file");
-  return bytes;
+std::string readBytes(const std::string &path) {
+  try {
+    return readWholeFile(path);
+  } catch (const FileError &e) {
+    throw PlanError(path, "", e.reason());
+  }
 }
 
 /// JSON documents start with '{' (after whitespace); a CBOR map starts with a major type 5 byte.
-bool looksLikeCbor(const std::vector<uint8_t> &bytes) {
-  for (uint8_t b : bytes) {
+bool looksLikeCbor(const std::string &bytes) {
+  for (const char c : bytes) {
+    const auto b = uint8_t(c);
     if (b == ' ' || b == '\n' || b == '\r' || b == '\t') continue;
     return (b >> 5) == 5;
   }
@@ -85,7 +87,7 @@ std::string_view toString(DocumentEncoding encoding) {
 }
 
 json readPlanDocument(const std::string &path, int onlyRank) {
-  const std::vector<uint8_t> bytes = readBytes(path);
+  const std::string bytes = readBytes(path);
   const bool cbor = looksLikeCbor(bytes);
   json doc;
   ProgramFilter filter(onlyRank);
@@ -97,7 +99,7 @@ json readPlanDocument(const std::string &path, int onlyRank) {
     json::sax_parse(bytes, &sax, cbor ? json::input_format_t::cbor : json::input_format_t::json);
   } catch (const json::exception &e) {
     throw PlanError(path, "", std::string(cbor ? "not valid CBOR: " : "not valid JSON: ") +
-                                  e.what());
+                                  jsonErrorText(e));
   }
   return doc;
 }
@@ -116,7 +118,7 @@ void writePlanDocument(const json &doc, const std::string &path, DocumentEncodin
   }
   try {
     writeWholeFile(path, bytes);
-  } catch (const FileWriteError &e) {
+  } catch (const FileError &e) {
     throw PlanError(path, "", e.reason());
   }
 }

@@ -1,4 +1,6 @@
 // The topology JSON format: parsing with field-by-field errors, writing, loading files.
+#include "runtime/core/Files.h"
+#include "runtime/core/JsonText.h"
 #include "runtime/topology/Topology.h"
 
 #include "runtime/topology/TopologyError.h"
@@ -331,13 +333,17 @@ json topologyToJson(const Topology &topo) {
 }
 
 Topology loadTopologyFile(const std::string &path) {
-  std::ifstream file(path);
-  if (!file) throw TopologyError(path, "", std::string("cannot open: ") + std::strerror(errno));
+  std::string text;
+  try {
+    text = readWholeFile(path);
+  } catch (const FileError &e) {
+    throw TopologyError(path, "", e.reason());
+  }
   json document;
   try {
-    document = json::parse(file);
-  } catch (const json::parse_error &error) {
-    throw TopologyError(path, "", std::string("not valid JSON: ") + error.what());
+    document = json::parse(text);
+  } catch (const json::exception &error) {
+    throw TopologyError(path, "", "not valid JSON: " + jsonErrorText(error));
   }
   return topologyFromJson(document, path);
 }

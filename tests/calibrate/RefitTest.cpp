@@ -151,7 +151,7 @@ TEST(Refit, UnreadableOrNonJsonFile) {
     FAIL();
   } catch (const std::runtime_error &e) {
     EXPECT_EQ(std::string(e.what()),
-              "/nonexistent-dir/report.json: cannot open the report (missing or unreadable)");
+              "/nonexistent-dir/report.json: cannot open: No such file or directory");
   }
   std::string path = tempPath("garbage.json");
   std::ofstream(path) << "{ not json";
@@ -189,7 +189,7 @@ TEST(RefitTool, WritesTheTopologyAndAReportWithoutMeasuring) {
 TEST(RefitTool, ErrorsNameTheReportOrTheConflict) {
   ToolResult r = runCalibrateTool("--refit /nonexistent-dir/old.json -o " + tempPath("t.json"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("calibrate: /nonexistent-dir/old.json: cannot open the report"),
+  EXPECT_NE(r.output.find("calibrate: /nonexistent-dir/old.json: cannot open: No such file"),
             std::string::npos)
       << r.output;
   r = runCalibrateTool("--refit x.json --ranks 4 -o " + tempPath("t.json"));

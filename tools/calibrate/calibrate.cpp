@@ -1,6 +1,6 @@
 // calibrate: measures transfers, copies and reductions on the cpu backend, fits α and β by least
 // squares, writes the calibrated topology, and optionally checks the simulator against real plans.
-#include "runtime/core/FileWrite.h"
+#include "runtime/core/Files.h"
 #include "runtime/topology/Topology.h"
 #include "tuner/bench/ByteSize.h"
 #include "tuner/bench/PlanSource.h"
@@ -160,7 +160,7 @@ void printCalibration(const Calibration &c) {
 void writeJson(const std::string &path, const nlohmann::json &value, const char *what) {
   try {
     writeWholeFile(path, value.dump(2) + "\n");
-  } catch (const FileWriteError &e) {
+  } catch (const FileError &e) {
     throw std::runtime_error(std::string(e.what()) + " (the " + what + ")");
   }
 }

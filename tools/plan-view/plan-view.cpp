@@ -1,6 +1,6 @@
 // plan-view: draws a plan (file, bundle bucket or built-in) as SVG, or as an HTML page that steps
 // through the schedule; --sim draws simulated time instead of steps.
-#include "runtime/core/FileWrite.h"
+#include "runtime/core/Files.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/sim/Simulator.h"

@@ -1,6 +1,7 @@
 // Loading the plans a benchmark runs: plan files, bundles (bucket lookup) and built-in plans.
 #include "tuner/bench/PlanSource.h"
 
+#include "runtime/core/Files.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/DefaultRules.h"
 #include "runtime/plan/PlanJson.h"
@@ -13,8 +14,13 @@ namespace {
 
 /// The "format" member of a JSON file, or "" when it cannot be read.
 std::string fileFormat(const std::string &path) {
-  std::ifstream in(path);
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::string text;
+  try {
+    text = readWholeFile(path);
+  } catch (const FileError &) {
+    return "";
+  }
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_object() && j.contains("format") && j["format"].is_string())
     return j["format"].get<std::string>();
   return "";

@@ -1,6 +1,8 @@
 // Reads a calibrate report back and re-derives the model from its stored probe measurements.
 #include "tuner/calibrate/Refit.h"
 
+#include "runtime/core/Files.h"
+#include "runtime/core/JsonText.h"
 #include "runtime/sim/Simulator.h"
 #include "tuner/calibrate/CalibrationPlans.h"
 
@@ -131,13 +133,12 @@ StoredReport parseStoredReport(const nlohmann::json &report, const std::string &
 }
 
 StoredReport loadStoredReport(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the report (missing or unreadable)");
+  const std::string text = readWholeFile(path);
   nlohmann::json report;
   try {
-    in >> report;
-  } catch (const nlohmann::json::parse_error &e) {
-    throw std::runtime_error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+    report = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception &e) {
+    throw std::runtime_error(path + ": not valid JSON (" + jsonErrorText(e) + ")");
   }
   return parseStoredReport(report, path);
 }

@@ -23,7 +23,7 @@ TEST(PlanValidation, NotJsonAndMissingFile) {
   std::ofstream(path) << "{\"format\": \"collplan-plan\", ";
   expectPlanError([&] { loadPlanFile(path); }, "", "not valid JSON");
   expectPlanError([&] { loadPlanFile(scratchPath("does-not-exist.json")); }, "",
-                  "cannot open file");
+                  "cannot open: No such file or directory");
   expectPlanError([] { planFromJson(json::array(), "x"); }, "", "expected an object");
 }
 
