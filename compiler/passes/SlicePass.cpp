@@ -3,6 +3,7 @@
 
 #include "compiler/lowering/Slicing.h"
 #include "dialects/coll/CollOps.h"
+#include "runtime/core/Limits.h"
 
 
 namespace collplan {
@@ -19,8 +20,9 @@ struct CollSlicePass : collplan::impl::CollSliceBase<CollSlicePass> {
   using CollSliceBase::CollSliceBase;
 
   void runOnOperation() override {
-    if (slices < 1) {
-      getOperation().emitError() << "coll-slice: slices must be at least 1 (got " << int(slices) << ")";
+    if (slices < 1 || slices > collplan::kMaxSlices) {
+      getOperation().emitError() << "coll-slice: slices must be 1 to " << collplan::kMaxSlices
+                                 << " (got " << int64_t(slices) << ")";
       return signalPassFailure();
     }
     getOperation().walk([&](ScheduleOp schedule) {

@@ -3,6 +3,7 @@
 
 #include "dialects/coll/CollOps.h"
 #include "runtime/core/CountNoun.h"
+#include "runtime/core/Limits.h"
 
 namespace collplan {
 
@@ -19,10 +20,12 @@ template <typename SpecOp>
 static CollectiveSpec specOf(SpecOp op) {
   CollectiveSpec spec;
   spec.kind = toRuntime(op.getKind());
-  spec.ranks = static_cast<int>(op.getRanks());
+  // Clamped into int: check() reports values above the limits.
+  auto clamp = [](uint64_t v) { return static_cast<int>(std::min<uint64_t>(v, INT32_MAX)); };
+  spec.ranks = clamp(op.getRanks());
   spec.chunks = hasChunkPerRank(spec.kind) ? spec.ranks : 1;
-  if (auto chunks = op.getChunks()) spec.chunks = static_cast<int>(*chunks);
-  if (auto slices = op.getSlices()) spec.slices = static_cast<int>(*slices);
+  if (auto chunks = op.getChunks()) spec.chunks = clamp(*chunks);
+  if (auto slices = op.getSlices()) spec.slices = clamp(*slices);
   if (auto red = op.getOp()) spec.op = static_cast<ReduceOp>(static_cast<int>(*red));
   if (auto root = op.getRoot()) spec.root = static_cast<int>(*root);
   return spec;
@@ -39,6 +42,12 @@ CollectiveSpec CollectiveSpec::fromOp(mlir::Operation *op) {
 
 std::optional<std::string> CollectiveSpec::check() const {
   std::string kindName(toString(kind));
+  for (const std::string &limit : {aboveLimit("ranks", ranks, kMaxRanks),
+                                   aboveLimit("chunks", chunks, kMaxUnits),
+                                   aboveLimit("slices", slices, kMaxSlices),
+                                   aboveLimit("units (chunks x slices)",
+                                              int64_t(chunks) * slices, kMaxUnits)})
+    if (!limit.empty()) return limit;
   if (needsReduceOp(kind) && !op) return kindName + " needs a reduction op (op sum|prod|min|max)";
   if (!needsReduceOp(kind) && op) return kindName + " does not reduce: remove 'op'";
   if (root < 0 || root >= ranks)

@@ -288,3 +288,23 @@ coll.program @p allgather ranks 2 units 2 scratch 0 {
   }
   coll.rank 1 {}
 }
+
+// -----
+
+// expected-error @+1 {{ranks 1000000000 is above the limit of 65536}}
+coll.collective @a allreduce ranks 1000000000 op sum
+
+// -----
+
+// expected-error @+1 {{chunks 2147483647 is above the limit of 16777216}}
+coll.collective @a allreduce ranks 4 chunks 2147483647 op sum
+
+// -----
+
+// expected-error @+1 {{slices 1000000 is above the limit of 1024}}
+coll.collective @a allreduce ranks 4 slices 1000000 op sum
+
+// -----
+
+// expected-error @+1 {{units (chunks x slices) 16777472 is above the limit of 16777216}}
+coll.collective @a allreduce ranks 4 chunks 65537 slices 256 op sum

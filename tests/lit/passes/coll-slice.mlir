@@ -2,6 +2,7 @@
 // RUN: coll-opt %s --coll-slice=slices=2 --coll-verify | FileCheck %s
 // RUN: coll-opt %s --coll-slice=slices=2 --coll-slice=slices=3 --coll-verify | FileCheck %s --check-prefix=TWICE
 // RUN: not coll-opt %s --coll-slice=slices=0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not coll-opt %s --coll-slice=slices=1000000 2>&1 | FileCheck %s --check-prefix=HUGE
 
 // CHECK-LABEL: coll.schedule @bc broadcast ranks 2 slices 2 root 0 {
 // CHECK-NEXT:    %[[A0:.*]] = coll.input rank 0 chunk 0 slice 0
@@ -12,7 +13,8 @@
 // CHECK-NEXT:    coll.output %[[A1]] rank 0 chunk 0 slice 1
 // TWICE-LABEL: coll.schedule @bc broadcast ranks 2 slices 6 root 0
 // TWICE: coll.input rank 0 chunk 0 slice 5
-// BAD: coll-slice: slices must be at least 1 (got 0)
+// BAD: coll-slice: slices must be 1 to 1024 (got 0)
+// HUGE: coll-slice: slices must be 1 to 1024 (got 1000000)
 coll.schedule @bc broadcast ranks 2 root 0 {
   %a = coll.input rank 0 chunk 0
   %b = coll.copy %a to rank 1
