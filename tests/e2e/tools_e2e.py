@@ -422,6 +422,9 @@ def test_bench_errors(env):
         (["--ranks", "2", "-b", "0"], "--min-bytes must be at least 1"),
         (["--ranks", "2", "-f", "1"], "--step-factor must be at least 2"),
         (["--ranks", "2", "-f", "-1"], "--step-factor must be at least 2, got -1"),
+        (["--ranks", "2", "-b", "64G", "-e", "64G"],
+         "the call buffers of 2 ranks at the largest size need 256.0 GiB, more than this "
+         "machine's"),
         (["--ranks", "2", "--backend", "gpu"], "unknown backend \"gpu\""),
         (["--ranks", "2", "--collective", "allsum"], "--collective: unknown value \"allsum\""),
         (["--ranks", "2", "--dtype", "f17"], "--dtype: unknown value \"f17\""),

@@ -264,6 +264,9 @@ int main(int argc, char **argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "plan-bench: out of memory (the plans or buffers of this run do not fit: "
+                         "lower --max-bytes or --ranks)\n");
   } catch (const std::exception &e) {  // usage, PlanError, TopologyError, SimError, RuntimeError
     std::fprintf(stderr, "plan-bench: %s\n", e.what());
   }

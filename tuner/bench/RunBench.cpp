@@ -1,9 +1,40 @@
 // runBench: Backend::launch around the rank loop, or Backend::simulateUs per size.
 #include "tuner/bench/RunBench.h"
 
+#include "tuner/bench/CheckData.h"
+
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
+#include <string>
+#include <unistd.h>
 
 namespace collplan::bench {
+namespace {
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1 << 30));
+  return text;
+}
+
+/// Refuses a run whose call buffers (every rank's input and output at the largest size) alone
+/// exceed the machine's memory, before any rank allocates them.
+void checkBufferMemory(const BenchCase &c, const std::vector<SizePoint> &sizes) {
+  size_t maxCount = 0;
+  for (const SizePoint &s : sizes) maxCount = std::max(maxCount, s.count);
+  double need = 0;
+  for (int r = 0; r < c.ranks; ++r)
+    need += double(inputBytes(c, r, maxCount)) + double(outputBytes(c, r, maxCount));
+  const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (have > 0 && need > have)
+    throw std::invalid_argument("the call buffers of " + std::to_string(c.ranks) +
+                                " ranks at the largest size need " + gib(need) +
+                                ", more than this machine's " + gib(have) +
+                                " of memory: lower --max-bytes or --ranks");
+}
+
+}  // namespace
 
 std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &source,
                                  const BenchCase &c, const std::vector<SizePoint> &sizes,
@@ -21,6 +52,7 @@ std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &sourc
     }
     return out;
   }
+  checkBufferMemory(c, sizes);
   const std::vector<std::string> reports = backend.launch(c.ranks, [&](RankSession &session) {
     return encodeRankTimes(runRankLoop(session, source, c, sizes, settings, progress));
   });
