@@ -1,5 +1,6 @@
 // coll-allocate-scratch: shares tmp units in every ordered coll.program of the module.
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "compiler/export/AllocateScratch.h"
 #include "dialects/coll/CollOps.h"
@@ -17,6 +18,8 @@ struct CollAllocateScratchPass
   using CollAllocateScratchBase::CollAllocateScratchBase;
 
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-allocate-scratch", collplan::PassInput::Programs)))
+      return signalPassFailure();
     getOperation().walk([&](mlir::coll::ProgramOp program) {
       const collplan::ScratchResult result = collplan::allocateScratch(program);
       if (explain)

@@ -1,5 +1,6 @@
 // coll-coalesce-transfers: message aggregation on every coll.program of the module.
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "compiler/export/CoalesceTransfers.h"
 #include "dialects/coll/CollOps.h"
@@ -17,6 +18,8 @@ struct CollCoalesceTransfersPass
   using CollCoalesceTransfersBase::CollCoalesceTransfersBase;
 
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-coalesce-transfers", collplan::PassInput::Programs)))
+      return signalPassFailure();
     getOperation().walk([&](mlir::coll::ProgramOp program) {
       const unsigned joined = collplan::coalesceTransfers(program);
       if (explain)

@@ -1,5 +1,6 @@
 // coll-cost: prints (and optionally attaches) the cost of every coll.schedule.
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "compiler/analysis/CostModel.h"
 #include "dialects/coll/CollOps.h"
@@ -19,6 +20,8 @@ struct CollCostPass : collplan::impl::CollCostBase<CollCostPass> {
   using CollCostBase::CollCostBase;
 
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-cost", collplan::PassInput::Schedules)))
+      return signalPassFailure();
     getOperation().walk([&](mlir::coll::ScheduleOp schedule) {
       collplan::ScheduleCost cost = collplan::analyzeCost(schedule);
       llvm::outs() << "coll-cost @" << schedule.getSymName() << ": "

@@ -1,5 +1,6 @@
 // coll-export-plan: every coll.program exported as a runtime plan and validated (optionally written).
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "compiler/export/ProgramToPlan.h"
 #include "dialects/coll/CollOps.h"
@@ -18,6 +19,8 @@ struct CollExportPlanPass : collplan::impl::CollExportPlanBase<CollExportPlanPas
   using CollExportPlanBase::CollExportPlanBase;
 
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-export-plan", collplan::PassInput::Programs)))
+      return signalPassFailure();
     llvm::SmallVector<mlir::coll::ProgramOp> programs;
     getOperation().walk([&](mlir::coll::ProgramOp p) { programs.push_back(p); });
     if (!output.empty() && programs.size() != 1) {

@@ -1,5 +1,6 @@
 // coll-fuse-dup: copies of one value to different ranks become one duplicated write.
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "dialects/coll/CollOps.h"
 
@@ -48,6 +49,8 @@ void fuseCopiesOf(Value value, llvm::DenseSet<Operation *> &erased) {
 
 struct CollFuseDupPass : collplan::impl::CollFuseDupBase<CollFuseDupPass> {
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-fuse-dup", collplan::PassInput::Schedules)))
+      return signalPassFailure();
     // Ops are collected first; fusing erases later copies, which are then skipped (their
     // results must not be touched once erased).
     SmallVector<Operation *> ops;

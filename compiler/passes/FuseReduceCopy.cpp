@@ -1,5 +1,6 @@
 // coll-fuse-reduce-copy: a reduce whose only use is a copy becomes one reduce_send.
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "dialects/coll/CollOps.h"
 
@@ -17,6 +18,8 @@ namespace {
 
 struct CollFuseReduceCopyPass : collplan::impl::CollFuseReduceCopyBase<CollFuseReduceCopyPass> {
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-fuse-reduce-copy", collplan::PassInput::Schedules)))
+      return signalPassFailure();
     SmallVector<coll::ReduceOp> reduces;
     getOperation().walk([&](coll::ReduceOp op) { reduces.push_back(op); });
     for (coll::ReduceOp reduce : reduces) {

@@ -1,5 +1,6 @@
 // coll-hoist-sends: orders every coll.program's channels (sends before unneeded receives).
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "compiler/export/HoistSends.h"
 #include "dialects/coll/CollOps.h"
@@ -16,6 +17,8 @@ struct CollHoistSendsPass : collplan::impl::CollHoistSendsBase<CollHoistSendsPas
   using CollHoistSendsBase::CollHoistSendsBase;
 
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-hoist-sends", collplan::PassInput::Programs)))
+      return signalPassFailure();
     bool ok = true;
     getOperation().walk([&](mlir::coll::ProgramOp program) {
       mlir::FailureOr<collplan::HoistResult> result = collplan::hoistSends(program);

@@ -1,5 +1,6 @@
 // coll-slice: replicates each schedule's dataflow per slice, interleaved for pipelining.
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "compiler/lowering/Slicing.h"
 #include "dialects/coll/CollOps.h"
@@ -20,6 +21,8 @@ struct CollSlicePass : collplan::impl::CollSliceBase<CollSlicePass> {
   using CollSliceBase::CollSliceBase;
 
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-slice", collplan::PassInput::Schedules)))
+      return signalPassFailure();
     if (slices < 1 || slices > collplan::kMaxSlices) {
       getOperation().emitError() << "coll-slice: slices must be 1 to " << collplan::kMaxSlices
                                  << " (got " << int64_t(slices) << ")";

@@ -1,5 +1,6 @@
 // coll-to-program: verifies each schedule and lowers it to per-rank programs (placement).
 #include "compiler/Passes.h"
+#include "compiler/passes/PassInputs.h"
 
 #include "compiler/analysis/ScheduleVerifier.h"
 #include "compiler/export/ScheduleToProgram.h"
@@ -16,6 +17,8 @@ struct CollToProgramPass : collplan::impl::CollToProgramBase<CollToProgramPass> 
   using CollToProgramBase::CollToProgramBase;
 
   void runOnOperation() override {
+    if (mlir::failed(collplan::requireLowered(getOperation(), "coll-to-program", collplan::PassInput::Schedules)))
+      return signalPassFailure();
     llvm::SmallVector<mlir::coll::ScheduleOp> schedules;
     getOperation().walk([&](mlir::coll::ScheduleOp s) { schedules.push_back(s); });
     for (mlir::coll::ScheduleOp schedule : schedules) {
