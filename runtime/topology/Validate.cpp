@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace collplan {
 namespace {
@@ -23,15 +24,28 @@ std::string vertexLabel(const Topology &topo, int vertex) {
          at("switches", vertex - numDevices) + ")";
 }
 
+/// The largest latency (µs) or bandwidth (GB/s) a topology may state: far beyond any machine,
+/// and small enough that simulated times stay finite for every message size.
+constexpr double kMaxQuantity = 1e12;
+
+std::string numberText(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
 void checkPositive(double value, const std::string &origin, const std::string &field) {
   if (!std::isfinite(value) || value <= 0)
-    throw TopologyError(origin, field, "must be a positive number, got " + std::to_string(value));
+    throw TopologyError(origin, field, "must be a positive number, got " + numberText(value));
+  if (value > kMaxQuantity)
+    throw TopologyError(origin, field, "must be at most 1e12, got " + numberText(value));
 }
 
 void checkNonNegative(double value, const std::string &origin, const std::string &field) {
   if (!std::isfinite(value) || value < 0)
-    throw TopologyError(origin, field,
-                        "must be a non-negative number, got " + std::to_string(value));
+    throw TopologyError(origin, field, "must be a non-negative number, got " + numberText(value));
+  if (value > kMaxQuantity)
+    throw TopologyError(origin, field, "must be at most 1e12, got " + numberText(value));
 }
 
 void checkNames(const Topology &topo, const std::string &origin) {

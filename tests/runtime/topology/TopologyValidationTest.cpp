@@ -138,6 +138,12 @@ TEST(TopologyValidation, NegativeLatency) {
   json document = validDocument();
   document["links"][0]["latency_us"] = -1;
   EXPECT_TRUE(rejects(document, "links[0].latency_us", "must be a non-negative number"));
+  // Finite but absurd: simulated times would overflow to infinity.
+  document["links"][0]["latency_us"] = 1e300;
+  EXPECT_TRUE(rejects(document, "links[0].latency_us", "must be at most 1e12, got 1e+300"));
+  document["links"][0]["latency_us"] = 1.0;
+  document["links"][0]["bandwidth_gbps"] = 1e13;
+  EXPECT_TRUE(rejects(document, "links[0].bandwidth_gbps", "must be at most 1e12, got 1e+13"));
 }
 
 TEST(TopologyValidation, UnknownRouting) {
