@@ -35,11 +35,17 @@ bool waitAtLeast(const std::atomic<uint64_t> &flag, uint64_t target, const WaitP
     if (std::chrono::steady_clock::now() - start > policy.yieldFor) break;
   }
   std::chrono::microseconds sleep{1};
+  auto nextCheck = start + policy.checkEvery;
   while (flag.load(std::memory_order_acquire) < target) {
     std::this_thread::sleep_for(sleep);
     if (sleep < policy.maxSleep) sleep *= 2;
-    if (policy.timeout.count() > 0 && std::chrono::steady_clock::now() - start > policy.timeout)
+    const auto now = std::chrono::steady_clock::now();
+    if (policy.timeout.count() > 0 && now - start > policy.timeout)
       return flag.load(std::memory_order_acquire) >= target;
+    if (policy.check && now >= nextCheck) {
+      nextCheck = now + policy.checkEvery;
+      policy.check();
+    }
   }
   return true;
 }
@@ -48,6 +54,7 @@ bool Backoff::pause() {
   if (idle_ == 0) {
     since_ = std::chrono::steady_clock::now();
     sleep_ = std::chrono::microseconds(1);
+    nextCheck_ = policy_.checkEvery;
   }
   ++idle_;
   if (idle_ <= uint64_t(policy_.spins)) {
@@ -61,6 +68,10 @@ bool Backoff::pause() {
   }
   const auto elapsed = std::chrono::steady_clock::now() - since_;
   if (policy_.timeout.count() > 0 && elapsed > policy_.timeout) return false;
+  if (policy_.check && elapsed >= nextCheck_) {
+    nextCheck_ = elapsed + policy_.checkEvery;
+    policy_.check();
+  }
   if (elapsed <= policy_.yieldFor) {
     sched_yield();
     return true;

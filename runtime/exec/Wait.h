@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 
 namespace collplan {
 
@@ -22,10 +23,16 @@ struct WaitPolicy {
   std::chrono::microseconds maxSleep{64};
   /// Give up (waitAtLeast returns false) after this long; 0 waits forever.
   std::chrono::milliseconds timeout{120000};
+  /// Called about every `checkEvery` while a wait goes on (never before the first
+  /// `checkEvery`): throws to end the wait early, e.g. when a peer process died (cpu-shm).
+  /// Empty: nothing to check.
+  std::function<void()> check;
+  std::chrono::milliseconds checkEvery{100};
 };
 
 /// Waits until flag >= target (acquire ordering, so data written before the matching release
-/// store is visible). Returns false if `policy.timeout` elapsed first.
+/// store is visible). Returns false if `policy.timeout` elapsed first; runs `policy.check`
+/// (which may throw) every `policy.checkEvery` while it waits.
 bool waitAtLeast(const std::atomic<uint64_t> &flag, uint64_t target, const WaitPolicy &policy);
 
 /// The same spin, yield, sleep escalation for a loop that polls several conditions (a rank's
@@ -35,7 +42,8 @@ class Backoff {
 public:
   explicit Backoff(const WaitPolicy &policy) : policy_(policy) {}
   /// Waits a little (a CPU pause, a yield or a sleep, by how long nothing has moved); false once
-  /// `policy.timeout` has passed since the last reset.
+  /// `policy.timeout` has passed since the last reset. Runs `policy.check` (which may throw)
+  /// every `policy.checkEvery` of stillness.
   bool pause();
   void reset() { idle_ = 0; }
   /// How long nothing has moved, for error messages.
@@ -45,6 +53,7 @@ private:
   const WaitPolicy &policy_;
   uint64_t idle_ = 0;  ///< pauses since the last reset
   std::chrono::steady_clock::time_point since_;
+  std::chrono::steady_clock::duration nextCheck_{};  ///< stillness at which to run the check
   std::chrono::microseconds sleep_{1};
 };
 

@@ -1,21 +1,23 @@
-// cpu-shm: control segment set-up and attach, staging generations, peer staging mappings.
+// cpu-shm: attach (control segment), peer liveness, leaving a job, staging generations, peer
+// staging mappings.
 #include "runtime/backends/cpu/ShmBackend.h"
 
+#include "runtime/backends/cpu/ShmJobId.h"
 #include "runtime/exec/RuntimeError.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
 namespace collplan {
 namespace {
 
-constexpr uint64_t kMagic = 0x636f6c6c706c616eull;  // "collplan"
-constexpr uint32_t kLayoutVersion = 3;
-constexpr size_t kHeaderBytes = 4096;
 constexpr size_t kStagingGranule = size_t(1) << 20;
 /// MessageSlot::generation of a value posted in place: `where` is its address in the sender.
 constexpr uint64_t kInPlaceGeneration = ~uint64_t(0);
@@ -23,30 +25,52 @@ constexpr uint64_t kInPlaceGeneration = ~uint64_t(0);
 /// (generation & ~kRegionTag). Staging generations count up from 1 and never reach it.
 constexpr uint64_t kRegionTag = uint64_t(1) << 62;
 
-struct ShmHeader {
-  std::atomic<uint64_t> magic;
-  uint32_t version;
-  int32_t ranks;
-  uint32_t fifoCapacity;
-  std::atomic<uint64_t> attached;          ///< ranks that mapped the segment
-  std::atomic<uint64_t> probed;            ///< ranks that finished the single-copy probe
-  std::atomic<uint32_t> singleCopyDenied;  ///< some rank could not read its peer's memory
-};
-static_assert(sizeof(ShmHeader) <= kHeaderBytes, "header fits its page");
-
-/// What a rank publishes about itself, after the header (one cache line per rank).
-struct alignas(64) RankInfo {
-  int64_t pid;
-  uint64_t probeAddress;  ///< address of the rank's probe word in its own process
-};
-
-ShmHeader &headerOf(const ShmSegment &s) { return *reinterpret_cast<ShmHeader *>(s.data()); }
-RankInfo &rankInfo(const ShmSegment &s, int rank) {
-  return reinterpret_cast<RankInfo *>(s.data() + kHeaderBytes)[rank];
-}
-uint64_t probeValue(int rank) { return kMagic ^ uint64_t(rank); }
+uint64_t probeValue(int rank) { return kControlMagic ^ uint64_t(rank); }
 
 const std::byte kEmpty[1] = {};
+
+/// The transports of this process, so that a process that exits without destroying them still
+/// leaves their jobs (removes its segments) at exit. Never destroyed: atexit handlers may run
+/// after static destructors.
+struct LiveTransports {
+  std::mutex mutex;
+  std::vector<std::pair<pid_t, ShmTransport *>> list;  ///< with the process that made each
+};
+
+LiveTransports &liveTransports() {
+  static LiveTransports *live = [] {
+    std::atexit([] {
+      LiveTransports &l = liveTransports();
+      std::lock_guard<std::mutex> lock(l.mutex);
+      for (auto &[pid, transport] : l.list)
+        if (pid == ::getpid()) transport->leaveJob();  // a forked child's copies are not its own
+    });
+    return new LiveTransports;
+  }();
+  return *live;
+}
+
+void track(ShmTransport *t) {
+  LiveTransports &l = liveTransports();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.list.emplace_back(::getpid(), t);
+}
+
+void untrack(ShmTransport *t) {
+  LiveTransports &l = liveTransports();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.list.erase(std::remove_if(l.list.begin(), l.list.end(),
+                              [&](const auto &entry) { return entry.second == t; }),
+               l.list.end());
+}
+
+/// `policy`, checking the transport's peers while it waits.
+WaitPolicy watchingPeers(WaitPolicy policy, ShmTransport *transport) {
+  policy.check = [transport] { transport->checkPeers(); };
+  return policy;
+}
+
+std::string jobText(const std::string &job) { return "cpu-shm job \"" + job + "\""; }
 
 }  // namespace
 
@@ -62,78 +86,175 @@ void ShmTransport::checkJobName(const std::string &job) {
                              "'.', '_' and '-'");
 }
 
-ShmTransport::ShmTransport(const std::string &job, int rank, int ranks, WaitPolicy policy)
-    : FlagTransport(rank, ranks, policy), job_(job), peers_(size_t(ranks)),
-      regions_("/collplan-" + job + "-r", rank, ranks),
-      singleCopy_(SingleCopySettings::fromEnvironment()), probeWord_(probeValue(rank)) {
+ShmTransport::ShmTransport(const std::string &job, int rank, int ranks, WaitPolicy policy,
+                           uint64_t nonce)
+    : FlagTransport(rank, ranks, watchingPeers(std::move(policy), this)), job_(job),
+      peers_(size_t(ranks)), singleCopy_(SingleCopySettings::fromEnvironment()),
+      probeWord_(probeValue(rank)) {
   checkJobName(job);
-  attach();
+  attach(nonce != 0 ? nonce : nonceFromEnvironment(job));
+  regions_.emplace(names_.prefix() + "r", rank, ranks);
+  track(this);
 }
-
-std::string ShmTransport::controlName() const { return "/collplan-" + job_; }
 
 std::string ShmTransport::stagingName(int rank, uint64_t generation) const {
-  return "/collplan-" + job_ + "-r" + std::to_string(rank) + "-g" + std::to_string(generation);
+  return names_.ofRank(rank) + "g" + std::to_string(generation);
 }
 
-void ShmTransport::attach() {
-  fifoCapacity_ = fifoDirectoryCapacity(ranks_);
-  directoryBytes_ = (FifoDirectory::bytesFor(fifoCapacity_) + 63) & ~size_t(63);
-  const size_t directoriesAt =
-      (kHeaderBytes + size_t(ranks_) * sizeof(RankInfo) + 4095) & ~size_t(4095);
-  const size_t bytes = directoriesAt + size_t(ranks_) * directoryBytes_;
-  const std::string name = controlName();
-  if (rank_ == 0) {
-    control_ = ShmSegment::create(name, bytes);  // zero-filled: every flag starts at call 0
-    ShmHeader &h = headerOf(control_);
-    h.version = kLayoutVersion;
-    h.ranks = ranks_;
-    h.fifoCapacity = fifoCapacity_;
-    h.attached.store(0, std::memory_order_relaxed);
-    h.magic.store(kMagic, std::memory_order_release);
-  } else {
-    const auto start = std::chrono::steady_clock::now();
-    const auto limit = policy_.timeout.count() > 0 ? policy_.timeout : std::chrono::minutes(10);
-    for (;;) {
-      control_ = ShmSegment::open(name, kHeaderBytes, true);
-      if (control_ && headerOf(control_).magic.load(std::memory_order_acquire) == kMagic) break;
-      control_.unmap();
-      if (std::chrono::steady_clock::now() - start > limit)
-        throw RuntimeError(ErrorCode::Timeout,
-                           "rank " + std::to_string(rank_) + " could not open shared-memory " +
-                               "segment /dev/shm" + name + " within " +
-                               std::to_string(limit.count() / 1000) + " s: is rank 0 of job \"" +
-                               job_ + "\" running with the same job name and rank count?");
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    const ShmHeader &h = headerOf(control_);
-    if (h.version != kLayoutVersion || h.ranks != ranks_ || h.fifoCapacity != fifoCapacity_)
-      throw RuntimeError(ErrorCode::InvalidArgument,
-                         "shared-memory segment /dev/shm" + name + " was created for " +
-                             std::to_string(h.ranks) + " ranks (layout " +
-                             std::to_string(h.version) + ") but rank " + std::to_string(rank_) +
-                             " expects " + std::to_string(ranks_) +
-                             ": every process of a job must pass the same rank count");
-    if (control_.size() < bytes)
-      throw RuntimeError(ErrorCode::System, "shared-memory segment /dev/shm" + name + " holds " +
-                                                std::to_string(control_.size()) + " bytes, " +
-                                                std::to_string(bytes) + " expected");
+void ShmTransport::createControl(const ControlLayout &layout, uint64_t nonce) {
+  const std::string name = names_.control();
+  for (int attempt = 0;; ++attempt) {
+    bool exists = false;
+    control_ = ShmSegment::create(name, layout.bytes, &exists);  // zero-filled: calls start at 0
+    if (control_) break;
+    const std::string why = freeJobName(job_);
+    if (!why.empty()) throw RuntimeError(ErrorCode::InvalidArgument, why);
+    if (attempt == 100)
+      throw RuntimeError(ErrorCode::System, "cannot create shared-memory segment /dev/shm" + name +
+                                                ": it was re-created 100 times while rank 0 " +
+                                                "of " + jobText(job_) + " tried");
   }
-  directories_ = control_.data() + directoriesAt;
-  rankInfo(control_, rank_) = {int64_t(getpid()), uint64_t(uintptr_t(&probeWord_))};
-  if (headerOf(control_).attached.fetch_add(1, std::memory_order_acq_rel) + 1 == uint64_t(ranks_))
-    ShmSegment::unlink(name);  // everyone has it mapped: remove the name now
+  ShmHeader &h = headerOf(control_);
+  h.version = kControlLayoutVersion;
+  h.ranks = ranks_;
+  h.fifoCapacity = layout.fifoCapacity;
+  h.nonce = nonce != 0 ? nonce : newJobNonce();
+  recordOf(control_, 0).pid.store(::getpid(), std::memory_order_relaxed);
+  publishRecord();  // before the magic: a complete record 0 tells whether the job lives
+  h.magic.store(kControlMagic, std::memory_order_release);
+}
+
+void ShmTransport::openControl(const ControlLayout &layout, uint64_t nonce) {
+  const std::string name = names_.control();
+  const auto start = std::chrono::steady_clock::now();
+  const auto limit = policy_.timeout.count() > 0 ? policy_.timeout : std::chrono::minutes(10);
+  for (;;) {
+    control_ = ShmSegment::open(name, {kControlHeaderBytes, 0}, true);
+    // A control segment whose rank 0 died is a dead job's: the new rank 0 replaces it.
+    if (control_ && headerOf(control_).magic.load(std::memory_order_acquire) == kControlMagic &&
+        !creatorDead(control_))
+      break;
+    control_.unmap();
+    if (std::chrono::steady_clock::now() - start > limit)
+      throw RuntimeError(ErrorCode::Timeout,
+                         "rank " + std::to_string(rank_) + " could not open shared-memory " +
+                             "segment /dev/shm" + name + " within " +
+                             std::to_string(limit.count() / 1000) + " s: is rank 0 of job \"" +
+                             job_ + "\" running with the same job name and rank count?");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const ShmHeader &h = headerOf(control_);
+  if (nonce != 0 && h.nonce != nonce)
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       jobText(job_) + " is already in use by another job (" +
+                           describeJob(control_) + "): rank " + std::to_string(rank_) +
+                           " was started for another job of that name (" + kNonceVariable +
+                           " differs); pick another job name");
+  if (h.version != kControlLayoutVersion || h.ranks != ranks_ ||
+      h.fifoCapacity != layout.fifoCapacity)
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "shared-memory segment /dev/shm" + name + " was created for " +
+                           std::to_string(h.ranks) + " ranks (layout " +
+                           std::to_string(h.version) + ") but rank " + std::to_string(rank_) +
+                           " expects " + std::to_string(ranks_) +
+                           ": every process of a job must pass the same rank count");
+  if (control_.size() != layout.bytes)
+    throw RuntimeError(ErrorCode::System, "refusing shared-memory segment /dev/shm" + name +
+                                              ": it holds " + std::to_string(control_.size()) +
+                                              " bytes, " + std::to_string(layout.bytes) +
+                                              " expected");
+  int64_t free = 0;
+  RankRecord &mine = recordOf(control_, rank_);
+  if (!mine.pid.compare_exchange_strong(free, ::getpid(), std::memory_order_acq_rel)) {
+    const ProcessId holder = processOf(mine);
+    const bool alive = livenessOf(holder) != Liveness::Dead;
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "rank " + std::to_string(rank_) + " of " + jobText(job_) +
+                           " is already taken by pid " + std::to_string(holder.pid) +
+                           (alive ? " (still running): two processes were started as rank " +
+                                        std::to_string(rank_) +
+                                        ", or another job uses this name (" +
+                                        describeJob(control_) + ")"
+                                  : " (now dead): that job failed; start a new one"));
+  }
+}
+
+void ShmTransport::attach(uint64_t nonce) {
+  const ControlLayout layout = ControlLayout::forRanks(ranks_);
+  fifoCapacity_ = layout.fifoCapacity;
+  directoryBytes_ = layout.directoryBytes;
+  names_.job = job_;
+  if (rank_ == 0)
+    createControl(layout, nonce);
+  else
+    openControl(layout, nonce);
+  names_.nonce = headerOf(control_).nonce;
+  directories_ = control_.data() + layout.directoriesAt;
+  if (rank_ != 0) publishRecord();
+  headerOf(control_).attached.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void ShmTransport::publishRecord() {
+  RankRecord &mine = recordOf(control_, rank_);
+  const ProcessId self = thisProcess();
+  mine.startTime = self.startTime;
+  mine.pidNamespace = self.pidNamespace;
+  mine.probeAddress = uint64_t(uintptr_t(&probeWord_));
+  mine.ready.store(1, std::memory_order_release);
 }
 
 ShmTransport::~ShmTransport() {
-  if (staging_) {
-    const std::string name = staging_.name();
-    staging_.unmap();
-    ShmSegment::unlink(name);
+  untrack(this);
+  leaveJob();
+}
+
+void ShmTransport::leaveJob() {
+  if (left_ || !control_) return;
+  left_ = true;
+  if (staging_) ShmSegment::unlink(staging_.name());
+  if (regions_) regions_->unlinkAll();
+  recordOf(control_, rank_).detached.store(1, std::memory_order_seq_cst);
+  // The last rank out removes the control segment, and whatever dead ranks left behind.
+  bool deadPeer = false;
+  for (int p = 0; p < ranks_; ++p) {
+    if (p == rank_) continue;
+    const RankRecord &peer = recordOf(control_, p);
+    const ProcessId process = processOf(peer);
+    if (process.pid == 0 || peer.detached.load(std::memory_order_seq_cst) == 1) continue;
+    if (livenessOf(process) != Liveness::Dead) return;  // it is still in the job
+    deadPeer = true;
   }
-  if (control_ && rank_ == 0 &&
-      headerOf(control_).attached.load(std::memory_order_acquire) < uint64_t(ranks_))
-    ShmSegment::unlink(controlName());  // the job ends before every rank attached
+  if (deadPeer) removeJobSegments(names_);
+  control_.unlinkIfStillNamed();
+}
+
+void ShmTransport::checkPeers() {
+  const ShmHeader &h = headerOf(control_);
+  if (const int32_t failed = h.failedRank.load(std::memory_order_acquire))
+    failJob(failed - 1, "was found dead or gone by another rank");
+  for (int p = 0; p < ranks_; ++p) {
+    const RankRecord &peer = recordOf(control_, p);
+    if (p == rank_ || peer.callsDone.load(std::memory_order_acquire) >= call_) continue;
+    if (peer.detached.load(std::memory_order_acquire) == 1)
+      failJob(p, "left the job (destroyed its communicator or exited)");
+    const ProcessId process = processOf(peer);
+    if (process.pid != 0 && livenessOf(process) == Liveness::Dead)
+      failJob(p, "exited or was killed");
+  }
+}
+
+void ShmTransport::failJob(int peer, const std::string &what) {
+  const RankRecord &r = recordOf(control_, peer);
+  int32_t none = 0;
+  headerOf(control_).failedRank.compare_exchange_strong(none, peer + 1, std::memory_order_acq_rel);
+  removeJobSegments(names_);
+  throw RuntimeError(ErrorCode::System,
+                     "rank " + std::to_string(rank_) + " of " + jobText(job_) + ": rank " +
+                         std::to_string(peer) + " (pid " +
+                         std::to_string(r.pid.load(std::memory_order_relaxed)) + ") " + what +
+                         " before finishing call " + std::to_string(call_) + " (it finished " +
+                         std::to_string(r.callsDone.load(std::memory_order_relaxed)) +
+                         "): the job cannot go on (its shared-memory segments are removed)");
 }
 
 FifoDirectory ShmTransport::directoryOf(int sender) {
@@ -152,13 +273,18 @@ std::byte *ShmTransport::reserveStaging(size_t bytes) {
 }
 
 size_t ShmTransport::inPlaceMinBytes(const void *base, size_t bytes) const {
-  if (base && regions_.find(base, bytes)) return 0;
+  if (base && regions_->find(base, bytes)) return 0;
   return singleCopyActive() ? singleCopy_.minBytes : SIZE_MAX;
 }
 
 void ShmTransport::beginCall(const CallSignature &signature) {
   FlagTransport::beginCall(signature);
   if (!probed_) probeSingleCopy();
+}
+
+void ShmTransport::endCall() {
+  FlagTransport::endCall();
+  recordOf(control_, rank_).callsDone.store(call_, std::memory_order_release);
 }
 
 void ShmTransport::waitForAllRanks(const std::atomic<uint64_t> &counter, const char *what) const {
@@ -177,9 +303,10 @@ void ShmTransport::probeSingleCopy() {
   ShmHeader &h = headerOf(control_);
   waitForAllRanks(h.attached, "attach");
   const int peer = (rank_ + 1) % ranks_;
-  const RankInfo info = rankInfo(control_, peer);
+  const RankRecord &info = recordOf(control_, peer);
   uint64_t word = 0;
-  const int error = crossMemoryRead(pid_t(info.pid), info.probeAddress,
+  const int error = crossMemoryRead(pid_t(info.pid.load(std::memory_order_relaxed)),
+                                    info.probeAddress,
                                     reinterpret_cast<std::byte *>(&word), sizeof word);
   if (error != 0 || word != probeValue(peer))
     h.singleCopyDenied.store(1, std::memory_order_relaxed);
@@ -196,7 +323,7 @@ void ShmTransport::encode(const std::byte *data, size_t bytes, MessageSlot &slot
   }
   if (data >= staging_.data() && data + bytes <= staging_.data() + staging_.size()) {
     slot.where = uint64_t(data - staging_.data());
-  } else if (const std::optional<ShmRegions::Location> at = regions_.find(data, bytes)) {
+  } else if (const std::optional<ShmRegions::Location> at = regions_->find(data, bytes)) {
     slot.generation = kRegionTag | at->id;
     slot.where = at->offset;
   } else if (singleCopyActive()) {
@@ -210,26 +337,40 @@ void ShmTransport::encode(const std::byte *data, size_t bytes, MessageSlot &slot
 
 void ShmTransport::copyOut(int peer, const MessageSlot &slot, size_t offset, size_t bytes,
                            std::byte *dst) {
-  const RankInfo &info = rankInfo(control_, peer);
-  if (const int error = crossMemoryRead(pid_t(info.pid), slot.where + offset, dst, bytes))
-    throw RuntimeError(ErrorCode::System,
-                       "cpu-shm rank " + std::to_string(rank_) + " could not copy " +
-                           std::to_string(bytes) + " bytes from rank " + std::to_string(peer) +
-                           " (pid " + std::to_string(info.pid) + ") with process_vm_readv: " +
-                           std::strerror(error) +
-                           " (did the peer exit? COLLPLAN_SHM_SINGLE_COPY=0 stages every send)");
+  const int64_t pid = recordOf(control_, peer).pid.load(std::memory_order_relaxed);
+  const int error = crossMemoryRead(pid_t(pid), slot.where + offset, dst, bytes);
+  if (error == 0) return;
+  const std::string failure = "cpu-shm rank " + std::to_string(rank_) + " could not copy " +
+                              std::to_string(bytes) + " bytes from rank " + std::to_string(peer) +
+                              " (pid " + std::to_string(pid) + ") with process_vm_readv: " +
+                              std::strerror(error);
+  try {
+    checkPeers();  // a dead peer is the likely reason: say so
+  } catch (const RuntimeError &dead) {
+    throw RuntimeError(ErrorCode::System, failure + "; " + dead.what());
+  }
+  throw RuntimeError(ErrorCode::System,
+                     failure +
+                         " (did the peer exit? COLLPLAN_SHM_SINGLE_COPY=0 stages every send)");
 }
 
 const std::byte *ShmTransport::decode(int peer, const MessageSlot &slot) {
   if (slot.bytes == 0) return kEmpty;
   if (slot.generation == kInPlaceGeneration) return nullptr;  // copied out with copyOut
-  if (slot.generation & kRegionTag)
-    return regions_.peerData(peer, slot.generation & ~kRegionTag, slot.where, slot.bytes);
+  if (slot.generation & kRegionTag) {
+    try {
+      return regions_->peerData(peer, slot.generation & ~kRegionTag, slot.where, slot.bytes);
+    } catch (const RuntimeError &) {
+      checkPeers();  // a dead peer's segments are removed: say so
+      throw;
+    }
+  }
   PeerStaging &p = peers_[size_t(peer)];
   if (!p.segment || p.generation != slot.generation) {
     p.segment.unmap();
     const std::string name = stagingName(peer, slot.generation);
-    p.segment = ShmSegment::open(name, 0, false);
+    p.segment = ShmSegment::open(name, {}, false);
+    if (!p.segment) checkPeers();  // a dead peer's segments are removed: say so
     if (!p.segment)
       throw RuntimeError(ErrorCode::System, "rank " + std::to_string(rank_) +
                                                 " cannot find rank " + std::to_string(peer) +

@@ -3,27 +3,32 @@
 
 #include "runtime/backends/cpu/CrossMemory.h"
 #include "runtime/backends/cpu/FlagTransport.h"
+#include "runtime/backends/cpu/ShmControl.h"
 #include "runtime/backends/cpu/ShmRegions.h"
 #include "runtime/backends/cpu/ShmSegment.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace collplan {
 
 /// One rank of a cpu-shm job (the intra-node IPC-buffer design).
-///  - Control segment /dev/shm/collplan-<job>: a header and every rank's message FIFOs. Rank 0
-///    creates it; the others open it (waiting up to the timeout for rank 0) and check its rank
-///    count; the last rank to attach removes the name, so nothing is left behind once all ranks
-///    are up (the mappings stay valid).
-///    The header also holds every rank's pid and the address of a probe word, for single copy.
-///  - Staging segment /dev/shm/collplan-<job>-r<rank>-g<generation> per rank: where the rank
-///    writes the values it stages (one copy, fused with the op's reduction); receivers reduce
-///    straight from the sender's staging. When a call needs more staging the rank creates a
-///    larger segment with the next generation number and removes the old one (safe: every peer
-///    released its data before the previous call returned); peers map a generation lazily,
-///    read-only, the first time a slot names it. Each rank removes its staging segment when
-///    destroyed.
+///  - Control segment /dev/shm/collplan-<job>: a header (with the job's nonce) and every rank's
+///    record (pid, calls finished) and message FIFOs. Rank 0 creates it, never over a live
+///    job's: a control segment whose processes are all dead is removed first, one with a live
+///    process is refused ("already in use by another job"). The others open it (waiting up to
+///    the timeout for rank 0), check its owner, mode, size and rank count, check its nonce when
+///    they were given one (COLLPLAN_SHM_NONCE, from the launcher) and claim their record (a
+///    record a live process holds is refused). The name stays while the job runs, so a second
+///    job of the name finds it; the last rank to leave removes it.
+///  - Staging segment /dev/shm/collplan-<job>-<nonce>-r<rank>-g<generation> per rank: where the
+///    rank writes the values it stages (one copy, fused with the op's reduction); receivers
+///    reduce straight from the sender's staging. When a call needs more staging the rank
+///    creates a larger segment with the next generation number and removes the old one (safe:
+///    every peer released its data before the previous call returned); peers map a generation
+///    lazily, read-only, the first time a slot names it. Each rank removes its staging segment
+///    when it leaves the job.
 ///  - Zero copy: buffers from collplan_mem_alloc live in shared regions (ShmRegions); a value
 ///    that stays put in one is published in place and peers read it through their mapping,
 ///    exactly as cpu-threads does.
@@ -34,21 +39,38 @@ namespace collplan {
 ///    read its peers this way is probed once, in the first call: each rank reads a probe word
 ///    of the next rank; any failure (Yama, seccomp, no CAP_SYS_PTRACE across users) turns
 ///    single copy off for the whole job and everything is staged, as before.
+///  - Dead peers: while it waits, a rank looks every 100 ms (WaitPolicy::check) at the peers
+///    that have not finished its current call; one that died (ProcessLiveness) or left the job
+///    ends the job: the rank marks it failed, removes every segment of the job and throws
+///    RuntimeError(System) naming the peer, whatever the timeout. A process that exits without
+///    destroying its transport leaves the job at exit (atexit).
 class ShmTransport final : public FlagTransport {
 public:
   /// `job` names the job's segments: letters, digits, '.', '_' and '-' only, at most 200.
-  ShmTransport(const std::string &job, int rank, int ranks, WaitPolicy policy);
+  /// `nonce`: the job's nonce when the caller made one (0: COLLPLAN_SHM_NONCE when it is given
+  /// for this job; rank 0 otherwise draws one and the others take what rank 0 wrote).
+  ShmTransport(const std::string &job, int rank, int ranks, WaitPolicy policy,
+               uint64_t nonce = 0);
   ~ShmTransport() override;
   bool peersCanRead(BufferKind) const override { return true; }
   size_t inPlaceMinBytes(const void *base, size_t bytes) const override;
-  void *allocateShared(size_t bytes) override { return regions_.allocate(bytes); }
-  bool freeShared(void *p) override { return regions_.release(p); }
+  void *allocateShared(size_t bytes) override { return regions_->allocate(bytes); }
+  bool freeShared(void *p) override { return regions_->release(p); }
   void beginCall(const CallSignature &signature) override;
+  void endCall() override;
   /// Whether this job moves large values with single-copy reads (known after the first call).
   bool singleCopyActive() const { return probed_ && canFetch_ && singleCopy_.enabled; }
 
   /// Throws RuntimeError(InvalidArgument) when `job` cannot name a segment.
   static void checkJobName(const std::string &job);
+
+  /// Throws RuntimeError(System) when a peer that has not finished this rank's current call
+  /// died or left the job (after marking the job failed and removing its segments). Called
+  /// while waiting (WaitPolicy::check).
+  void checkPeers();
+  /// Leaves the job: removes this rank's segments, marks it detached and, when no other rank
+  /// is left, removes the control segment and what dead ranks left. Idempotent.
+  void leaveJob();
 
 protected:
   FifoDirectory directoryOf(int sender) override;
@@ -59,9 +81,16 @@ protected:
                std::byte *dst) override;
 
 private:
-  std::string controlName() const;
   std::string stagingName(int rank, uint64_t generation) const;
-  void attach();
+  /// Rank 0: creates the control segment (freeing the name of a dead job first).
+  void createControl(const ControlLayout &layout, uint64_t nonce);
+  /// Other ranks: opens the control segment once rank 0 made it, and checks it.
+  void openControl(const ControlLayout &layout, uint64_t nonce);
+  void attach(uint64_t nonce);
+  /// Fills this rank's record (its process, its probe word) once its pid is in it.
+  void publishRecord();
+  /// Marks peer `peer` failed, removes the job's segments and throws, saying `what` it did.
+  [[noreturn]] void failJob(int peer, const std::string &what);
   /// The first call's probe of cross-memory reads (a job-wide decision, see the class comment).
   void probeSingleCopy();
   /// Waits until `counter` reaches the rank count; throws RuntimeError(Timeout) naming `what`.
@@ -72,6 +101,7 @@ private:
     ShmSegment segment;
   };
   std::string job_;
+  ShmJobNames names_;  ///< with the nonce, once attached
   ShmSegment control_;
   std::byte *directories_ = nullptr;  ///< every rank's FifoDirectory, in the control segment
   uint32_t fifoCapacity_ = 0;
@@ -79,7 +109,8 @@ private:
   ShmSegment staging_;
   uint64_t generation_ = 0;
   std::vector<PeerStaging> peers_;
-  ShmRegions regions_;
+  std::optional<ShmRegions> regions_;  ///< named with the nonce: made once attached
+  bool left_ = false;
   SingleCopySettings singleCopy_;
   bool probed_ = false;
   bool canFetch_ = false;  ///< every rank of the job can read its peers with process_vm_readv

@@ -3,17 +3,17 @@
 #include "runtime/backends/Backend.h"
 #include "runtime/backends/cpu/RankPlacement.h"
 #include "runtime/backends/cpu/ShmBackend.h"
+#include "runtime/backends/cpu/ShmControl.h"
+#include "runtime/backends/cpu/ShmJobId.h"
 #include "runtime/exec/RuntimeError.h"
 
-#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <poll.h>
 #include <stdexcept>
-#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,12 +57,13 @@ void writeAll(int fd, const void *data, size_t bytes) {
 }
 
 /// A forked rank: runs `body` on its session and writes 'K' + its result, or 'E' + the error.
-[[noreturn]] void runChild(int fd, const std::string &job, int rank, int ranks,
+[[noreturn]] void runChild(int fd, const ShmJobNames &job, int rank, int ranks,
                            const RankBody &body, const RankPlacement &placement) {
   std::string message;
   int code = 0;
   try {
-    RankSession session(std::make_unique<ShmTransport>(job, rank, ranks, placement.place(rank, ranks)),
+    RankSession session(std::make_unique<ShmTransport>(job.job, rank, ranks,
+                                                       placement.place(rank, ranks), job.nonce),
                         streamingCopyMinBytesFromEnv());
     message = "K" + body(session);
   } catch (const std::exception &e) {
@@ -75,19 +76,11 @@ void writeAll(int fd, const void *data, size_t bytes) {
   ::_exit(code);
 }
 
-/// Removes what stopped ranks left in /dev/shm (the names of job `job`); a clean run leaves none.
-void removeLeftoverSegments(const std::string &job) {
-  DIR *dir = ::opendir("/dev/shm");
-  if (!dir) return;
-  const std::string prefix = "collplan-" + job;
-  std::vector<std::string> names;
-  while (const dirent *e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name == prefix || name.compare(0, prefix.size() + 1, prefix + "-") == 0)
-      names.push_back(name);
-  }
-  ::closedir(dir);
-  for (const std::string &name : names) ::shm_unlink(("/" + name).c_str());
+/// In a forked rank: dies with the process that forked it (SIGKILL), so a launcher killed
+/// outright does not leave its ranks waiting for peers that are gone.
+void dieWithParent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);  // the parent died before the request took effect
 }
 
 class CpuShm final : public Backend {
@@ -113,9 +106,9 @@ public:
   }
 
   std::vector<std::string> launch(int ranks, const RankBody &body) const override {
-    static std::atomic<unsigned> launches{0};  // a job name of its own for every launch
-    const std::string job =
-        "launch-" + std::to_string(::getpid()) + "-" + std::to_string(launches++);
+    // A job name of its own for every launch, unguessable (ShmJobId.h), and a nonce.
+    const ShmJobNames job{defaultJobName("launch-"), newJobNonce()};
+    const pid_t parent = ::getpid();
     const size_t n = size_t(ranks);
     std::vector<pid_t> pids(n, -1);
     std::vector<int> fds(n, -1);
@@ -129,6 +122,7 @@ public:
       const pid_t pid = ::fork();
       if (pid < 0) throw std::runtime_error(std::string("cpu-shm: fork: ") + std::strerror(errno));
       if (pid == 0) {
+        dieWithParent(parent);
         ::close(p[0]);
         for (size_t k = 0; k < r; ++k) ::close(fds[k]);
         runChild(p[1], job, int(r), ranks, body, placement);
@@ -147,7 +141,7 @@ public:
       if (data[r].empty() || data[r][0] != 'K')
         failure = "rank " + std::to_string(r) + " exited without a result";
     if (!failure.empty()) {
-      removeLeftoverSegments(job);
+      removeJobSegments(job);
       throw std::runtime_error("cpu-shm: " + failure);
     }
     for (std::string &d : data) d.erase(0, 1);

@@ -1,17 +1,24 @@
 // collplan-shm-launch: starts the N processes of a cpu-shm job and reports how they ended.
 #include "runtime/backends/cpu/CoreBinding.h"
+#include "runtime/backends/cpu/ShmBackend.h"
+#include "runtime/backends/cpu/ShmControl.h"
+#include "runtime/backends/cpu/ShmJobId.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
+#include <fcntl.h>
 #include <string>
-#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
+
+using namespace collplan;
 
 namespace {
 
@@ -19,28 +26,14 @@ int usage(const char *argv0) {
   std::fprintf(stderr,
                "usage: %s -n RANKS [--job NAME] [--] PROGRAM [ARGS...]\n"
                "Starts RANKS processes of PROGRAM with COLLPLAN_BACKEND=cpu-shm, COLLPLAN_RANKS,\n"
-               "COLLPLAN_RANK and COLLPLAN_SHM_JOB set (read them with collplan_config_from_env).\n"
-               "Exits 0 when every rank exits 0; stops the others when one fails; removes the\n"
-               "job's /dev/shm/collplan-NAME* segments afterwards.\n",
+               "COLLPLAN_RANK, COLLPLAN_SHM_JOB and COLLPLAN_SHM_NONCE set (read them with\n"
+               "collplan_config_from_env). The job name defaults to job-<16 random hex digits>;\n"
+               "a NAME a live job holds is refused. Exits 0 when every rank exits 0; stops the\n"
+               "others when one fails; removes the job's /dev/shm segments afterwards, even when\n"
+               "the launcher itself is killed (its ranks are killed with it).\n",
                argv0);
   return 2;
 }
-
-/// Removes segments a crashed rank may have left behind.
-void removeSegments(const std::string &job) {
-  const std::string prefix = "collplan-" + job;
-  DIR *dir = opendir("/dev/shm");
-  if (!dir) return;
-  while (dirent *e = readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name == prefix || name.rfind(prefix + "-r", 0) == 0) shm_unlink(("/" + name).c_str());
-  }
-  closedir(dir);
-}
-
-}  // namespace
-
-namespace {
 
 /// The signal that asked the launcher to stop (0: none), and the ranks to pass it on to.
 volatile sig_atomic_t gStopSignal = 0;
@@ -54,13 +47,70 @@ void stopRanks(int signal) {
   for (int k = 0; k < gChildCount; ++k) kill(gChildren[k], SIGTERM);
 }
 
-}  // namespace
+/// Waits (up to 5 s) until no process the job's control segment records is alive.
+void waitForRanksToDie(const ShmJobNames &job) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool alive = false;
+    try {
+      ShmSegment control = ShmSegment::open(job.control(), {kControlHeaderBytes, 0}, false);
+      if (!control || headerOf(control).nonce != job.nonce) return;
+      for (int r = 0; r < headerOf(control).ranks && !alive; ++r)
+        alive = livenessOf(processOf(recordOf(control, r))) != Liveness::Dead;
+    } catch (const std::exception &) {
+      return;
+    }
+    if (!alive) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
-using namespace collplan;
+/// Forks a watchdog that removes the job's segments if the launcher dies without doing so
+/// (SIGKILL): it waits on a pipe only the launcher writes to; end of file without the launcher's
+/// "done" byte means the launcher is gone (its ranks die with it, PR_SET_PDEATHSIG). Returns the
+/// pipe's write end (-1 when no watchdog could be started) and sets `pid`.
+int startWatchdog(const ShmJobNames &job, pid_t &pid) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return -1;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid = fork();
+  if (pid < 0) {
+    close(p[0]);
+    close(p[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(p[1]);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    const int null = open("/dev/null", O_RDWR);  // hold no terminal or pipe of the caller open
+    for (int fd = 0; fd <= 2 && null >= 0; ++fd) dup2(null, fd);
+    char byte = 0;
+    ssize_t n;
+    while ((n = read(p[0], &byte, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1) {
+      waitForRanksToDie(job);
+      removeJobSegments(job);
+    }
+    _exit(0);
+  }
+  close(p[0]);
+  return p[1];
+}
+
+/// In a forked rank: dies with the launcher (SIGKILL), even when it is killed outright.
+void dieWithParent(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);  // the launcher died before the request took effect
+}
+
+}  // namespace
 
 int main(int argc, char **argv) {
   int ranks = 0;
-  std::string job = "job" + std::to_string(getpid());
+  ShmJobNames job;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -74,7 +124,7 @@ int main(int argc, char **argv) {
       }
       ranks = int(n);
     } else if (arg == "--job" && i + 1 < argc) {
-      job = argv[++i];
+      job.job = argv[++i];
     } else if (arg == "--") {
       ++i;
       break;
@@ -90,8 +140,25 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "collplan-shm-launch: %s\n", why->c_str());
     return 2;
   }
+  try {
+    if (job.job.empty()) job.job = defaultJobName("job-");
+    ShmTransport::checkJobName(job.job);
+    job.nonce = newJobNonce();
+    // Refuse a name a live job holds; remove what a dead job of the name left.
+    const std::string why = freeJobName(job.job);
+    if (!why.empty()) {
+      std::fprintf(stderr, "collplan-shm-launch: %s\n", why.c_str());
+      return 1;
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "collplan-shm-launch: %s\n", e.what());
+    return 2;
+  }
   const std::vector<int> cpus = allowedCpus();
 
+  pid_t watchdog = -1;
+  const int watchdogPipe = startWatchdog(job, watchdog);
+  const pid_t launcher = getpid();
   std::vector<pid_t> children;
   children.reserve(size_t(ranks));
   gChildren = children.data();
@@ -107,10 +174,12 @@ int main(int argc, char **argv) {
       return 1;
     }
     if (pid == 0) {
+      dieWithParent(launcher);
       setenv("COLLPLAN_BACKEND", "cpu-shm", 1);
       setenv("COLLPLAN_RANKS", std::to_string(ranks).c_str(), 1);
       setenv("COLLPLAN_RANK", std::to_string(r).c_str(), 1);
-      setenv("COLLPLAN_SHM_JOB", job.c_str(), 1);
+      setenv("COLLPLAN_SHM_JOB", job.job.c_str(), 1);
+      setenv(kNonceVariable, nonceText(job.nonce).c_str(), 1);
       // Rank r on CPU r mod C (one core each when they fit, as mpirun binds); a rank that owns
       // its core polls a little before yielding (unless the user chose COLLPLAN_WAIT_SPINS).
       if (bindCallerToCpu(cpuForRank(bind, cpus, r, ranks)) && ranksOwnTheirCores(bind, cpus, ranks))
@@ -132,9 +201,11 @@ int main(int argc, char **argv) {
     const pid_t pid = wait(&status);
     if (pid < 0 && errno == EINTR) continue;
     if (pid < 0) break;
-    --running;
     int rank = 0;
-    while (rank < ranks && children[size_t(rank)] != pid) ++rank;
+    while (rank < ranks && (size_t(rank) >= children.size() || children[size_t(rank)] != pid))
+      ++rank;
+    if (rank == ranks) continue;  // the watchdog
+    --running;
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!ok && result == 0 && !gStopSignal) {
       if (WIFSIGNALED(status))
@@ -148,6 +219,14 @@ int main(int argc, char **argv) {
         if (c != pid) kill(c, SIGTERM);
     }
   }
-  removeSegments(job);
+  removeJobSegments(job);
+  if (watchdogPipe >= 0) {
+    const char done = 'd';
+    if (write(watchdogPipe, &done, 1) != 1) {
+    }
+    close(watchdogPipe);
+    while (waitpid(watchdog, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
   return gStopSignal ? 128 + gStopSignal : result;
 }

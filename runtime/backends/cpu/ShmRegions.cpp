@@ -17,6 +17,10 @@ ShmRegions::~ShmRegions() {
   }
 }
 
+void ShmRegions::unlinkAll() const {
+  for (const auto &[start, region] : owned_) ShmSegment::unlink(nameOf(rank_, region.first));
+}
+
 std::string ShmRegions::nameOf(int rank, uint64_t id) const {
   return prefix_ + std::to_string(rank) + "-m" + std::to_string(id);
 }
@@ -58,7 +62,7 @@ const std::byte *ShmRegions::peerData(int peer, uint64_t id, uint64_t offset, ui
     const std::string name = nameOf(peer, id);
     Mapped m;
     m.id = id;
-    m.segment = ShmSegment::open(name, 0, false);
+    m.segment = ShmSegment::open(name, {}, false);
     if (!m.segment)
       throw RuntimeError(ErrorCode::System, "rank " + std::to_string(rank_) +
                                                 " cannot find rank " + std::to_string(peer) +

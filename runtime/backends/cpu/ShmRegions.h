@@ -20,7 +20,8 @@ namespace collplan {
 /// stale mapping never aliases a newer region.
 class ShmRegions {
 public:
-  /// `prefix`: the job's segment prefix up to the rank number, e.g. "/collplan-job-r".
+  /// `prefix`: the job's segment prefix up to the rank number, e.g.
+  /// "/collplan-job-0123456789abcdef-r" (ShmJobNames).
   ShmRegions(std::string prefix, int rank, int ranks);
   ~ShmRegions();
   ShmRegions(const ShmRegions &) = delete;
@@ -30,6 +31,8 @@ public:
   void *allocate(size_t bytes);
   /// Frees a region allocate() returned; false when `p` is not the start of one.
   bool release(void *p);
+  /// Removes the names of this rank's regions (the job is over for it); mappings stay valid.
+  void unlinkAll() const;
 
   struct Location {
     uint64_t id;

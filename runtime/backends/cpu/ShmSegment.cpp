@@ -1,11 +1,14 @@
-// ShmSegment: shm_open/ftruncate/mmap with errors that name the object and the OS reason.
+// ShmSegment: shm_open/ftruncate/mmap with owner, mode and size checks; errors that name the
+// object and the reason.
 #include "runtime/backends/cpu/ShmSegment.h"
 
 #include "runtime/exec/RuntimeError.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +21,37 @@ namespace {
                                             std::strerror(err));
 }
 
+[[noreturn]] void refuse(const std::string &name, const std::string &why) {
+  throw RuntimeError(ErrorCode::System, "refusing shared-memory segment /dev/shm" + name + ": " +
+                                            why);
+}
+
+std::string octalMode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", unsigned(mode & 07777));
+  return text;
+}
+
+/// Refuses an object this user did not create the way collplan creates them.
+void checkOwnership(const std::string &name, const struct stat &st) {
+  if (st.st_uid != ::geteuid())
+    refuse(name, "it belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " +
+                     std::to_string(::geteuid()) +
+                     "): another user created it; pick another job name");
+  if ((st.st_mode & 07777) != 0600)
+    refuse(name, "its mode is " + octalMode(st.st_mode) +
+                     ", not 0600: collplan did not create it so (other users could read or "
+                     "change it); remove it if it is yours");
+}
+
+/// Names the owner of an object this user may not open, when /dev/shm can say.
+std::string whyNotPermitted(const std::string &name) {
+  struct stat st;
+  if (::stat(("/dev/shm" + name).c_str(), &st) != 0) return "";
+  return " (owned by uid " + std::to_string(st.st_uid) + ", mode " + octalMode(st.st_mode) +
+         "; this user is uid " + std::to_string(::geteuid()) + ": pick another job name)";
+}
+
 /// Closes a descriptor when the scope ends.
 struct Fd {
   int fd;
@@ -25,6 +59,13 @@ struct Fd {
     if (fd >= 0) ::close(fd);
   }
 };
+
+/// Whether `fd` is the object (device, inode).
+bool sameObject(int fd, uint64_t device, uint64_t inode) {
+  struct stat st;
+  return fd >= 0 && ::fstat(fd, &st) == 0 && uint64_t(st.st_dev) == device &&
+         uint64_t(st.st_ino) == inode;
+}
 
 }  // namespace
 
@@ -34,6 +75,8 @@ ShmSegment &ShmSegment::operator=(ShmSegment &&other) noexcept {
     name_ = std::move(other.name_);
     data_ = other.data_;
     size_ = other.size_;
+    device_ = other.device_;
+    inode_ = other.inode_;
     other.data_ = nullptr;
     other.size_ = 0;
   }
@@ -46,10 +89,22 @@ void ShmSegment::unmap() {
   size_ = 0;
 }
 
-ShmSegment ShmSegment::create(const std::string &name, size_t bytes) {
-  ::shm_unlink(name.c_str());
+ShmSegment ShmSegment::create(const std::string &name, size_t bytes, bool *exists) {
+  if (exists) *exists = false;
   Fd fd{::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600)};
+  if (fd.fd < 0 && errno == EEXIST && exists) {
+    *exists = true;
+    return {};
+  }
+  if (fd.fd < 0 && errno == EEXIST)
+    refuse(name, "it already exists" + whyNotPermitted(name));
   if (fd.fd < 0) systemError("cannot create", name, errno);
+  struct stat st;
+  if (::fchmod(fd.fd, 0600) != 0 || ::fstat(fd.fd, &st) != 0) {  // 0600 whatever the umask
+    const int err = errno;
+    ::shm_unlink(name.c_str());
+    systemError("cannot set the mode of", name, err);
+  }
   if (::ftruncate(fd.fd, off_t(bytes)) != 0) {
     const int err = errno;
     ::shm_unlink(name.c_str());
@@ -65,19 +120,29 @@ ShmSegment ShmSegment::create(const std::string &name, size_t bytes) {
   s.name_ = name;
   s.data_ = static_cast<std::byte *>(p);
   s.size_ = bytes;
+  s.device_ = uint64_t(st.st_dev);
+  s.inode_ = uint64_t(st.st_ino);
   return s;
 }
 
-ShmSegment ShmSegment::open(const std::string &name, size_t minBytes, bool writable) {
+ShmSegment ShmSegment::open(const std::string &name, Expect expect, bool writable) {
   Fd fd{::shm_open(name.c_str(), writable ? O_RDWR : O_RDONLY, 0)};
   if (fd.fd < 0) {
     if (errno == ENOENT) return {};
+    if (errno == EACCES) refuse(name, std::strerror(errno) + whyNotPermitted(name));
     systemError("cannot open", name, errno);
   }
   struct stat st;
   if (::fstat(fd.fd, &st) != 0) systemError("cannot stat", name, errno);
-  if (size_t(st.st_size) < minBytes || st.st_size == 0) return {};
+  checkOwnership(name, st);
+  if (st.st_size == 0) return {};  // its creator has not sized it yet
   const size_t bytes = size_t(st.st_size);
+  if (expect.exactBytes != 0 && bytes != expect.exactBytes)
+    refuse(name, "it holds " + std::to_string(bytes) + " bytes, " +
+                     std::to_string(expect.exactBytes) + " expected");
+  if (bytes < expect.minBytes)
+    refuse(name, "it holds " + std::to_string(bytes) + " bytes, at least " +
+                     std::to_string(expect.minBytes) + " expected");
   void *p = ::mmap(nullptr, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
                    fd.fd, 0);
   if (p == MAP_FAILED) systemError("cannot map", name, errno);
@@ -85,9 +150,23 @@ ShmSegment ShmSegment::open(const std::string &name, size_t minBytes, bool writa
   s.name_ = name;
   s.data_ = static_cast<std::byte *>(p);
   s.size_ = bytes;
+  s.device_ = uint64_t(st.st_dev);
+  s.inode_ = uint64_t(st.st_ino);
   return s;
 }
 
 void ShmSegment::unlink(const std::string &name) { ::shm_unlink(name.c_str()); }
+
+bool ShmSegment::unlinkIfStillNamed() const {
+  if (name_.empty() || inode_ == 0) return false;
+  Fd fd{::shm_open(name_.c_str(), O_RDONLY, 0)};
+  if (!sameObject(fd.fd, device_, inode_)) return false;
+  while (::flock(fd.fd, LOCK_EX) != 0)
+    if (errno != EINTR) return false;
+  // Another remover may have removed the name (and someone re-created it) while this one waited.
+  Fd again{::shm_open(name_.c_str(), O_RDONLY, 0)};
+  if (!sameObject(again.fd, device_, inode_)) return false;
+  return ::shm_unlink(name_.c_str()) == 0;
+}
 
 }  // namespace collplan

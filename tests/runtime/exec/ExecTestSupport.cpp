@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -294,6 +295,18 @@ std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps) {
 std::string uniqueJob(const std::string &tag) {
   return tag + "-" + std::to_string(getpid()) + "-" +
          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
+}
+
+std::vector<std::string> shmLeftovers(const std::string &job) {
+  std::vector<std::string> found;
+  if (DIR *dir = opendir("/dev/shm")) {
+    while (dirent *e = readdir(dir)) {
+      const std::string name = e->d_name, control = "collplan-" + job;
+      if (name == control || name.rfind(control + "-", 0) == 0) found.push_back(name);
+    }
+    closedir(dir);
+  }
+  return found;
 }
 
 std::string runInProcesses(int ranks, const std::function<int(int rank)> &body,

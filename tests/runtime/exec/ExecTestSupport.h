@@ -51,6 +51,9 @@ std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps = t
 /// A cpu-shm job name unique to this process and moment, starting with `tag`.
 std::string uniqueJob(const std::string &tag);
 
+/// Names under /dev/shm that belong to cpu-shm job `job` (its control segment and the rest).
+std::vector<std::string> shmLeftovers(const std::string &job);
+
 /// Forks `ranks` processes that each run `body(rank)` and _exit with its result (an exception
 /// is printed and exits 2). Returns "" when every process exits 0, else which failed; kills
 /// them all and says so after `timeoutSeconds`.

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <dirent.h>
 #include <thread>
 #include <tuple>
 #include <unistd.h>
@@ -17,17 +16,6 @@ using namespace collplan;
 using namespace collplan::test;
 
 namespace {
-
-/// Names under /dev/shm that belong to `job`.
-std::vector<std::string> leftovers(const std::string &job) {
-  std::vector<std::string> found;
-  if (DIR *dir = opendir("/dev/shm")) {
-    while (dirent *e = readdir(dir))
-      if (std::string(e->d_name).rfind("collplan-" + job, 0) == 0) found.push_back(e->d_name);
-    closedir(dir);
-  }
-  return found;
-}
 
 /// The cases every cpu-shm rank runs: a representative subset of the cpu-threads sweep.
 std::vector<CollCase> shmCases(int ranks) {
@@ -107,7 +95,7 @@ class ExecShm : public ::testing::TestWithParam<std::tuple<int, Transfers>> {};
 TEST_P(ExecShm, RepresentativeSweepAcrossProcesses) {
   const std::string job = uniqueJob("test-sweep");
   EXPECT_EQ(runForked(std::get<0>(GetParam()), job, std::get<1>(GetParam())), "");
-  EXPECT_TRUE(leftovers(job).empty()) << "segments left in /dev/shm";
+  EXPECT_TRUE(shmLeftovers(job).empty()) << "segments left in /dev/shm";
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -159,7 +147,7 @@ TEST(ExecShmErrors, WorldsOfOneProcessCleanUp) {
     EXPECT_EQ(y[999], 2.0);
     EXPECT_THROW(world.comm(0), Error);  // a cpu-shm world has one communicator
   }
-  EXPECT_TRUE(leftovers(job).empty());
+  EXPECT_TRUE(shmLeftovers(job).empty());
 }
 
 }  // namespace
