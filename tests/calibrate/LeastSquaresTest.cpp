@@ -75,6 +75,7 @@ TEST(LeastSquares, BadInputIsAClearError) {
   expectError({8, 16}, {1}, "2 sizes but 1 times");
   expectError({8, NAN}, {1, 2}, "not a finite");
   expectError({8, 16}, {1, 0}, "time <= 0");
+  expectError({8, 16}, {1e300, 2e300}, "the times cannot be weighed");
 }
 
 TEST(LeastSquares, Median) {

@@ -108,6 +108,12 @@ TEST(Refit, MissingAndMalformedFieldsAreNamed) {
   EXPECT_EQ(errorOf(text), "old.json: field 'calibration.reduce.points[3].measured_us': expected "
                            "a number, got string");
   nlohmann::json zero = fx.report;
+  nlohmann::json huge = fx.report;
+  huge["calibration"]["copy"]["points"][1]["measured_us"] = 1e300;
+  EXPECT_NE(errorOf(huge).find("'calibration.copy.points[1].measured_us': expected a time of at "
+                               "most 1e12 us, got 1e+300"),
+            std::string::npos)
+      << errorOf(huge);
   zero["calibration"]["copy"]["points"][0]["measured_us"] = 0;
   EXPECT_NE(errorOf(zero).find("'calibration.copy.points[0].measured_us': expected a positive"),
             std::string::npos);

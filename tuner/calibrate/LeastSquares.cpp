@@ -40,7 +40,10 @@ AlphaBetaFit fitAlphaBeta(const std::vector<double> &bytes, const std::vector<do
     mx += w[i] * bytes[i];
     my += w[i] * timesUs[i];
   }
-  if (n < 2 || sw <= 0) throw std::invalid_argument("fit: needs at least two sizes");
+  if (n < 2) throw std::invalid_argument("fit: needs at least two sizes");
+  if (!(sw > 0) || !std::isfinite(sw))
+    throw std::invalid_argument("fit: the times cannot be weighed (their weights underflow or "
+                                "overflow): times must lie between 1e-12 and 1e12 us");
   mx /= sw;
   my /= sw;
   double sxx = 0, sxy = 0, syy = 0;

@@ -39,6 +39,8 @@ double requirePositive(const nlohmann::json &value, const Field &at) {
   if (!value.is_number()) at.fail("expected a number, got " + std::string(value.type_name()));
   double v = value.get<double>();
   if (!std::isfinite(v) || v <= 0) at.fail("expected a positive number, got " + value.dump());
+  // 11 days in µs: beyond it the fit's weights 1/t^2 underflow.
+  if (v > 1e12) at.fail("expected a time of at most 1e12 us, got " + value.dump());
   return v;
 }
 
