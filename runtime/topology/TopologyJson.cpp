@@ -336,7 +336,7 @@ Topology loadTopologyFile(const std::string &path) {
   json document;
   try {
     document = json::parse(file);
-  } catch (const json::parse_error &error) {
+  } catch (const json::exception &error) {  // parse_error, or out_of_range for 1e400
     throw TopologyError(path, "", std::string("not valid JSON: ") + error.what());
   }
   return topologyFromJson(document, path);
