@@ -7,8 +7,19 @@ using namespace collplan;
 
 namespace {
 
-PlanLoadOptions forRank(int rank) {
+/// The proof's budget while fuzzing: the default admits proofs of seconds in a Release build,
+/// which under ASan and coverage take minutes and would read as hangs. Inputs over it still
+/// go through parsing, validation and the budget check itself.
+constexpr uint64_t kFuzzProofUnits = 1 << 16;
+
+PlanLoadOptions whole() {
   PlanLoadOptions options;
+  options.maxProofUnits = kFuzzProofUnits;
+  return options;
+}
+
+PlanLoadOptions forRank(int rank) {
+  PlanLoadOptions options = whole();
   options.onlyRank = rank;
   return options;
 }
@@ -40,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string &path = fuzz::writeScratchFile(data, size);
   Bundle bundle;
   try {
-    bundle = loadBundleFile(path);
+    bundle = loadBundleFile(path, {}, whole());
   } catch (const PlanError &) {
     try {
       loadBundleFile(path, {}, forRank(0));

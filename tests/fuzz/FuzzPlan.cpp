@@ -7,8 +7,19 @@ using namespace collplan;
 
 namespace {
 
-PlanLoadOptions forRank(int rank) {
+/// The proof's budget while fuzzing: the default admits proofs of seconds in a Release build,
+/// which under ASan and coverage take minutes and would read as hangs. Inputs over it still
+/// go through parsing, validation and the budget check itself.
+constexpr uint64_t kFuzzProofUnits = 1 << 16;
+
+PlanLoadOptions whole() {
   PlanLoadOptions options;
+  options.maxProofUnits = kFuzzProofUnits;
+  return options;
+}
+
+PlanLoadOptions forRank(int rank) {
+  PlanLoadOptions options = whole();
   options.onlyRank = rank;
   return options;
 }
@@ -42,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string &path = fuzz::writeScratchFile(data, size);
   Plan plan;
   try {
-    plan = loadPlanFile(path);
+    plan = loadPlanFile(path, whole());
   } catch (const PlanError &) {
     // Rejected whole; the one-rank reader (which skips other ranks' channels) must reject it
     // cleanly too, or accept it when the fault lies in a skipped program.
