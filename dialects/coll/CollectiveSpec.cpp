@@ -4,6 +4,9 @@
 #include "dialects/coll/CollOps.h"
 #include "runtime/core/CountNoun.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace collplan {
 
 static CollectiveKind toRuntime(mlir::coll::CollectiveKind kind) {
@@ -15,16 +18,22 @@ static bool hasChunkPerRank(CollectiveKind kind) {
   return kind != CollectiveKind::Barrier && messageBlocks(kind, 2) == 2;
 }
 
+/// An attribute as an int, saturated at INT_MAX: a value beyond an int is never read as a
+/// small one, and check() rejects it.
+static int toInt(uint64_t value) {
+  return static_cast<int>(std::min<uint64_t>(value, std::numeric_limits<int>::max()));
+}
+
 template <typename SpecOp>
 static CollectiveSpec specOf(SpecOp op) {
   CollectiveSpec spec;
   spec.kind = toRuntime(op.getKind());
-  spec.ranks = static_cast<int>(op.getRanks());
+  spec.ranks = toInt(op.getRanks());
   spec.chunks = hasChunkPerRank(spec.kind) ? spec.ranks : 1;
-  if (auto chunks = op.getChunks()) spec.chunks = static_cast<int>(*chunks);
-  if (auto slices = op.getSlices()) spec.slices = static_cast<int>(*slices);
+  if (auto chunks = op.getChunks()) spec.chunks = toInt(*chunks);
+  if (auto slices = op.getSlices()) spec.slices = toInt(*slices);
   if (auto red = op.getOp()) spec.op = static_cast<ReduceOp>(static_cast<int>(*red));
-  if (auto root = op.getRoot()) spec.root = static_cast<int>(*root);
+  if (auto root = op.getRoot()) spec.root = toInt(*root);
   return spec;
 }
 
@@ -39,6 +48,12 @@ CollectiveSpec CollectiveSpec::fromOp(mlir::Operation *op) {
 
 std::optional<std::string> CollectiveSpec::check() const {
   std::string kindName(toString(kind));
+  const int64_t positions = int64_t(ranks) * std::max(chunks, ranks);
+  if (positions > kMaxPositions || positions * slices > kMaxPositions)
+    return "is too large: ranks x max(ranks, chunks) x slices = " + std::to_string(ranks) +
+           " x " + std::to_string(std::max(chunks, ranks)) + " x " + std::to_string(slices) +
+           " exceeds the " + std::to_string(kMaxPositions) +
+           " (rank, chunk, slice) positions the verifiers index";
   if (needsReduceOp(kind) && !op) return kindName + " needs a reduction op (op sum|prod|min|max)";
   if (!needsReduceOp(kind) && op) return kindName + " does not reduce: remove 'op'";
   if (root < 0 || root >= ranks)

@@ -288,3 +288,21 @@ coll.program @p allgather ranks 2 units 2 scratch 0 {
   }
   coll.rank 1 {}
 }
+
+// -----
+
+// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 100000 x 100000 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index}}
+coll.schedule @s allreduce ranks 100000 op sum {
+}
+
+// -----
+
+// A count beyond an int saturates (4294967298 is not read as 2).
+// expected-error @+1 {{ranks x max(ranks, chunks) x slices = 2147483647 x 2147483647 x 1 exceeds}}
+coll.collective @a allreduce ranks 4294967298 chunks 2 op sum
+
+// -----
+
+// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 8 x 8 x 2097152 exceeds}}
+coll.program @p allgather ranks 8 slices 2097152 units 8 scratch 0 {
+}
