@@ -3,14 +3,19 @@
 #
 #   tools/setup.sh            set up and build only
 #   tools/setup.sh main       ... then tune plans for this machine and show the result
-#   tools/setup.sh test       ... then run the whole test suite
+#   tools/setup.sh test       ... then run the whole test suite, then build the fuzz targets
+#                             (tests/fuzz, clang 19) and run each for a short while
 #
-# Environment: COLLPLAN_BUILD_DIR (default build), COLLPLAN_JOBS (default: all cores).
+# Environment: COLLPLAN_BUILD_DIR (default build), COLLPLAN_JOBS (default: all cores),
+# COLLPLAN_FUZZ_BUILD_DIR (default build-fuzz), COLLPLAN_FUZZ_SECONDS (per fuzz target, default
+# 25; 0 leaves the fuzz targets out).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${COLLPLAN_BUILD_DIR:-$repo/build}
 mode=${1:-build}
+fuzz_build=${COLLPLAN_FUZZ_BUILD_DIR:-$repo/build-fuzz}
+fuzz_seconds=${COLLPLAN_FUZZ_SECONDS:-25}
 
 packages=(
   cmake ninja-build g++ pkg-config python3
@@ -18,6 +23,10 @@ packages=(
   nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhwloc-dev
 )
+# The fuzz targets need clang 19 and its libFuzzer runtime; only the test command builds them.
+if [[ $mode == test && $fuzz_seconds != 0 ]]; then
+  packages+=(clang-19 libclang-rt-19-dev)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -60,8 +69,14 @@ case $mode in
     exec "$repo/tools/main-job.sh" "$build"
     ;;
   test)
-    cd "$build"
-    exec ctest --output-on-failure -j "$jobs"
+    (cd "$build" && ctest --output-on-failure -j "$jobs")
+    if [[ $fuzz_seconds == 0 ]]; then exit 0; fi
+    if [[ ! -f $fuzz_build/build.ninja ]]; then
+      cmake -S "$repo" -B "$fuzz_build" -G Ninja -DCOLLPLAN_FUZZ=ON \
+        -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
+    fi
+    cmake --build "$fuzz_build" -j "$jobs" --target fuzzers
+    exec "$repo/tests/fuzz/run.sh" -b "$fuzz_build" -t "$fuzz_seconds"
     ;;
   *)
     echo "setup: error: unknown mode '$mode' (expected: main, test, or nothing)" >&2

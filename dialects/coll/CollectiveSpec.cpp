@@ -5,6 +5,9 @@
 #include "runtime/core/CountNoun.h"
 #include "runtime/core/Limits.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace collplan {
 
 static CollectiveKind toRuntime(mlir::coll::CollectiveKind kind) {
@@ -16,18 +19,22 @@ static bool hasChunkPerRank(CollectiveKind kind) {
   return kind != CollectiveKind::Barrier && messageBlocks(kind, 2) == 2;
 }
 
+/// An attribute as an int, saturated at INT_MAX: a value beyond an int is never read as a
+/// small one, and check() rejects it.
+static int toInt(uint64_t value) {
+  return static_cast<int>(std::min<uint64_t>(value, std::numeric_limits<int>::max()));
+}
+
 template <typename SpecOp>
 static CollectiveSpec specOf(SpecOp op) {
   CollectiveSpec spec;
   spec.kind = toRuntime(op.getKind());
-  // Clamped into int: check() reports values above the limits.
-  auto clamp = [](uint64_t v) { return static_cast<int>(std::min<uint64_t>(v, INT32_MAX)); };
-  spec.ranks = clamp(op.getRanks());
+  spec.ranks = toInt(op.getRanks());
   spec.chunks = hasChunkPerRank(spec.kind) ? spec.ranks : 1;
-  if (auto chunks = op.getChunks()) spec.chunks = clamp(*chunks);
-  if (auto slices = op.getSlices()) spec.slices = clamp(*slices);
+  if (auto chunks = op.getChunks()) spec.chunks = toInt(*chunks);
+  if (auto slices = op.getSlices()) spec.slices = toInt(*slices);
   if (auto red = op.getOp()) spec.op = static_cast<ReduceOp>(static_cast<int>(*red));
-  if (auto root = op.getRoot()) spec.root = static_cast<int>(*root);
+  if (auto root = op.getRoot()) spec.root = toInt(*root);
   return spec;
 }
 
@@ -48,6 +55,12 @@ std::optional<std::string> CollectiveSpec::check() const {
                                    aboveLimit("units (chunks x slices)",
                                               int64_t(chunks) * slices, kMaxUnits)})
     if (!limit.empty()) return limit;
+  const int64_t positions = int64_t(ranks) * std::max(chunks, ranks);
+  if (positions > kMaxPositions || positions * slices > kMaxPositions)
+    return "is too large: ranks x max(ranks, chunks) x slices = " + std::to_string(ranks) +
+           " x " + std::to_string(std::max(chunks, ranks)) + " x " + std::to_string(slices) +
+           " exceeds the " + std::to_string(kMaxPositions) +
+           " (rank, chunk, slice) positions the verifiers index";
   if (needsReduceOp(kind) && !op) return kindName + " needs a reduction op (op sum|prod|min|max)";
   if (!needsReduceOp(kind) && op) return kindName + " does not reduce: remove 'op'";
   if (root < 0 || root >= ranks)

@@ -42,7 +42,13 @@ struct CollectiveSpec {
   /// Reads the spec attributes of a collective, schedule or program op.
   static CollectiveSpec fromOp(mlir::Operation *op);
 
-  /// Why the spec is inconsistent (e.g. "allreduce needs a reduction op"), or nothing.
+  /// The verifiers index every (rank, chunk, slice) a schedule may bind, ranks x max(ranks,
+  /// chunks) x slices of them; check() refuses larger specs, so that one line of IR cannot make
+  /// verification allocate without limit. 2^26 admits 8192 ranks with one chunk per rank.
+  static constexpr int64_t kMaxPositions = int64_t(1) << 26;
+
+  /// Why the spec is inconsistent (e.g. "allreduce needs a reduction op", or too large), or
+  /// nothing.
   std::optional<std::string> check() const;
 
   /// Number of chunk indices an input (resp. output) of `rank` may use; 0 when it has none.

@@ -30,6 +30,13 @@ struct PlanLoadOptions {
   /// op, the unit and the reason). It needs every program, so a load with `onlyRank` skips it.
   /// Turn it off only for files you trust: it costs about as much as parsing them.
   bool verify = true;
+  /// The proof's memory grows with the units of every rank's buffers and its time with the units
+  /// every op reads, writes and sends; a plan whose sum of both exceeds this is refused before
+  /// proving (PlanError), so that a small file cannot make loading run for hours or exhaust
+  /// memory. The default (2^26, 6.7·10^7) admits a 1024-rank ring allreduce in 4 slices
+  /// (4.9·10^7) and keeps a proof to seconds (a Release build proves 5·10^7 in 4 s, 0.7 GiB).
+  /// A larger plan from a source you trust loads with `verify` off.
+  uint64_t maxProofUnits = uint64_t(1) << 26;
 };
 
 /// The JSON document of `plan` ("format": "collplan-plan"); empty fields are omitted. Does not

@@ -208,6 +208,20 @@ struct PlanReader {
   }
 };
 
+/// What the proof of `plan` spans (see PlanLoadOptions::maxProofUnits), counted up to just
+/// past `limit`.
+uint64_t proofUnits(const Plan &plan, uint64_t limit) {
+  uint64_t units = 0;
+  for (int r = 0; r < plan.ranks && units <= limit; ++r) {
+    units += uint64_t(bufferUnits(plan, BufferKind::In, r)) +
+             bufferUnits(plan, BufferKind::Out, r) + plan.scratchUnits;
+    for (const Channel &channel : plan.programs[size_t(r)].channels)
+      for (const PlanOp &op : channel.ops)
+        units += uint64_t(op.length()) * (op.numOperands() + op.dsts.size() + op.sends.size());
+  }
+  return units;
+}
+
 }  // namespace
 
 Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath &path,
@@ -215,6 +229,12 @@ Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath 
   Plan plan = PlanReader{origin}.plan(doc, path, options);
   validatePlanAt(plan, origin, path);
   if (options.verify && plan.onlyRank < 0) {
+    if (proofUnits(plan, options.maxProofUnits) > options.maxProofUnits)
+      throwPlanError(origin, path,
+                     "too large to prove while loading: its buffers and ops span more than " +
+                         std::to_string(options.maxProofUnits) +
+                         " units over all ranks (PlanLoadOptions::maxProofUnits); load it "
+                         "unproven only if you trust its source");
     const VerifyResult proof = verifyPlan(plan);
     if (!proof.ok()) {
       const PlanProblem &first = proof.problems.front();

@@ -342,7 +342,7 @@ Topology loadTopologyFile(const std::string &path) {
   json document;
   try {
     document = json::parse(text);
-  } catch (const json::exception &error) {
+  } catch (const json::exception &error) {  // parse_error, or out_of_range for 1e400
     throw TopologyError(path, "", "not valid JSON: " + jsonErrorText(error));
   }
   return topologyFromJson(document, path);

@@ -3,6 +3,8 @@
 
 #include "compiler/analysis/ScheduleVerifier.h"
 
+#include "mlir/Parser/Parser.h"
+
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -132,6 +134,39 @@ coll.schedule @fold allreduce ranks 3 op sum {
   ASSERT_TRUE(module);
   EXPECT_TRUE(mlir::succeeded(verifySchedule(IRFixture::firstSchedule(*module))))
       << f.diagnostics().front();
+}
+
+// The verifier indexes ranks x max(ranks, chunks) x slices outputs up front: the op verifier
+// refuses a spec beyond CollectiveSpec::kMaxPositions before coll-verify could allocate 80 GB.
+TEST(Verifier, OversizedScheduleIsRefusedWhileParsing) {
+  IRFixture f;
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(
+      "coll.schedule @s allreduce ranks 100000 op sum {\n}\n", &f.context());
+  EXPECT_FALSE(module);
+  ASSERT_EQ(f.diagnostics().size(), 1u);
+  EXPECT_EQ(f.diagnostics()[0],
+            "'coll.schedule' op is too large: ranks x max(ranks, chunks) x slices = 100000 x "
+            "100000 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index");
+}
+
+// A rank count beyond an int is not read modulo 2^32: 4294967298 ranks are not 2 ranks.
+TEST(Verifier, RankCountBeyondAnIntIsRefused) {
+  IRFixture f;
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"(
+coll.schedule @s allreduce ranks 4294967298 op sum {
+  %a = coll.input rank 0 chunk 0
+  %b = coll.input rank 1 chunk 0
+  %x = coll.copy %a to rank 1
+  %r = coll.reduce %x, %b at rank 1
+  coll.output %r rank 1 chunk 0
+  %y = coll.copy %r to rank 0
+  coll.output %y rank 0 chunk 0
+}
+)",
+                                                        &f.context());
+  EXPECT_FALSE(module);
+  ASSERT_FALSE(f.diagnostics().empty());
+  EXPECT_NE(f.diagnostics()[0].find("is too large"), std::string::npos) << f.diagnostics()[0];
 }
 
 }  // namespace

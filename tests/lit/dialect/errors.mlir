@@ -308,3 +308,22 @@ coll.collective @a allreduce ranks 4 slices 1000000 op sum
 
 // expected-error @+1 {{units (chunks x slices) 16777472 is above the limit of 16777216}}
 coll.collective @a allreduce ranks 4 chunks 65537 slices 256 op sum
+
+// -----
+
+// Within every single limit, but the verifiers would index too many positions.
+// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 65536 x 65536 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index}}
+coll.schedule @s allreduce ranks 65536 op sum {
+}
+
+// -----
+
+// A count beyond an int saturates (4294967298 is not read as 2).
+// expected-error @+1 {{ranks 2147483647 is above the limit of 65536}}
+coll.collective @a allreduce ranks 4294967298 chunks 2 op sum
+
+// -----
+
+// expected-error @+1 {{slices 2097152 is above the limit of 1024}}
+coll.program @p allgather ranks 8 slices 2097152 units 8 scratch 0 {
+}

@@ -30,6 +30,9 @@ TEST(PlanDataFiles, BadExamplesFailWithFieldAndReason) {
       {"bad_out_of_range.plan.json", "programs[1].channels[0].ops[0].src[0]", "out of range"},
       {"bad_unmatched.plan.json", "programs[0].channels[0].ops[1].send[0]", "unmatched send"},
       {"bad_deadlock.plan.json", "programs[0].channels[0].ops[0]", "deadlock"},
+      // The 2-rank ring with 4294967294 units: proving it would allocate 16 GiB at once.
+      {"bad_too_large_to_prove.plan.json", "",
+       "too large to prove while loading: its buffers and ops span more than 67108864 units"},
   };
   for (const BadFile &c : cases) {
     SCOPED_TRACE(c.name);
@@ -40,4 +43,18 @@ TEST(PlanDataFiles, BadExamplesFailWithFieldAndReason) {
   expectPlanError(
       [] { loadBundleFile(dataPath("allreduce_2rank.bundle.json"), {8, {}, {}}); }, "ranks",
       "rank count mismatch");
+}
+
+TEST(PlanDataFiles, TooLargeToProveIsRefusedBeforeProving) {
+  PlanLoadOptions small;
+  small.maxProofUnits = 23;  // the 2-rank ring spans 24: 2 x (2 in + 2 out) + 16 in its ops
+  expectPlanError([&] { loadPlanFile(dataPath("allreduce_2rank.plan.json"), small); }, "",
+                  "span more than 23 units over all ranks");
+  small.maxProofUnits = 24;
+  EXPECT_NO_THROW(loadPlanFile(dataPath("allreduce_2rank.plan.json"), small));
+  // Unproven, the oversized plan loads: its structure is valid.
+  PlanLoadOptions unproven;
+  unproven.verify = false;
+  EXPECT_EQ(loadPlanFile(dataPath("bad_too_large_to_prove.plan.json"), unproven).units,
+            4294967294u);
 }

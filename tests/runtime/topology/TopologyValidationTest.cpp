@@ -21,6 +21,20 @@ TEST(TopologyValidation, NotJson) {
   }
 }
 
+// A number beyond double's range is no parse error to nlohmann::json but out_of_range; the
+// loader reports it like any other bad JSON.
+TEST(TopologyValidation, NumberOutOfRange) {
+  try {
+    loadTopologyFile(dataFile("number-overflow.json"));
+    FAIL() << "accepted mem_bandwidth_gbps 1e400";
+  } catch (const TopologyError &error) {
+    EXPECT_EQ(error.origin(), dataFile("number-overflow.json"));
+    EXPECT_NE(std::string(error.what()).find("not valid JSON"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("number overflow parsing '1e400'"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(TopologyValidation, MissingFile) {
   try {
     loadTopologyFile(dataFile("no-such-file.json"));

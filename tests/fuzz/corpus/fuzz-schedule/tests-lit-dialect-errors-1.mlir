@@ -1,0 +1,1 @@
+coll.collective @a broadcast ranks 4 op sum

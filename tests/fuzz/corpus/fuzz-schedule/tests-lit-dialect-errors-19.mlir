@@ -1,0 +1,1 @@
+%a = coll.input rank 0 chunk 0

@@ -1,0 +1,3 @@
+coll.program @p allgather ranks 2 units 2 scratch 0 {
+  coll.rank 0 {}
+}

@@ -1,0 +1,1 @@
+coll.collective @a allgather ranks 4 chunks 2

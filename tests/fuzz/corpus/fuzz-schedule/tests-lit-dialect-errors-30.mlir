@@ -1,0 +1,6 @@
+coll.program @p allgather ranks 2 units 2 scratch 0 {
+  coll.rank 0 {}
+  coll.rank 1 {
+    coll.recv recv 0 id 3 -> out[0:1]
+  }
+}

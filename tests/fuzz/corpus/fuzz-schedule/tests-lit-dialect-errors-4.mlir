@@ -1,0 +1,1 @@
+coll.collective @a barrier ranks 4 slices 2

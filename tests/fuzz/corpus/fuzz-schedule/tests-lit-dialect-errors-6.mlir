@@ -1,0 +1,1 @@
+coll.collective @a 7 ranks 4

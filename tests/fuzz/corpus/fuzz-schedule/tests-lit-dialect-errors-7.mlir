@@ -1,0 +1,1 @@
+coll.collective @a allsum ranks 4

@@ -1,0 +1,1 @@
+coll.collective @zig allreduce ranks 4 op sum algorithm "zigzag"

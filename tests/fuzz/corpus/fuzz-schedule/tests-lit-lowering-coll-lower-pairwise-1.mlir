@@ -1,0 +1,1 @@
+coll.collective @a2a alltoall ranks 4 algorithm "dissemination"

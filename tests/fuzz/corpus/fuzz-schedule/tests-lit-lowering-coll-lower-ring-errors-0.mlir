@@ -1,0 +1,1 @@
+coll.collective @ar allreduce ranks 4 op sum algorithm "ring"

@@ -1,0 +1,1 @@
+coll.collective @ag5 allgather ranks 5 algorithm "ring"

@@ -1,0 +1,2 @@
+coll.schedule @unbound_many allgather ranks 3 {
+}

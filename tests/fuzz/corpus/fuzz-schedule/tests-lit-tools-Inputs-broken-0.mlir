@@ -1,0 +1,7 @@
+coll.schedule @broken allreduce ranks 2 op sum {
+  %a = coll.input rank 0 chunk 0
+  %b = coll.input rank 1 chunk 0
+  %s = coll.reduce %a, %b at rank 0 {remote_reads}
+  coll.output %a rank 0 chunk 0
+  coll.output %b rank 1 chunk 0
+}

@@ -1,0 +1,4 @@
+coll.schedule @syntax allgather ranks 2 {
+  %a = coll.input rank 0 chunk 0
+  %b = coll.copy %a to rnk 1
+}
