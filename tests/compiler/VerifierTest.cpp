@@ -141,12 +141,12 @@ coll.schedule @fold allreduce ranks 3 op sum {
 TEST(Verifier, OversizedScheduleIsRefusedWhileParsing) {
   IRFixture f;
   auto module = mlir::parseSourceString<mlir::ModuleOp>(
-      "coll.schedule @s allreduce ranks 100000 op sum {\n}\n", &f.context());
+      "coll.schedule @s allreduce ranks 65536 op sum {\n}\n", &f.context());
   EXPECT_FALSE(module);
   ASSERT_EQ(f.diagnostics().size(), 1u);
   EXPECT_EQ(f.diagnostics()[0],
-            "'coll.schedule' op is too large: ranks x max(ranks, chunks) x slices = 100000 x "
-            "100000 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index");
+            "'coll.schedule' op is too large: ranks x max(ranks, chunks) x slices = 65536 x "
+            "65536 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index");
 }
 
 // A rank count beyond an int is not read modulo 2^32: 4294967298 ranks are not 2 ranks.
