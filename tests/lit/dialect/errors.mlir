@@ -291,7 +291,7 @@ coll.program @p allgather ranks 2 units 2 scratch 0 {
 
 // -----
 
-// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 100000 x 100000 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index}}
+// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 100000 x 100000 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index}}
 coll.schedule @s allreduce ranks 100000 op sum {
 }
 
