@@ -145,8 +145,8 @@ TEST(Verifier, OversizedScheduleIsRefusedWhileParsing) {
   EXPECT_FALSE(module);
   ASSERT_EQ(f.diagnostics().size(), 1u);
   EXPECT_EQ(f.diagnostics()[0],
-            "'coll.schedule' op is too large: ranks x max(ranks, chunks) x slices = 65536 x "
-            "65536 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index");
+            "'coll.schedule' op is too large: ranks x max(ranks, chunks) x slices = 4096 x "
+            "4096 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index");
 }
 
 // A rank count beyond an int is not read modulo 2^32: 4294967298 ranks are not 2 ranks.

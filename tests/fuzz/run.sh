@@ -51,10 +51,11 @@ for target in "${targets[@]}"; do
   esac
   dir=$out/$target
   mkdir -p "$dir/corpus"
-  # -timeout: one input running this long is a hang; -rss_limit_mb: beyond this, a memory bomb.
+  # -timeout: one input running this long is a hang (the largest inputs the loaders accept take
+  # seconds under ASan, more on a loaded machine); -rss_limit_mb: beyond this, a memory bomb.
   # The binary reads new inputs from and writes them to $dir/corpus, and reads the seeds.
   status=0
-  "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$binary" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
     "${dict[@]}" -artifact_prefix="$dir/" "$dir/corpus" "$seeds" >"$dir/log" 2>&1 || status=$?
   # libFuzzer's last status line holds the coverage: "#N DONE cov: C ft: F corp: ...".
   figures=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$dir/log" | tail -n 1 |

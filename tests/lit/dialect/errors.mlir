@@ -312,8 +312,8 @@ coll.collective @a allreduce ranks 4 chunks 65537 slices 256 op sum
 // -----
 
 // Within every single limit, but the verifiers would index too many positions.
-// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 65536 x 65536 x 1 exceeds the 67108864 (rank, chunk, slice) positions the verifiers index}}
-coll.schedule @s allreduce ranks 65536 op sum {
+// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 4096 x 4096 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index}}
+coll.schedule @s allreduce ranks 4096 op sum {
 }
 
 // -----
