@@ -57,7 +57,8 @@ std::optional<std::string> CollectiveSpec::check() const {
     if (!limit.empty()) return limit;
   const int64_t positions = int64_t(ranks) * std::max(chunks, ranks);
   if (positions > kMaxPositions || positions * slices > kMaxPositions)
-    return "is too large: ranks x max(ranks, chunks) x slices = " + std::to_string(ranks) +
+    return kindName + " is too large: ranks x max(ranks, chunks) x slices = " +
+           std::to_string(ranks) +
            " x " + std::to_string(std::max(chunks, ranks)) + " x " + std::to_string(slices) +
            " exceeds the " + std::to_string(kMaxPositions) +
            " (rank, chunk, slice) positions the verifiers index";

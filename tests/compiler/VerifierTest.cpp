@@ -145,7 +145,7 @@ TEST(Verifier, OversizedScheduleIsRefusedWhileParsing) {
   EXPECT_FALSE(module);
   ASSERT_EQ(f.diagnostics().size(), 1u);
   EXPECT_EQ(f.diagnostics()[0],
-            "'coll.schedule' op is too large: ranks x max(ranks, chunks) x slices = 4096 x "
+            "'coll.schedule' op allreduce is too large: ranks x max(ranks, chunks) x slices = 4096 x "
             "4096 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index");
 }
 

@@ -50,8 +50,27 @@ uint32_t fifoDirectoryCapacity(int ranks) {
   return capacity;
 }
 
+namespace {
+
+/// `policy`, also checking `transport`'s call board while it waits.
+WaitPolicy checkingCallArguments(WaitPolicy policy, FlagTransport *transport) {
+  policy.check = [inner = std::move(policy.check), transport] {
+    if (inner) inner();
+    transport->checkCallArguments();
+  };
+  return policy;
+}
+
+/// The board entry of a call: its signature with the call number plus one, so 0 means none.
+uint64_t boardEntry(CallSignature signature) {
+  ++signature.call;
+  return signature.pack();
+}
+
+}  // namespace
+
 FlagTransport::FlagTransport(int rank, int ranks, WaitPolicy policy)
-    : rank_(rank), ranks_(ranks), policy_(policy) {}
+    : rank_(rank), ranks_(ranks), policy_(checkingCallArguments(std::move(policy), this)) {}
 
 Connection FlagTransport::connect(int peer, uint32_t channel, bool sending) {
   auto [it, fresh] = byEnds_.try_emplace({peer, channel, sending}, Connection(links_.size()));
@@ -83,6 +102,25 @@ void FlagTransport::beginCall(const CallSignature &signature) {
   ++call_;
   signature_ = signature;
   postedThisCall_.clear();
+  callBoard(rank_).store(boardEntry(signature), std::memory_order_release);
+}
+
+void FlagTransport::checkCallArguments() {
+  const uint64_t mine = boardEntry(signature_);
+  const uint64_t myCall = CallSignature::unpack(mine).call;
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const uint64_t theirs = callBoard(peer).load(std::memory_order_acquire);
+    if (peer == rank_ || theirs == 0 || theirs == mine ||
+        CallSignature::unpack(theirs).call != myCall)
+      continue;  // the same call, or the peer is in another one (or none yet)
+    CallSignature them = CallSignature::unpack(theirs);
+    them.call = CallSignature::unpack(signature_.pack()).call;
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "rank " + std::to_string(rank_) + " and rank " + std::to_string(peer) +
+                           " are in call " + std::to_string(them.call + 1) +
+                           " with different arguments: " + signature_.differences(them, peer) +
+                           " (every rank must make the same calls with the same arguments)");
+  }
 }
 
 bool FlagTransport::canPost(Connection c) {

@@ -58,6 +58,7 @@ uint32_t fifoDirectoryCapacity(int ranks);
 
 class FlagTransport : public Transport {
 public:
+  /// Waits under `policy`, and also check the call board while they go on.
   FlagTransport(int rank, int ranks, WaitPolicy policy);
 
   int rank() const override { return rank_; }
@@ -76,7 +77,15 @@ public:
   void endCall() override;
   std::string describe(Connection c) const override;
 
+  /// Throws InvalidArgument when a peer is in this rank's call with other arguments (another
+  /// collective, dtype, reduction op or root), as the call board shows: such ranks would wait on
+  /// each other until the timeout, since their plans need not exchange a single message.
+  void checkCallArguments();
+
 protected:
+  /// Where `rank` publishes the call it is in: its CallSignature packed, with the call number
+  /// plus one (0: no call yet). One word per rank in memory every rank of the job maps.
+  virtual std::atomic<uint64_t> &callBoard(int rank) = 0;
   /// The FIFO directory of rank `sender`.
   virtual FifoDirectory directoryOf(int sender) = 0;
   /// This rank's peer-readable staging of at least `bytes` (called between calls only).

@@ -74,6 +74,7 @@ public:
 
 protected:
   FifoDirectory directoryOf(int sender) override;
+  std::atomic<uint64_t> &callBoard(int rank) override { return recordOf(control_, rank).callBoard; }
   std::byte *reserveStaging(size_t bytes) override;
   void encode(const std::byte *data, size_t bytes, MessageSlot &slot) override;
   const std::byte *decode(int peer, const MessageSlot &slot) override;

@@ -41,6 +41,7 @@ struct alignas(64) RankRecord {
   uint64_t pidNamespace;
   uint64_t probeAddress;             ///< the rank's probe word in its own process
   std::atomic<uint64_t> callsDone;   ///< calls the rank finished
+  std::atomic<uint64_t> callBoard;   ///< the call the rank is in (FlagTransport::callBoard)
 };
 static_assert(sizeof(RankRecord) == 64, "one cache line per rank");
 

@@ -14,7 +14,8 @@ namespace collplan {
 ThreadsShared::ThreadsShared(int ranks)
     : ranks_(ranks), capacity_(fifoDirectoryCapacity(ranks)),
       directoryBytes_((FifoDirectory::bytesFor(capacity_) + 63) & ~size_t(63)),
-      mappedBytes_(size_t(ranks) * directoryBytes_) {
+      mappedBytes_(size_t(ranks) * directoryBytes_),
+      callBoard_(std::make_unique<std::atomic<uint64_t>[]>(size_t(ranks))) {
   // An anonymous mapping is zero-filled and page-aligned, and only the pages of FIFOs that
   // ranks use are ever allocated.
   void *p = ::mmap(nullptr, mappedBytes_, PROT_READ | PROT_WRITE,

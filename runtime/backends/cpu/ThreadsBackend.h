@@ -21,6 +21,7 @@ public:
   FifoDirectory directory(int rank) const {
     return FifoDirectory::at(memory_ + size_t(rank) * directoryBytes_, capacity_);
   }
+  std::atomic<uint64_t> &callBoard(int rank) const { return callBoard_[size_t(rank)]; }
 
 private:
   int ranks_;
@@ -28,6 +29,7 @@ private:
   size_t directoryBytes_;
   size_t mappedBytes_;
   std::byte *memory_;  ///< anonymous mapping: page-aligned, zero, allocated where touched
+  std::unique_ptr<std::atomic<uint64_t>[]> callBoard_;  ///< one zero-initialised word per rank
 };
 
 /// One rank of a cpu-threads world. Every buffer is readable by peers (one address space), so
@@ -40,6 +42,7 @@ public:
 
 protected:
   FifoDirectory directoryOf(int sender) override { return shared_->directory(sender); }
+  std::atomic<uint64_t> &callBoard(int rank) override { return shared_->callBoard(rank); }
   std::byte *reserveStaging(size_t bytes) override;
   void encode(const std::byte *data, size_t bytes, MessageSlot &slot) override;
   const std::byte *decode(int peer, const MessageSlot &slot) override;

@@ -312,7 +312,7 @@ coll.collective @a allreduce ranks 4 chunks 65537 slices 256 op sum
 // -----
 
 // Within every single limit, but the verifiers would index too many positions.
-// expected-error @+1 {{is too large: ranks x max(ranks, chunks) x slices = 4096 x 4096 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index}}
+// expected-error @+1 {{allreduce is too large: ranks x max(ranks, chunks) x slices = 4096 x 4096 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index}}
 coll.schedule @s allreduce ranks 4096 op sum {
 }
 

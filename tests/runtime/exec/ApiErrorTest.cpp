@@ -395,6 +395,25 @@ TEST(ExecApi, ACallOnlySomeRanksMakeIsReported) {
   EXPECT_TRUE(someRankReports(outcome, "a rank skipped a call or made an extra one"));
 }
 
+// Each rank names itself the root: neither sends anything the other receives, so without the
+// call board both would wait for the timeout.
+TEST(ExecApi, MismatchedRootsAreReportedByEveryRank) {
+  const auto outcome = onTwoRanks([](int rank, collplan_comm_t comm) {
+    std::vector<float> a(16, float(rank)), b(16);
+    return collplan_reduce(comm, a.data(), b.data(), 16, COLLPLAN_F32, COLLPLAN_SUM, rank);
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(outcome[size_t(rank)].first, COLLPLAN_ERROR_INVALID_ARGUMENT) << rank;
+    const int peer = 1 - rank;
+    EXPECT_NE(outcome[size_t(rank)].second.find(
+                  "are in call 1 with different arguments: rank " + std::to_string(peer) +
+                  " called reduce of f32 with op sum with root " + std::to_string(peer) +
+                  ", this rank reduce of f32 with op sum with root " + std::to_string(rank)),
+              std::string::npos)
+        << outcome[size_t(rank)].second;
+  }
+}
+
 TEST(ExecApi, CppWrapperThrowsErrorWithStatus) {
   collplan::World world = collplan::World::threads(1);
   collplan::Comm comm = world.comm(0);

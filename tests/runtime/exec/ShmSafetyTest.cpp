@@ -309,6 +309,34 @@ INSTANTIATE_TEST_SUITE_P(Departures, ShmDeadPeer,
                            return "?";
                          });
 
+// Ranks of one call with different roots exchange no message; the call board in the control
+// segment shows the mismatch long before the timeout.
+TEST(ShmCallArguments, MismatchedRootsFailFast) {
+  const std::string job = uniqueJob("roots");
+  std::fflush(nullptr);
+  const std::string result = runInProcesses(3, [&](int rank) {
+    setenv("COLLPLAN_TIMEOUT_S", "120", 1);  // what the ranks must not wait for
+    World world = World::shm(job.c_str(), 3, rank);
+    Comm comm = world.comm(rank);
+    std::vector<float> x(1000, 1.0f);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      comm.broadcast(x.data(), x.data(), x.size(), rank == 2 ? 2 : 0);
+    } catch (const Error &e) {
+      const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
+      std::fprintf(stderr, "rank %d after %.2f s: %s\n", rank, waited.count(), e.what());
+      if (waited.count() > 10) return 4;  // found within 2 s on a quiet machine
+      return e.status() == COLLPLAN_ERROR_INVALID_ARGUMENT &&
+                     contains(e.what(), "with different arguments: rank ") &&
+                     contains(e.what(), "broadcast of f32 with root 2")
+                 ? 0
+                 : 5;
+    }
+    return rank == 1 ? 0 : 6;  // rank 1 may get root 0's data before the others fail
+  });
+  EXPECT_EQ(result, "");
+}
+
 TEST(ShmLeaks, AProcessThatExitsWithoutDestroyingLeavesNoSegments) {
   const std::string job = uniqueJob("leak-exit");
   std::fflush(nullptr);
