@@ -153,7 +153,7 @@ const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype
     std::optional<ReduceOp> planOp;
     if (needsReduceOp(kind)) planOp = op;
     it = defaultTables_
-             .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex))
+             .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex, rank_))
              .first;
   }
   return session_.prepare(it->second.lookup(messageBytes).plan);

@@ -21,15 +21,21 @@ int ceilLog2(int n) {
   return k;
 }
 
-/// Accumulates the per-rank programs of one plan.
+/// Accumulates the per-rank programs of one plan, or of one rank (`onlyRank` >= 0): ops of
+/// other ranks are dropped, and generators skip building them where they loop over ranks.
 struct Builder {
   Plan plan;
+  int onlyRank;
 
   Builder(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int root,
-          const char *algorithm, uint32_t units) {
+          const char *algorithm, uint32_t units, int onlyRank)
+      : onlyRank(ranks > 1 ? onlyRank : -1) {
     if (ranks < 1)
       throw std::invalid_argument(std::string(algorithm) + ": ranks must be at least 1, got " +
                                   std::to_string(ranks));
+    if (onlyRank < -1 || onlyRank >= ranks)
+      throw std::invalid_argument(std::string(algorithm) + ": rank " + std::to_string(onlyRank) +
+                                  " is out of range for " + std::to_string(ranks) + " ranks");
     if (needsRoot(kind) && (root < 0 || root >= ranks))
       throw std::invalid_argument(std::string(algorithm) + ": root " + std::to_string(root) +
                                   " is out of range for " + std::to_string(ranks) + " ranks");
@@ -41,10 +47,15 @@ struct Builder {
     plan.units = units;
     plan.inplaceSafe = true;
     plan.programs.resize(size_t(ranks));
+    plan.onlyRank = this->onlyRank;
   }
+
+  /// Whether `rank`'s program is built.
+  bool builds(int rank) const { return onlyRank < 0 || rank == onlyRank; }
 
   /// Appends `op` to channel 0 of `rank`'s program with the kind its shape implies.
   void add(int rank, PlanOp op, int step) {
+    if (!builds(rank)) return;
     op.kind = inferOpKind(op);
     op.step = step;
     plan.programs[size_t(rank)].channel(0).push_back(std::move(op));
@@ -69,8 +80,9 @@ PlanOp makeOp(std::vector<BufRef> srcs, std::optional<int32_t> recv, uint32_t re
 }
 
 /// A one-rank plan of the given kind: copy the input to the output (nothing for a barrier).
-Plan localPlan(CollectiveKind kind, std::optional<ReduceOp> op, int root, const char *algorithm) {
-  Builder b(kind, 1, op, root, algorithm, kind == CollectiveKind::Barrier ? 0 : 1);
+Plan localPlan(CollectiveKind kind, std::optional<ReduceOp> op, int root, const char *algorithm,
+               int onlyRank) {
+  Builder b(kind, 1, op, root, algorithm, kind == CollectiveKind::Barrier ? 0 : 1, onlyRank);
   if (kind != CollectiveKind::Barrier) b.add(0, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
   return b.finish(0, 0);
 }
@@ -90,11 +102,12 @@ OpKind inferOpKind(const PlanOp &op) {
   return OpKind::Dup;
 }
 
-Plan ringAllReducePlan(int ranks, ReduceOp op) {
+Plan ringAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
   const int n = ranks;
-  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "ring");
-  Builder b(CollectiveKind::AllReduce, n, op, 0, "ring", uint32_t(n));
+  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "ring", onlyRank);
+  Builder b(CollectiveKind::AllReduce, n, op, 0, "ring", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
     const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
     // Reduce-scatter: at step s rank r forwards the partial sum of chunk r - s.
     b.add(r, makeOp({in(mod(r, n))}, {}, 0, {}, {right}), 0);
@@ -109,11 +122,12 @@ Plan ringAllReducePlan(int ranks, ReduceOp op) {
   return b.finish(2.0 * (n - 1), 2.0 * (n - 1) / n);
 }
 
-Plan ringAllGatherPlan(int ranks) {
+Plan ringAllGatherPlan(int ranks, int onlyRank) {
   const int n = ranks;
-  if (n == 1) return localPlan(CollectiveKind::AllGather, {}, 0, "ring");
-  Builder b(CollectiveKind::AllGather, n, {}, 0, "ring", uint32_t(n));
+  if (n == 1) return localPlan(CollectiveKind::AllGather, {}, 0, "ring", onlyRank);
+  Builder b(CollectiveKind::AllGather, n, {}, 0, "ring", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
     const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
     // The own block is sent from the input, not from the copy just written into the output:
     // the right neighbour reads lines no core has just dirtied (2 MiB, N=2: 103 us instead of
@@ -127,11 +141,12 @@ Plan ringAllGatherPlan(int ranks) {
   return b.finish(n - 1, double(n - 1) / n);
 }
 
-Plan ringReduceScatterPlan(int ranks, ReduceOp op) {
+Plan ringReduceScatterPlan(int ranks, ReduceOp op, int onlyRank) {
   const int n = ranks;
-  if (n == 1) return localPlan(CollectiveKind::ReduceScatter, op, 0, "ring");
-  Builder b(CollectiveKind::ReduceScatter, n, op, 0, "ring", uint32_t(n));
+  if (n == 1) return localPlan(CollectiveKind::ReduceScatter, op, 0, "ring", onlyRank);
+  Builder b(CollectiveKind::ReduceScatter, n, op, 0, "ring", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
     const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
     // At step s rank r forwards the partial result of block r - 1 - s; block r ends on rank r.
     b.add(r, makeOp({in(mod(r - 1, n))}, {}, 0, {}, {right}), 0);
@@ -142,11 +157,12 @@ Plan ringReduceScatterPlan(int ranks, ReduceOp op) {
   return b.finish(n - 1, double(n - 1) / n);
 }
 
-Plan directAllReducePlan(int ranks, ReduceOp op) {
+Plan directAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
   const int n = ranks;
-  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "direct");
-  Builder b(CollectiveKind::AllReduce, n, op, 0, "direct", uint32_t(n));
+  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "direct", onlyRank);
+  Builder b(CollectiveKind::AllReduce, n, op, 0, "direct", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
     const uint32_t mine = uint32_t(r);
     for (int k = 1; k < n; ++k) {
       const int p = int(mod(r + k, n));
@@ -168,9 +184,9 @@ Plan directAllReducePlan(int ranks, ReduceOp op) {
   return b.finish(2, 2.0 * (n - 1) / n);
 }
 
-Plan flatBroadcastPlan(int ranks, int root) {
-  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "flat");
-  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "flat", 1);
+Plan flatBroadcastPlan(int ranks, int root, int onlyRank) {
+  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "flat", onlyRank);
+  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "flat", 1, onlyRank);
   b.add(root, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
   for (int k = 1; k < ranks; ++k) {
     const int r = int(mod(root + k, ranks));
@@ -180,12 +196,13 @@ Plan flatBroadcastPlan(int ranks, int root) {
   return b.finish(ranks - 1, ranks - 1);
 }
 
-Plan binomialBroadcastPlan(int ranks, int root) {
-  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "binomial");
-  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "binomial", 1);
+Plan binomialBroadcastPlan(int ranks, int root, int onlyRank) {
+  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "binomial", onlyRank);
+  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "binomial", 1, onlyRank);
   const int n = ranks;
   auto real = [&](int vr) { return int(mod(vr + root, n)); };
   for (int vr = 0; vr < n; ++vr) {
+    if (!b.builds(real(vr))) continue;
     // The lowest set bit of vr names the parent (vr - bit); the root acts as "bit = 2^ceil(log2 N)".
     int bit = 1;
     while (vr != 0 && !(vr & bit)) bit <<= 1;
@@ -204,14 +221,15 @@ Plan binomialBroadcastPlan(int ranks, int root) {
   return b.finish(ceilLog2(n), ceilLog2(n));
 }
 
-Plan binomialReducePlan(int ranks, int root, ReduceOp op) {
-  if (ranks == 1) return localPlan(CollectiveKind::Reduce, op, root, "binomial");
-  Builder b(CollectiveKind::Reduce, ranks, op, root, "binomial", 1);
+Plan binomialReducePlan(int ranks, int root, ReduceOp op, int onlyRank) {
+  if (ranks == 1) return localPlan(CollectiveKind::Reduce, op, root, "binomial", onlyRank);
+  Builder b(CollectiveKind::Reduce, ranks, op, root, "binomial", 1, onlyRank);
   b.plan.scratchUnits = 1;
   const int n = ranks;
   auto real = [&](int vr) { return int(mod(vr + root, n)); };
   for (int vr = 0; vr < n; ++vr) {
     const int r = real(vr);
+    if (!b.builds(r)) continue;
     std::vector<int> children;
     int parent = -1;
     for (int mask = 1; mask < n; mask <<= 1) {
@@ -234,9 +252,9 @@ Plan binomialReducePlan(int ranks, int root, ReduceOp op) {
   return b.finish(ceilLog2(n), ceilLog2(n));
 }
 
-Plan flatGatherPlan(int ranks, int root) {
-  if (ranks == 1) return localPlan(CollectiveKind::Gather, {}, root, "flat");
-  Builder b(CollectiveKind::Gather, ranks, {}, root, "flat", uint32_t(ranks));
+Plan flatGatherPlan(int ranks, int root, int onlyRank) {
+  if (ranks == 1) return localPlan(CollectiveKind::Gather, {}, root, "flat", onlyRank);
+  Builder b(CollectiveKind::Gather, ranks, {}, root, "flat", uint32_t(ranks), onlyRank);
   b.add(root, makeOp({in(0)}, {}, 0, {out(uint32_t(root))}, {}), 0);
   for (int k = 1; k < ranks; ++k) {
     const int p = int(mod(root + k, ranks));
@@ -246,9 +264,9 @@ Plan flatGatherPlan(int ranks, int root) {
   return b.finish(ranks - 1, double(ranks - 1) / ranks);
 }
 
-Plan flatScatterPlan(int ranks, int root) {
-  if (ranks == 1) return localPlan(CollectiveKind::Scatter, {}, root, "flat");
-  Builder b(CollectiveKind::Scatter, ranks, {}, root, "flat", uint32_t(ranks));
+Plan flatScatterPlan(int ranks, int root, int onlyRank) {
+  if (ranks == 1) return localPlan(CollectiveKind::Scatter, {}, root, "flat", onlyRank);
+  Builder b(CollectiveKind::Scatter, ranks, {}, root, "flat", uint32_t(ranks), onlyRank);
   for (int k = 1; k < ranks; ++k) {
     const int p = int(mod(root + k, ranks));
     b.add(root, makeOp({in(uint32_t(p))}, {}, 0, {}, {p}), 0);
@@ -258,11 +276,12 @@ Plan flatScatterPlan(int ranks, int root) {
   return b.finish(ranks - 1, double(ranks - 1) / ranks);
 }
 
-Plan pairwiseAllToAllPlan(int ranks) {
+Plan pairwiseAllToAllPlan(int ranks, int onlyRank) {
   const int n = ranks;
-  if (n == 1) return localPlan(CollectiveKind::AllToAll, {}, 0, "pairwise");
-  Builder b(CollectiveKind::AllToAll, n, {}, 0, "pairwise", uint32_t(n));
+  if (n == 1) return localPlan(CollectiveKind::AllToAll, {}, 0, "pairwise", onlyRank);
+  Builder b(CollectiveKind::AllToAll, n, {}, 0, "pairwise", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
     b.add(r, makeOp({in(uint32_t(r))}, {}, 0, {out(uint32_t(r))}, {}), 0);
     for (int k = 1; k < n; ++k) {
       const int p = int(mod(r + k, n));
@@ -276,12 +295,13 @@ Plan pairwiseAllToAllPlan(int ranks) {
   return b.finish(n - 1, double(n - 1) / n);
 }
 
-Plan disseminationBarrierPlan(int ranks) {
-  if (ranks == 1) return localPlan(CollectiveKind::Barrier, {}, 0, "dissemination");
-  Builder b(CollectiveKind::Barrier, ranks, {}, 0, "dissemination", 0);
+Plan disseminationBarrierPlan(int ranks, int onlyRank) {
+  if (ranks == 1) return localPlan(CollectiveKind::Barrier, {}, 0, "dissemination", onlyRank);
+  Builder b(CollectiveKind::Barrier, ranks, {}, 0, "dissemination", 0, onlyRank);
   const int n = ranks;
   for (int k = 0, dist = 1; dist < n; ++k, dist <<= 1)
     for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
       b.add(r, makeOp({}, {}, 0, {}, {int(mod(r + dist, n))}), k);
       b.add(r, makeOp({}, int(mod(r - dist, n)), 0, {}, {}), k);
     }
@@ -296,28 +316,39 @@ bool BuiltInPlan::serves(CollectiveKind kind) const {
 
 const std::vector<BuiltInPlan> &builtInPlans() {
   using K = CollectiveKind;
+  using U = uint64_t;
   static const std::vector<BuiltInPlan> plans = {
       {"ring", {K::AllReduce, K::AllGather, K::ReduceScatter},
-       [](K kind, int n, ReduceOp op, int) {
-         return kind == K::AllReduce   ? ringAllReducePlan(n, op)
-                : kind == K::AllGather ? ringAllGatherPlan(n)
-                                       : ringReduceScatterPlan(n, op);
+       [](K kind, int n, ReduceOp op, int, int only) {
+         return kind == K::AllReduce   ? ringAllReducePlan(n, op, only)
+                : kind == K::AllGather ? ringAllGatherPlan(n, only)
+                                       : ringReduceScatterPlan(n, op, only);
+       },
+       [](K kind, int n) {
+         return kind == K::AllReduce ? U(n) * U(2 * n - 1) : U(n) * U(n + 1);
        }},
-      {"direct", {K::AllReduce}, [](K, int n, ReduceOp op, int) { return directAllReducePlan(n, op); }},
+      {"direct", {K::AllReduce},
+       [](K, int n, ReduceOp op, int, int only) { return directAllReducePlan(n, op, only); },
+       [](K, int n) { return n == 1 ? U(1) : 4 * U(n) * U(n - 1); }},
       {"binomial", {K::Broadcast, K::Reduce},
-       [](K kind, int n, ReduceOp op, int root) {
-         return kind == K::Broadcast ? binomialBroadcastPlan(n, root)
-                                     : binomialReducePlan(n, root, op);
-       }},
+       [](K kind, int n, ReduceOp op, int root, int only) {
+         return kind == K::Broadcast ? binomialBroadcastPlan(n, root, only)
+                                     : binomialReducePlan(n, root, op, only);
+       },
+       [](K, int n) { return 2 * U(n); }},
       {"flat", {K::Broadcast, K::Gather, K::Scatter},
-       [](K kind, int n, ReduceOp, int root) {
-         return kind == K::Broadcast ? flatBroadcastPlan(n, root)
-                : kind == K::Gather  ? flatGatherPlan(n, root)
-                                     : flatScatterPlan(n, root);
-       }},
-      {"pairwise", {K::AllToAll}, [](K, int n, ReduceOp, int) { return pairwiseAllToAllPlan(n); }},
+       [](K kind, int n, ReduceOp, int root, int only) {
+         return kind == K::Broadcast ? flatBroadcastPlan(n, root, only)
+                : kind == K::Gather  ? flatGatherPlan(n, root, only)
+                                     : flatScatterPlan(n, root, only);
+       },
+       [](K, int n) { return 2 * U(n); }},
+      {"pairwise", {K::AllToAll},
+       [](K, int n, ReduceOp, int, int only) { return pairwiseAllToAllPlan(n, only); },
+       [](K, int n) { return U(n) * U(2 * n - 1); }},
       {"dissemination", {K::Barrier},
-       [](K, int n, ReduceOp, int) { return disseminationBarrierPlan(n); }},
+       [](K, int n, ReduceOp, int, int only) { return disseminationBarrierPlan(n, only); },
+       [](K, int n) { return 2 * U(n) * U(ceilLog2(n)); }},
   };
   return plans;
 }
@@ -334,7 +365,7 @@ Plan defaultPlan(CollectiveKind kind, int ranks, std::optional<ReduceOp> op, int
     throw std::invalid_argument("defaultPlan: " + std::string(toString(kind)) +
                                 " needs a reduction op");
   const BuiltInPlan &plan = defaultRules().planFor(kind, ranks, messageBytes);
-  return plan.make(kind, ranks, op.value_or(ReduceOp::Sum), root);
+  return plan.make(kind, ranks, op.value_or(ReduceOp::Sum), root, -1);
 }
 
 }  // namespace collplan

@@ -10,7 +10,9 @@
 namespace collplan {
 
 /// Every generator returns a valid plan (validatePlan passes) for any `ranks` >= 1; with one
-/// rank the plan is a local copy. Each rank's program is one channel, and no op writes its value
+/// rank the plan is a local copy. With `onlyRank` >= 0 it builds that rank's program alone
+/// (Plan::onlyRank; the others are empty), in time and memory linear in the ranks: what one
+/// rank needs to run the plan, where the whole plan grows with the square of the ranks. Each rank's program is one channel, and no op writes its value
 /// to more than one place, so the plans run on every backend and every simulated topology (none
 /// needs duplicated writes). Units are the natural chunks of the algorithm (one per rank for
 /// ring and pairwise plans), so the executor's unit layout handles any count.
@@ -19,36 +21,40 @@ namespace collplan {
 /// fused recv_reduce_send and recv_copy_send; 2(N-1) steps, units = N. Chunk c is reduced once,
 /// in the order of the ring starting at rank c, and copied everywhere else, so all ranks hold
 /// bitwise-identical results.
-Plan ringAllReducePlan(int ranks, ReduceOp op);
+Plan ringAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// Ring allgather: N-1 steps of recv_copy_send, units = N (one block per rank).
-Plan ringAllGatherPlan(int ranks);
+Plan ringAllGatherPlan(int ranks, int onlyRank = -1);
 /// Ring reduce-scatter: rank r ends with block r reduced; N-1 steps, units = N.
-Plan ringReduceScatterPlan(int ranks, ReduceOp op);
+Plan ringReduceScatterPlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// Direct ("one-shot reduce-scatter + allgather") allreduce for shared memory: rank r pulls
 /// chunk r of every input, folds it in rank order in one pass, then every rank pulls every
 /// reduced chunk. Two rounds; the fewest memory touches when peers' buffers are readable.
-Plan directAllReducePlan(int ranks, ReduceOp op);
+Plan directAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// Flat broadcast: the root sends the whole message to every other rank, one send each.
-Plan flatBroadcastPlan(int ranks, int root);
+Plan flatBroadcastPlan(int ranks, int root, int onlyRank = -1);
 /// Binomial-tree broadcast (MPICH order): ceil(log2 N) rounds.
-Plan binomialBroadcastPlan(int ranks, int root);
+Plan binomialBroadcastPlan(int ranks, int root, int onlyRank = -1);
 /// Binomial-tree reduce to `root`; non-roots accumulate their subtree in tmp.
-Plan binomialReducePlan(int ranks, int root, ReduceOp op);
+Plan binomialReducePlan(int ranks, int root, ReduceOp op, int onlyRank = -1);
 /// Flat gather / scatter: every rank exchanges its block with the root directly.
-Plan flatGatherPlan(int ranks, int root);
-Plan flatScatterPlan(int ranks, int root);
+Plan flatGatherPlan(int ranks, int root, int onlyRank = -1);
+Plan flatScatterPlan(int ranks, int root, int onlyRank = -1);
 /// Pairwise all-to-all: all sends first (rank r sends to r+1, r+2, ...), then the receives in
 /// the matching order; in-place safe because every input block is read before any output write.
-Plan pairwiseAllToAllPlan(int ranks);
+Plan pairwiseAllToAllPlan(int ranks, int onlyRank = -1);
 /// Dissemination barrier: ceil(log2 N) rounds of token messages to rank + 2^k.
-Plan disseminationBarrierPlan(int ranks);
+Plan disseminationBarrierPlan(int ranks, int onlyRank = -1);
 
 /// A built-in plan generator, as plans/defaults.json names it.
 struct BuiltInPlan {
   std::string_view name;  ///< also the `algorithm` of the plans it makes
   std::vector<CollectiveKind> kinds;
-  /// The plan for `kind` on `ranks` ranks; `op` for reducing kinds, `root` for rooted ones.
-  Plan (*make)(CollectiveKind kind, int ranks, ReduceOp op, int root);
+  /// The plan for `kind` on `ranks` ranks; `op` for reducing kinds, `root` for rooted ones;
+  /// only the program of `onlyRank` when it is >= 0.
+  Plan (*make)(CollectiveKind kind, int ranks, ReduceOp op, int root, int onlyRank);
+  /// At most how many ops the whole plan for `kind` on `ranks` ranks has (any root), at most
+  /// twice as many as it has: what memory estimates count before building it.
+  uint64_t (*maxOps)(CollectiveKind kind, int ranks);
 
   bool serves(CollectiveKind kind) const;
 };

@@ -88,32 +88,48 @@ const BuiltInPlan &DefaultRules::planFor(CollectiveKind kind, int ranks, uint64_
   return *plan;  // parse() checked that a rule without minimums serves every call
 }
 
-BucketTable DefaultRules::table(CollectiveKind kind, DType dtype, std::optional<ReduceOp> op,
-                                int ranks, int root) const {
+std::vector<DefaultRules::BucketChoice> DefaultRules::bucketChoices(CollectiveKind kind,
+                                                                    int ranks) const {
   std::vector<uint64_t> starts = {0};
   for (const DefaultRule &r : rules_)
     if (r.collective == kind && r.minRanks <= ranks) starts.push_back(r.minBytes);
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  std::vector<BucketChoice> choices;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const uint64_t maxBytes =
+        i + 1 < starts.size() ? starts[i + 1] - 1 : std::numeric_limits<uint64_t>::max();
+    const BuiltInPlan *plan = &planFor(kind, ranks, starts[i]);
+    if (!choices.empty() && choices.back().plan == plan)
+      choices.back().maxBytes = maxBytes;
+    else
+      choices.push_back({starts[i], maxBytes, plan});
+  }
+  return choices;
+}
+
+BucketTable DefaultRules::table(CollectiveKind kind, DType dtype, std::optional<ReduceOp> op,
+                                int ranks, int root, int onlyRank) const {
   BucketTable table;
   table.collective = kind;
   table.dtype = dtype;
   table.op = op;
-  for (size_t i = 0; i < starts.size(); ++i) {
+  for (const BucketChoice &choice : bucketChoices(kind, ranks)) {
     Bucket bucket;
-    bucket.minBytes = starts[i];
-    bucket.maxBytes = i + 1 < starts.size() ? starts[i + 1] - 1 : std::numeric_limits<uint64_t>::max();
-    const BuiltInPlan &plan = planFor(kind, ranks, bucket.minBytes);
-    // Consecutive buckets with one plan are one bucket.
-    if (!table.buckets.empty() && table.buckets.back().plan.algorithm == plan.name) {
-      table.buckets.back().maxBytes = bucket.maxBytes;
-      continue;
-    }
-    bucket.plan = plan.make(kind, ranks, op.value_or(ReduceOp::Sum), root);
-    bucket.winner.algorithm = std::string(plan.name);
+    bucket.minBytes = choice.minBytes;
+    bucket.maxBytes = choice.maxBytes;
+    bucket.plan = choice.plan->make(kind, ranks, op.value_or(ReduceOp::Sum), root, onlyRank);
+    bucket.winner.algorithm = std::string(choice.plan->name);
     table.buckets.push_back(std::move(bucket));
   }
   return table;
+}
+
+uint64_t DefaultRules::tableMaxOps(CollectiveKind kind, int ranks) const {
+  uint64_t ops = 0;
+  for (const BucketChoice &choice : bucketChoices(kind, ranks))
+    ops += choice.plan->maxOps(kind, ranks);
+  return ops;
 }
 
 const DefaultRules &defaultRules() {

@@ -36,11 +36,23 @@ public:
   /// The bucket table these rules give calls of `kind` on `ranks` ranks (with `op` and `root`):
   /// a bucket from each rule's min_bytes on, holding its plan. What a communicator and plan-bench
   /// look plans up in when no bundle covers a call, exactly as in a tuned bundle's table.
+  /// With `onlyRank` >= 0 the plans hold that rank's program alone (what one rank runs).
   BucketTable table(CollectiveKind kind, DType dtype, std::optional<ReduceOp> op, int ranks,
-                    int root) const;
+                    int root, int onlyRank = -1) const;
+  /// At most how many ops the whole plans of table(kind, ..., ranks, ...) have (BuiltInPlan::
+  /// maxOps), known before building them.
+  uint64_t tableMaxOps(CollectiveKind kind, int ranks) const;
   const std::vector<DefaultRule> &rules() const { return rules_; }
 
 private:
+  /// A bucket of a table before its plan is built.
+  struct BucketChoice {
+    uint64_t minBytes = 0, maxBytes = 0;
+    const BuiltInPlan *plan = nullptr;
+  };
+  /// The buckets of table(kind, ..., ranks, ...), consecutive ones with one plan merged.
+  std::vector<BucketChoice> bucketChoices(CollectiveKind kind, int ranks) const;
+
   std::vector<DefaultRule> rules_;
 };
 

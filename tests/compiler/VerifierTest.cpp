@@ -141,12 +141,12 @@ coll.schedule @fold allreduce ranks 3 op sum {
 TEST(Verifier, OversizedScheduleIsRefusedWhileParsing) {
   IRFixture f;
   auto module = mlir::parseSourceString<mlir::ModuleOp>(
-      "coll.schedule @s allreduce ranks 65536 op sum {\n}\n", &f.context());
+      "coll.schedule @s allreduce ranks 4096 op sum {\n}\n", &f.context());
   EXPECT_FALSE(module);
   ASSERT_EQ(f.diagnostics().size(), 1u);
   EXPECT_EQ(f.diagnostics()[0],
-            "'coll.schedule' op allreduce is too large: ranks x max(ranks, chunks) x slices = 4096 x "
-            "4096 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index");
+            "'coll.schedule' op allreduce is too large: ranks x max(ranks, chunks) x slices = "
+            "4096 x 4096 x 1 exceeds the 4194304 (rank, chunk, slice) positions the verifiers index");
 }
 
 // A rank count beyond an int is not read modulo 2^32: 4294967298 ranks are not 2 ranks.

@@ -5,6 +5,7 @@
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/DefaultRules.h"
 #include "runtime/plan/PlanJson.h"
+#include "tuner/bench/MemoryCheck.h"
 
 #include <fstream>
 #include <stdexcept>
@@ -115,6 +116,12 @@ PlanSource PlanSource::builtIn(const BenchCase &c) {
   if (needsRoot(c.kind) && (c.root < 0 || c.root >= c.ranks))
     throw std::invalid_argument("--root " + std::to_string(c.root) + " is out of range for " +
                                 std::to_string(c.ranks) + " ranks");
+  const uint64_t maxOps = defaultRules().tableMaxOps(c.kind, c.ranks);
+  requireMemory(double(maxOps) * double(kPlanBytesPerOp + kPreparedBytesPerOp),
+                "the built-in plans for " + std::string(toString(c.kind)) + " on " +
+                    std::to_string(c.ranks) + " ranks (" + std::to_string(maxOps) +
+                    " ops) and the ranks' prepared programs",
+                "lower --ranks");
   auto bundle = std::make_shared<Bundle>();
   bundle->ranks = c.ranks;
   bundle->tables.push_back(defaultRules().table(c.kind, c.dtype, op, c.ranks, c.root));
@@ -126,6 +133,18 @@ PlanSource PlanSource::builtIn(const BenchCase &c) {
     names += (names.empty() ? "" : ", ") + b.plan.algorithm;
   s.label_ = "built-in " + names + " (default rules)";
   return s;
+}
+
+uint64_t PlanSource::totalOps() const {
+  auto opsOf = [](const Plan &plan) {
+    uint64_t ops = 0;
+    for (const RankProgram &program : plan.programs) ops += program.numOps();
+    return ops;
+  };
+  if (single_) return opsOf(*single_);
+  uint64_t ops = 0;
+  for (const Bucket &bucket : table_->buckets) ops += opsOf(bucket.plan);
+  return ops;
 }
 
 const Plan &PlanSource::planFor(uint64_t bytes) const {

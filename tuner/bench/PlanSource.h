@@ -27,13 +27,17 @@ public:
   static PlanSource fromBundle(std::shared_ptr<const Bundle> bundle, const std::string &path,
                                const BenchCase &c);
   /// The runtime's built-in plans for the case, by size as the default rules choose them
-  /// (DefaultRules.h): what a communicator without a bundle runs.
+  /// (DefaultRules.h): what a communicator without a bundle runs. Refuses (invalid_argument),
+  /// before building them, plans whose ops with their prepared programs exceed the machine's
+  /// memory (the ops grow with the square of the ranks).
   static PlanSource builtIn(const BenchCase &c);
 
   /// The plan that serves a message of `bytes` bytes.
   const Plan &planFor(uint64_t bytes) const;
   /// "plan ring.plan.json", "bundle b.json", "built-in plans".
   const std::string &label() const { return label_; }
+  /// Ops of every plan planFor() may return, over all ranks (what the ranks prepare).
+  uint64_t totalOps() const;
 
 private:
   std::shared_ptr<const Plan> single_;

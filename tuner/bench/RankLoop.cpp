@@ -48,7 +48,7 @@ RankTimes runRankLoop(RankSession &session, const PlanSource &source, const Benc
                       const ProgressFn &progress) {
   const int rank = session.rank();
   Transport &transport = session.transport();
-  const Plan barrierPlan = disseminationBarrierPlan(c.ranks);
+  const Plan barrierPlan = disseminationBarrierPlan(c.ranks, rank);
   const PreparedProgram &barrier = session.prepare(barrierPlan);
   const CallBuffers barrierCall;
 

@@ -2,36 +2,32 @@
 #include "tuner/bench/RunBench.h"
 
 #include "tuner/bench/CheckData.h"
+#include "tuner/bench/MemoryCheck.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 namespace collplan::bench {
 namespace {
 
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1 << 30));
-  return text;
-}
-
-/// Refuses a run whose call buffers (every rank's input and output at the largest size) alone
-/// exceed the machine's memory, before any rank allocates them.
-void checkBufferMemory(const BenchCase &c, const std::vector<SizePoint> &sizes) {
+/// Refuses a run whose call buffers (every rank's input and output at the largest size), with
+/// the plans and the ranks' prepared programs, exceed the machine's memory, before any rank
+/// allocates them.
+void checkRunMemory(const PlanSource &source, const BenchCase &c,
+                    const std::vector<SizePoint> &sizes) {
   size_t maxCount = 0;
   for (const SizePoint &s : sizes) maxCount = std::max(maxCount, s.count);
-  double need = 0;
+  double buffers = 0;
   for (int r = 0; r < c.ranks; ++r)
-    need += double(inputBytes(c, r, maxCount)) + double(outputBytes(c, r, maxCount));
-  const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-  if (have > 0 && need > have)
-    throw std::invalid_argument("the call buffers of " + std::to_string(c.ranks) +
-                                " ranks at the largest size need " + gib(need) +
-                                ", more than this machine's " + gib(have) +
-                                " of memory: lower --max-bytes or --ranks");
+    buffers += double(inputBytes(c, r, maxCount)) + double(outputBytes(c, r, maxCount));
+  requireMemory(buffers,
+                "the call buffers of " + std::to_string(c.ranks) + " ranks at the largest size",
+                "lower --max-bytes or --ranks");
+  requireMemory(buffers + double(source.totalOps()) * double(kPlanBytesPerOp + kPreparedBytesPerOp),
+                "the call buffers, plans and prepared programs of " + std::to_string(c.ranks) +
+                    " ranks",
+                "lower --max-bytes or --ranks");
 }
 
 }  // namespace
@@ -52,7 +48,7 @@ std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &sourc
     }
     return out;
   }
-  checkBufferMemory(c, sizes);
+  checkRunMemory(source, c, sizes);
   const std::vector<std::string> reports = backend.launch(c.ranks, [&](RankSession &session) {
     return encodeRankTimes(runRankLoop(session, source, c, sizes, settings, progress));
   });

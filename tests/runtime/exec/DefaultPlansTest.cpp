@@ -84,6 +84,55 @@ TEST(ExecDefaultPlans, DefaultPlanCoversEveryCollective) {
   EXPECT_THROW(defaultPlan(CollectiveKind::AllGather, 0, std::nullopt, 0), std::invalid_argument);
 }
 
+/// Whether two programs have the same ops, field by field.
+::testing::AssertionResult sameProgram(const RankProgram &a, const RankProgram &b) {
+  if (a.channels.size() != b.channels.size())
+    return ::testing::AssertionFailure() << a.channels.size() << " vs " << b.channels.size()
+                                         << " channels";
+  for (size_t c = 0; c < a.channels.size(); ++c) {
+    const std::vector<PlanOp> &x = a.channels[c].ops, &y = b.channels[c].ops;
+    if (x.size() != y.size())
+      return ::testing::AssertionFailure() << "channel " << c << ": " << x.size() << " vs "
+                                           << y.size() << " ops";
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].kind != y[i].kind || x[i].srcs != y[i].srcs || x[i].recv != y[i].recv ||
+          x[i].recvPos != y[i].recvPos || x[i].dsts != y[i].dsts || x[i].sends != y[i].sends ||
+          x[i].after != y[i].after || x[i].step != y[i].step)
+        return ::testing::AssertionFailure() << "channel " << c << " op " << i << " differs";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// A rank's own build is exactly its program of the whole plan, and maxOps bounds the whole
+// plan's ops within a factor of two.
+TEST(ExecDefaultPlans, OneRankBuildsItsProgramOfTheWholePlan) {
+  for (const BuiltInPlan &generator : builtInPlans())
+    for (CollectiveKind kind : generator.kinds)
+      for (int n = 1; n <= 9; ++n)
+        for (int root = 0; root < (needsRoot(kind) ? n : 1); ++root) {
+          const std::string at = std::string(generator.name) + " " +
+                                 std::string(toString(kind)) + " N=" + std::to_string(n) +
+                                 " root=" + std::to_string(root);
+          const Plan whole = generator.make(kind, n, ReduceOp::Sum, root, -1);
+          uint64_t ops = 0;
+          for (const RankProgram &p : whole.programs) ops += p.numOps();
+          EXPECT_LE(ops, generator.maxOps(kind, n)) << at;
+          EXPECT_LE(generator.maxOps(kind, n), 2 * ops) << at;
+          for (int rank = 0; rank < n; ++rank) {
+            const Plan mine = generator.make(kind, n, ReduceOp::Sum, root, rank);
+            EXPECT_EQ(mine.onlyRank, n == 1 ? -1 : rank) << at;
+            ASSERT_EQ(mine.programs.size(), size_t(n)) << at;
+            for (int r = 0; r < n; ++r)
+              EXPECT_TRUE(sameProgram(mine.programs[size_t(r)],
+                                      r == rank ? whole.programs[size_t(r)] : RankProgram{}))
+                  << at << " rank " << rank << " program " << r;
+            EXPECT_NO_THROW(validatePlan(mine, at + " rank " + std::to_string(rank))) << at;
+          }
+        }
+  EXPECT_THROW(ringAllReducePlan(4, ReduceOp::Sum, 4), std::invalid_argument);
+  EXPECT_THROW(disseminationBarrierPlan(4, -2), std::invalid_argument);
+}
+
 TEST(ExecDefaultPlans, InferOpKindFollowsTheShapeTable) {
   PlanOp op;
   op.srcs = {{BufferKind::In, 0, 1}};

@@ -40,7 +40,7 @@ TEST(PlanVerify, EveryBuiltInPlanProvesCleanForEveryRankCountAndRoot) {
       for (int ranks = 1; ranks <= 64; ++ranks) {
         const int roots = needsRoot(kind) ? ranks : 1;
         for (int root = 0; root < roots; ++root) {
-          const Plan plan = generator.make(kind, ranks, ReduceOp::Sum, root);
+          const Plan plan = generator.make(kind, ranks, ReduceOp::Sum, root, -1);
           const VerifyResult result = verifyPlan(plan);
           EXPECT_TRUE(result.ok()) << generator.name << " " << toString(kind) << " N=" << ranks
                                    << " root " << root << ": " << result.describe();
