@@ -1,6 +1,8 @@
 // bundleFromJson: parses a bundle document (each plan via planFromJsonAt), then checks tables and buckets.
 #include "runtime/plan/BundleJson.h"
 
+#include "runtime/core/Limits.h"
+
 #include "runtime/plan/BundleValidate.h"
 #include "runtime/plan/JsonFieldNames.h"
 #include "runtime/plan/JsonFields.h"
@@ -111,6 +113,8 @@ struct BundleReader {
     bundle.ranks = int(expectInteger(doc["ranks"], at(root / "ranks"), -kMaxI32, kMaxI32));
     if (bundle.ranks < 1)
       at(root / "ranks").fail("must be at least 1, got " + std::to_string(bundle.ranks));
+    if (bundle.ranks > kMaxRanks)
+      at(root / "ranks").fail(aboveLimit("ranks", bundle.ranks, kMaxRanks));
     if (const json *v = member(doc, "tool_version"))
       bundle.toolVersion = expectString(*v, at(root / "tool_version"));
     if (const json *v = member(doc, "tuner")) {

@@ -1,6 +1,8 @@
 // planFromJson: parses a plan document field by field (types, names, refs, channels), then validates it.
 #include "runtime/plan/PlanJson.h"
 
+#include "runtime/core/Limits.h"
+
 #include "runtime/plan/BufRefText.h"
 #include "runtime/plan/JsonFieldNames.h"
 #include "runtime/plan/JsonFields.h"
@@ -142,6 +144,7 @@ struct PlanReader {
     plan.collective = *kind;
     plan.ranks = int(expectInteger(doc["ranks"], at(root / "ranks"), -kMaxI32, kMaxI32));
     if (plan.ranks < 1) at(root / "ranks").fail("must be at least 1, got " + std::to_string(plan.ranks));
+    if (plan.ranks > kMaxRanks) at(root / "ranks").fail(aboveLimit("ranks", plan.ranks, kMaxRanks));
 
     if (const json *v = member(doc, "op")) {
       if (!needsReduceOp(plan.collective))
@@ -174,8 +177,12 @@ struct PlanReader {
       plan.params = *v;
     }
     plan.units = uint32_t(expectInteger(doc["units"], at(root / "units"), 0, kMaxU32));
-    if (const json *v = member(doc, "scratch_units"))
+    if (plan.units > kMaxUnits) at(root / "units").fail(aboveLimit("units", plan.units, kMaxUnits));
+    if (const json *v = member(doc, "scratch_units")) {
       plan.scratchUnits = uint32_t(expectInteger(*v, at(root / "scratch_units"), 0, kMaxU32));
+      if (plan.scratchUnits > kMaxUnits)
+        at(root / "scratch_units").fail(aboveLimit("scratch_units", plan.scratchUnits, kMaxUnits));
+    }
     if (const json *v = member(doc, "inplace_safe"))
       plan.inplaceSafe = expectBool(*v, at(root / "inplace_safe"));
     if (const json *v = member(doc, "predicted")) {

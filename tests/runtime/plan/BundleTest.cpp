@@ -87,6 +87,8 @@ TEST(PlanBundle, NotJsonAndHeaderErrors) {
   for (const char *field : {"topology_fingerprint", "backend", "ranks", "tables"})
     expectBundleJsonError(b, [&](json &d) { d.erase(field); }, field, "missing required field");
   expectBundleJsonError(b, [](json &d) { d["ranks"] = 0; }, "ranks", "must be at least 1");
+  expectBundleJsonError(b, [](json &d) { d["ranks"] = 1000000000; }, "ranks",
+                        "ranks 1000000000 is above the limit of 65536");
   expectBundleJsonError(b, [](json &d) { d["backend"] = ""; }, "backend", "must not be empty");
   expectBundleJsonError(b, [](json &d) { d["tuner"] = 5; }, "tuner", "expected an object");
   expectBundleJsonError(b, [](json &d) { d["tables"][0]["dtype"] = "f128"; }, "tables[0].dtype",

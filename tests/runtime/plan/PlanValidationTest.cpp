@@ -105,6 +105,13 @@ TEST(PlanValidation, MalformedBufferReferences) {
 TEST(PlanValidation, RanksProgramsOpAndRoot) {
   Plan p = ringAllReducePlan(2);
   expectPlanJsonError(p, [](json &d) { d["ranks"] = 0; }, "ranks", "must be at least 1, got 0");
+  // Refused before the programs are read: the limits of runtime/core/Limits.h.
+  expectPlanJsonError(p, [](json &d) { d["ranks"] = 65537; }, "ranks",
+                      "ranks 65537 is above the limit of 65536");
+  expectPlanJsonError(p, [](json &d) { d["units"] = 4294967294u; }, "units",
+                      "units 4294967294 is above the limit of 16777216");
+  expectPlanJsonError(p, [](json &d) { d["scratch_units"] = 16777217; }, "scratch_units",
+                      "scratch_units 16777217 is above the limit of 16777216");
   expectPlanJsonError(p, [](json &d) { d["ranks"] = 3; }, "programs",
                       "has 2 programs but ranks is 3");
   expectPlanJsonError(p, [](json &d) { d.erase("op"); }, "op",
