@@ -2,7 +2,8 @@
 # Installs missing Debian packages, configures and builds collplan, then runs `main` or `test`.
 #
 #   tools/setup.sh            set up and build only
-#   tools/setup.sh main       ... then tune plans for this machine and show the result
+#   tools/setup.sh main       ... building only the tools the main job runs, then tune plans for
+#                             this machine and show the result
 #   tools/setup.sh test       ... then run the whole test suite, then build the fuzz targets
 #                             (tests/fuzz, clang 19) and run each for a short while
 #
@@ -61,7 +62,12 @@ if [[ ! -f $build/build.ninja ]]; then
   cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 jobs=${COLLPLAN_JOBS:-$(nproc)}
-cmake --build "$build" -j "$jobs"
+if [[ $mode == main ]]; then
+  # Only what the main job runs (tools/main-job.sh), not the test suite.
+  cmake --build "$build" -j "$jobs" --target coll-opt plan-tune plan-bench
+else
+  cmake --build "$build" -j "$jobs"
+fi
 
 case $mode in
   build) ;;

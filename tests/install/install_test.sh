@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs the runtime component of BUILD_DIR into WORK/prefix, then builds and runs the C and
+# C++ examples against it out of tree: with find_package(collplan) (shared and static) and with
+# pkg-config (shared); then installs everything and runs an installed tool on a shipped bundle.
+# Fails on any step, saying which.
+#   install_test.sh BUILD_DIR WORK CC CXX
+set -euo pipefail
+build=$1 work=$2 cc=$3 cxx=$4
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+examples=$repo/runtime/api
+prefix=$work/prefix
+
+step() { echo "== $*"; }
+rm -rf "$work"
+mkdir -p "$work"
+
+step "cmake --install $build --prefix $prefix --component runtime"
+cmake --install "$build" --prefix "$prefix" --component runtime >"$work/install.log"
+for f in include/collplan/collplan.h include/collplan/collplan.hpp; do
+  [[ -f $prefix/$f ]] || { echo "missing $prefix/$f" >&2; exit 1; }
+done
+libdir=$(dirname "$(find "$prefix" -name libcollplan.a | head -1)")
+[[ -f $libdir/libcollplan.a && -L $libdir/libcollplan.so ]] ||
+  { echo "libcollplan.a or libcollplan.so missing under $prefix" >&2; exit 1; }
+# The shared library exports the C API alone.
+if nm -D --defined-only "$libdir/libcollplan.so" | awk '{print $3}' | grep -v '^collplan_' |
+   grep -v '^$' >"$work/extra-symbols"; then
+  echo "libcollplan.so exports more than collplan_*:" >&2
+  head "$work/extra-symbols" >&2
+  exit 1
+fi
+
+step "find_package(collplan CONFIG): the examples, shared and static"
+cmake -S "$repo/tests/install/consumer" -B "$work/consumer" -G Ninja \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCOLLPLAN_EXAMPLES_DIR="$examples" >"$work/consumer.log"
+cmake --build "$work/consumer" >>"$work/consumer.log"
+for example in example_c_shared example_cpp_shared example_c_static example_cpp_static; do
+  "$work/consumer/$example" >"$work/$example.out"
+done
+if ldd "$work/consumer/example_c_static" | grep -q libcollplan; then
+  echo "example_c_static links libcollplan.so" >&2
+  exit 1
+fi
+
+step "pkg-config --cflags --libs collplan: the examples, shared"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+flags=$(pkg-config --cflags --libs collplan)
+"$cc" -std=c11 "$examples/example.c" $flags -o "$work/pc_example_c"
+"$cxx" -std=c++17 "$examples/example.cpp" $flags -o "$work/pc_example_cpp"
+LD_LIBRARY_PATH=$libdir "$work/pc_example_c" >"$work/pc_example_c.out"
+LD_LIBRARY_PATH=$libdir "$work/pc_example_cpp" >"$work/pc_example_cpp.out"
+
+step "cmake --install $build --prefix $work/full: the tools verify a shipped bundle"
+cmake --install "$build" --prefix "$work/full" >"$work/install-full.log"
+bundle=$(find "$work/full/share/collplan/bundles" -name bundle.json | sort | head -1)
+[[ -n $bundle && -f $work/full/share/collplan/schema/plan.schema.json ]] ||
+  { echo "the bundles or schemas are not installed under $work/full/share/collplan" >&2; exit 1; }
+"$work/full/bin/plan-verify" "$bundle" >"$work/plan-verify.out"
+step "all examples ran against the installed package"
