@@ -1,11 +1,6 @@
 // plan-verify: loads plan and bundle files (JSON or CBOR) and proves every plan in them
 // computes its collective (runtime/plan/PlanVerify.h); exit 1 when any file fails.
-#include "runtime/plan/BundleJson.h"
-#include "runtime/plan/JsonFieldNames.h"
-#include "runtime/plan/JsonFile.h"
-#include "runtime/plan/PlanError.h"
-#include "runtime/plan/PlanJson.h"
-#include "runtime/plan/PlanVerify.h"
+#include "runtime/plan/VerifyFile.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,47 +11,10 @@ using namespace collplan;
 
 namespace {
 
-/// What one file came to: how many plans it holds and every problem, paths from its root.
-struct FileResult {
-  std::string file;
-  size_t plans = 0;
-  std::vector<PlanProblem> problems;
-};
-
-void verifyInto(const Plan &plan, const std::string &prefix, FileResult &result) {
-  ++result.plans;
-  for (PlanProblem &p : verifyPlan(plan).problems)
-    result.problems.push_back({prefix + p.path, std::move(p.message)});
-}
-
-FileResult verifyFile(const std::string &path) {
-  FileResult result{path, 0, {}};
-  PlanLoadOptions structureOnly;  // the proof runs below, listing every problem
-  structureOnly.verify = false;
-  try {
-    // Read once; the format field says whether it is a bundle or a plan.
-    const nlohmann::json document = readPlanDocument(path);
-    const auto format = document.is_object() ? document.find("format") : document.end();
-    if (format != document.end() && *format == json_fields::kBundleFormatName) {
-      const Bundle bundle = bundleFromJson(document, path, {}, structureOnly);
-      for (size_t t = 0; t < bundle.tables.size(); ++t)
-        for (size_t b = 0; b < bundle.tables[t].buckets.size(); ++b)
-          verifyInto(bundle.tables[t].buckets[b].plan,
-                     "tables[" + std::to_string(t) + "].buckets[" + std::to_string(b) + "].plan.",
-                     result);
-    } else {
-      verifyInto(planFromJson(document, path, structureOnly), "", result);
-    }
-  } catch (const std::exception &e) {  // unreadable, not a plan, or structurally invalid
-    result.problems.push_back({"", e.what()});
-  }
-  return result;
-}
-
-nlohmann::json toJson(const FileResult &r) {
+nlohmann::json toJson(const FileVerification &r) {
   nlohmann::json problems = nlohmann::json::array();
   for (const PlanProblem &p : r.problems) problems.push_back({{"path", p.path}, {"message", p.message}});
-  return {{"file", r.file}, {"ok", r.problems.empty()}, {"plans", r.plans}, {"problems", problems}};
+  return {{"file", r.file}, {"ok", r.ok()}, {"plans", r.plans}, {"problems", problems}};
 }
 
 }  // namespace
@@ -74,7 +32,7 @@ int main(int argc, char **argv) {
   bool allOk = true;
   nlohmann::json out = nlohmann::json::array();
   for (const std::string &file : files) {
-    const FileResult result = verifyFile(file);
+    const FileVerification result = verifyPlanFile(file);
     allOk = allOk && result.problems.empty();
     if (json) {
       out.push_back(toJson(result));

@@ -1,0 +1,167 @@
+// runBenchRequest: checks a benchmark request, picks its plans, runs them and collects the rows.
+#include "tuner/bench/BenchRequest.h"
+
+#include "runtime/topology/Resolver.h"
+#include "tuner/bench/ByteSize.h"
+#include "tuner/bench/PlanSource.h"
+#include "tuner/bench/RunBench.h"
+
+#include <memory>
+
+namespace collplan::bench {
+namespace {
+
+template <typename T>
+T parseName(const char *flag, const std::string &text, std::optional<T> (*parse)(std::string_view),
+            const std::string &names) {
+  const std::optional<T> v = parse(text);
+  if (!v)
+    throw BenchRequestError(std::string(flag) + ": unknown value \"" + text +
+                            "\" (expected one of: " + names + ")");
+  return *v;
+}
+
+bool compiles(const BenchRequest &r) { return !r.algorithm.empty() && r.algorithm != "default"; }
+
+/// The case: a plan file supplies defaults for the collective, op, root and ranks.
+BenchCase resolveCase(const BenchRequest &r, const Plan *p, int topologyRanks, int bundleRanks) {
+  BenchCase c;
+  c.kind = !r.collective.empty()
+               ? parseName("--collective", r.collective, &parseCollectiveKind, collectiveKindNames())
+               : p ? p->collective : CollectiveKind::AllReduce;
+  c.dtype = parseName("--dtype", r.dtype, &parseDType, dtypeNames());
+  c.op = !r.op.empty() ? parseName("--op", r.op, &parseReduceOp, reduceOpNames())
+         : p && p->op  ? *p->op
+                       : ReduceOp::Sum;
+  c.root = r.root ? *r.root : p ? p->root : 0;
+  if (r.ranks) c.ranks = *r.ranks;
+  else if (p) c.ranks = p->ranks;
+  else if (topologyRanks > 0) c.ranks = topologyRanks;
+  else if (bundleRanks > 0) c.ranks = bundleRanks;
+  else
+    throw BenchRequestError("--ranks is required with " +
+                            std::string(compiles(r) ? "--algorithm NAME" : "the built-in plans") +
+                            " on backend " + r.backend);
+  if (c.ranks < 1 || c.ranks > 4096)
+    throw BenchRequestError("--ranks must be between 1 and 4096, got " + std::to_string(c.ranks));
+  if (needsRoot(c.kind) && (c.root < 0 || c.root >= c.ranks))
+    throw BenchRequestError("--root " + std::to_string(c.root) + " is out of range for " +
+                            std::to_string(c.ranks) + " ranks");
+  return c;
+}
+
+/// Checks the options that need no file: sources, backend, topology, baseline, repetitions.
+void checkRequest(const BenchRequest &r, const Backend &backend, bool haveBundle) {
+  const bool sim = backend.simulated();
+  if (sim && r.topology.empty() && !haveBundle)
+    throw BenchRequestError("--backend sim needs --topology SPEC (" + acceptedTopologySpecs() + ")");
+  if (!sim && !compiles(r) && !r.topology.empty())
+    throw BenchRequestError("--topology is only used by --backend sim and --algorithm NAME");
+  if (!r.baseline.empty() && r.baseline != "mpi")
+    throw BenchRequestError("--baseline: unknown baseline \"" + r.baseline + "\" (expected: mpi)");
+  if (!r.baseline.empty() && sim)
+    throw BenchRequestError("--baseline mpi runs real processes: use it with a cpu backend, not sim");
+  if (r.warmup < 0) throw BenchRequestError("--warmup must be >= 0");
+  if (r.reps < 0) throw BenchRequestError("--reps must be >= 1 (or 0 for auto)");
+}
+
+/// A bundle names the backend and topology it was tuned for: a run elsewhere is refused unless
+/// allowed (then it is a note).
+void checkBundleFits(const BenchRequest &r, const Bundle &bundle, const Topology *topology) {
+  std::string why;
+  for (const std::string &m : bundleMismatches(bundle, r.backend, topology))
+    why += (why.empty() ? "" : "; ") + m;
+  if (why.empty()) return;
+  if (!r.allowMismatch)
+    throw BenchRequestError(r.bundleFile + ": " + why +
+                            " (run it where it was tuned, or pass --allow-mismatch to measure it "
+                            "here)");
+  if (r.note) r.note("warning: " + r.bundleFile + ": " + why);
+}
+
+}  // namespace
+
+BenchOutcome runBenchRequest(const BenchRequest &r) {
+  const int sources = !r.planFile.empty() + !r.bundleFile.empty() + !r.algorithm.empty();
+  if (sources > 1)
+    throw BenchRequestError("give one of --plan, --bundle and --algorithm, not several");
+  if (compiles(r) && !r.compiler)
+    throw BenchRequestError("--algorithm " + r.algorithm + " needs the compiler, which this " +
+                            "caller does not provide");
+  if (r.compiler && r.compiler->check) r.compiler->check();
+  const Backend *backend = findBackend(r.backend);
+  if (!backend)
+    throw BenchRequestError("--backend: unknown backend \"" + r.backend + "\" (expected one of: " +
+                            backendNames() + ")");
+  const bool sim = backend->simulated();
+  std::shared_ptr<const Bundle> bundle;
+  if (!r.bundleFile.empty())
+    bundle = std::make_shared<const Bundle>(loadBundleFileForTool(r.bundleFile, r.load));
+  const bool topologyFromBundle = sim && r.topology.empty() && bundle;
+  if (topologyFromBundle && bundle->topology.is_null())
+    throw BenchRequestError("--backend sim needs --topology SPEC: " + r.bundleFile +
+                            " records no topology (" + acceptedTopologySpecs() + ")");
+  checkRequest(r, *backend, bundle != nullptr);
+  const std::vector<uint64_t> bytes = sizeSweep(r.minBytes, r.maxBytes, r.stepFactor);
+
+  std::optional<Topology> topology;
+  if (!r.topology.empty()) topology = resolveTopology(r.topology, r.ranks.value_or(0));
+  if (topologyFromBundle)
+    topology = topologyFromJson(bundle->topology, r.bundleFile + ": topology");
+  if (bundle) checkBundleFits(r, *bundle, topology ? &*topology : nullptr);
+  std::optional<Plan> plan;
+  if (!r.planFile.empty()) plan = loadPlanFileForTool(r.planFile, r.load);
+  const BenchCase c = resolveCase(r, plan ? &*plan : nullptr, topology ? topology->numRanks() : 0,
+                                  bundle ? bundle->ranks : 0);
+  if (topology && topology->numRanks() != c.ranks)
+    throw BenchRequestError("--topology " + r.topology + " has " +
+                            std::to_string(topology->numRanks()) + " ranks but the plans need " +
+                            std::to_string(c.ranks));
+  if (compiles(r)) plan = r.compiler->compile(c, topology ? &*topology : nullptr);
+  const std::string planLabel = compiles(r) ? r.compiler->label : r.planFile;
+  const PlanSource source = plan     ? PlanSource::fromPlan(*plan, planLabel, c)
+                            : bundle ? PlanSource::fromBundle(bundle, r.bundleFile, c)
+                                     : PlanSource::builtIn(c);
+  const std::vector<SizePoint> sizes = sizePoints(c, bytes);
+  if (!r.baseline.empty()) checkMpiBaseline(c, r.mpi);
+
+  ProgressFn progress;
+  if (r.progress)
+    progress = [&](size_t i, const SizePoint &s) { r.progress(i, sizes.size(), s); };
+  LoopSettings settings;
+  settings.warmup = r.warmup;
+  settings.reps = r.reps;
+  settings.check = r.check;
+  const std::vector<SizeResult> results =
+      runBench(*backend, source, c, sizes, settings, progress, topology ? &*topology : nullptr);
+  std::vector<double> baseline;
+  if (!r.baseline.empty()) {
+    if (r.note) r.note("running " + mpiFunctionName(c.kind) + " under mpirun...");
+    baseline = runMpiBaseline(c, sizes, settings, r.mpi);
+  }
+
+  BenchOutcome out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    BenchRow row;
+    row.size = sizes[i];
+    row.timeUs = results[i].timeUs;
+    if (!sim && settings.check) row.wrong = results[i].wrong;
+    row.algorithm = source.planFor(sizes[i].bytes).algorithm;
+    if (!baseline.empty()) row.baselineUs = baseline[i];
+    out.wrongSizes += row.wrong && *row.wrong > 0;
+    out.rows.push_back(row);
+  }
+  BenchInfo &info = out.info;
+  info.benchCase = c;
+  info.backend = r.backend;
+  info.simulated = sim;
+  info.source = source.label();
+  info.topology = topologyFromBundle ? r.bundleFile + "'s" : r.topology;
+  if (!r.baseline.empty())
+    info.baseline = mpiFunctionName(c.kind) + " (mpirun -np " + std::to_string(c.ranks) + ")";
+  info.warmup = r.warmup;
+  info.reps = r.reps;
+  return out;
+}
+
+}  // namespace collplan::bench
