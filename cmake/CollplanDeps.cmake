@@ -8,6 +8,11 @@ endif()
 if(COLLPLAN_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+# Debian's interpreter, the one that sees Debian's numpy and torch, rather than another python3
+# earlier on PATH (pyenv and the like): the Python module and every Python test use it.
+if(NOT DEFINED CACHE{Python3_EXECUTABLE} AND EXISTS /usr/bin/python3)
+  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python interpreter of the build")
+endif()
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 

@@ -1,0 +1,50 @@
+"""collplan: tuned collective-communication plans, the runtime that runs them, and the tools.
+
+Plans and bundles::
+
+    bundle = collplan.load_bundle("tuned.bundle.json")
+    for table in bundle.tables:
+        for b in table.buckets:
+            print(table.collective, b.min_bytes, b.max_bytes, b.algorithm, b.winner)
+
+Collectives on NumPy arrays, ranks as threads of this process::
+
+    def body(comm):
+        x = numpy.full(1000, comm.rank + 1, dtype=numpy.float32)
+        return comm.allreduce(x)            # a new array; comm.allreduce(x, x) is in place
+    results = collplan.run_threads(4, body)
+
+or one rank per process (cpu-shm), started by ``python3 -m collplan.launch -n 4 script.py``::
+
+    comm = collplan.communicator_from_env()
+
+Errors raise collplan.Error (``status``: the C API's status), or its subclasses PlanError,
+TopologyError and SimError, with collplan's messages; bad arguments raise ValueError/TypeError.
+"""
+
+from ._collplan import (  # noqa: F401  (the public API)
+    Bucket,
+    Bundle,
+    Communicator,
+    Error,
+    Plan,
+    PlanError,
+    SimError,
+    Table,
+    TopologyError,
+    bench,
+    communicator_from_env,
+    compile,
+    load_bundle,
+    load_plan,
+    plan_verify,
+    run_threads,
+    shm_communicator,
+)
+
+try:  # only in a build with the compiler (plan-tune's library)
+    from ._collplan import tune  # noqa: F401
+except ImportError:
+    pass
+
+__all__ = [name for name in dir() if not name.startswith("_")]
