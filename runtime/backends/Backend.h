@@ -70,6 +70,10 @@ public:
   /// first failing rank's message (the others are stopped). For one rank per process, call it
   /// before this process starts any thread.
   virtual std::vector<std::string> launch(int ranks, const RankBody &body) const = 0;
+  /// Whether this process reports what launch() returned: false on all but one process of a
+  /// job whose processes all call launch alike (mpi: every rank but 0 of MPI_COMM_WORLD), so a
+  /// tool run under mpirun prints its results once. Valid once launch() has run.
+  virtual bool reportsLaunches() const { return true; }
   /// Simulated backends: the time of `plan` on `topology` for a message of `bytes`, in µs.
   /// Throws SimError where the plan cannot run there.
   virtual double simulateUs(const Plan &plan, const Topology &topology, uint64_t bytes) const;

@@ -117,6 +117,10 @@ public:
     return std::make_unique<MpiJob>(comm, rank, o.policy);
   }
 
+  bool reportsLaunches() const override {
+    return !mpi::mpiActive() || shapeOf(MPI_COMM_WORLD).second == 0;
+  }
+
   /// Runs `body` on this process's rank of MPI_COMM_WORLD (every process of the mpirun job
   /// calls launch alike) and returns every rank's result, on every rank.
   std::vector<std::string> launch(int ranks, const RankBody &body) const override {
