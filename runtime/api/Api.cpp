@@ -1,6 +1,7 @@
 // The C API (collplan.h): handles, error reporting and argument plumbing over Communicator.
 #include "collplan.h"
 
+#include "runtime/api/ApiHandles.h"
 #include "runtime/api/Communicator.h"
 #include "runtime/exec/RuntimeError.h"
 
@@ -17,6 +18,9 @@ struct collplan_world {
   std::unique_ptr<collplan::WorldImpl> impl;
 };
 struct collplan_comm {
+  /// The world of a communicator made with its own (collplan_comm_create_mpi); declared
+  /// first, so it outlives the communicator.
+  std::unique_ptr<collplan::WorldImpl> ownWorld;
   std::unique_ptr<collplan::Communicator> impl;
 };
 
@@ -129,6 +133,21 @@ int envInt(const char *name) {
 }
 
 }  // namespace
+
+namespace collplan::api {
+
+collplan_status_t guardedCall(const char *function, const std::function<void()> &body) {
+  return guarded(function, body);
+}
+
+collplan_comm_t adoptWorld(std::unique_ptr<WorldImpl> world, int rank) {
+  auto handle = std::make_unique<collplan_comm>();
+  handle->impl = std::make_unique<Communicator>(*world, rank);
+  handle->ownWorld = std::move(world);
+  return comms().add(std::move(handle));
+}
+
+}  // namespace collplan::api
 
 extern "C" {
 
@@ -251,6 +270,7 @@ collplan_status_t collplan_comm_destroy(collplan_comm_t comm) {
     comms().check(comm);
     comms().retire(comm);
     comm->impl.reset();
+    comm->ownWorld.reset();
   });
 }
 

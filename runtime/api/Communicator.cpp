@@ -40,7 +40,7 @@ WorldImpl::WorldImpl(const WorldConfig &config)
     fail(ErrorCode::InvalidArgument,
          "ranks must be between 1 and 4096, got " + std::to_string(c.ranks));
   if (backend_.simulated())  // before anything is loaded: nothing of the world would run
-    job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_});
+    job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_, c.native});
 
   std::optional<Topology> topology;
   if (!c.topologyFile.empty()) {
@@ -78,7 +78,7 @@ WorldImpl::WorldImpl(const WorldConfig &config)
   taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
   for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
   calls_.reset(new uint64_t[size_t(c.ranks)]());
-  job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_});
+  job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_, c.native});
 }
 
 WorldImpl::~WorldImpl() = default;

@@ -23,6 +23,9 @@ struct WorldConfig {
   std::string shmJob;
   std::string topologyFile;  ///< empty: none
   std::string bundleFile;    ///< empty: none
+  /// The backend's handle of the job's processes (JobOptions::native), read only while the
+  /// world is created; nullptr for the backend's default.
+  const void *native = nullptr;
 };
 
 /// The ranks of one job as seen by this process, and what they share: backend state and the

@@ -10,8 +10,12 @@ double Backend::simulateUs(const Plan &, const Topology &, uint64_t) const {
 }
 
 const std::vector<const Backend *> &backends() {
-  static const std::vector<const Backend *> registry = {&cpuThreadsBackend(), &cpuShmBackend(),
-                                                        &simBackend()};
+  static const std::vector<const Backend *> registry = {
+      &cpuThreadsBackend(), &cpuShmBackend(),
+#ifdef COLLPLAN_HAVE_MPI
+      &mpiBackend(),  // built only when CMake found MPI
+#endif
+      &simBackend()};
   return registry;
 }
 

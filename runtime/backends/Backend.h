@@ -25,6 +25,10 @@ struct JobOptions {
   /// of the job passes the same name.
   std::string job;
   WaitPolicy policy = defaultWaitPolicy();
+  /// The backend's own handle of the processes of the job, for backends whose jobs a launcher
+  /// already made (mpi: a `const MPI_Comm *`); nullptr: the backend's default (mpi:
+  /// MPI_COMM_WORLD). Only read while the job is opened.
+  const void *native = nullptr;
 };
 
 /// This process's part of a job: the transports of the ranks it holds.
@@ -66,6 +70,10 @@ public:
   /// first failing rank's message (the others are stopped). For one rank per process, call it
   /// before this process starts any thread.
   virtual std::vector<std::string> launch(int ranks, const RankBody &body) const = 0;
+  /// Whether this process reports what launch() returned: false on all but one process of a
+  /// job whose processes all call launch alike (mpi: every rank but 0 of MPI_COMM_WORLD), so a
+  /// tool run under mpirun prints its results once. Valid once launch() has run.
+  virtual bool reportsLaunches() const { return true; }
   /// Simulated backends: the time of `plan` on `topology` for a message of `bytes`, in µs.
   /// Throws SimError where the plan cannot run there.
   virtual double simulateUs(const Plan &plan, const Topology &topology, uint64_t bytes) const;
@@ -76,14 +84,16 @@ const std::vector<const Backend *> &backends();
 /// The backend named `name`, or nullptr.
 const Backend *findBackend(std::string_view name);
 /// The backend named `name`; throws std::invalid_argument "unknown backend "x" (expected one
-/// of: cpu-threads, cpu-shm, sim)" otherwise.
+/// of: cpu-threads, cpu-shm, mpi, sim)" otherwise (mpi when built with MPI).
 const Backend &requireBackend(std::string_view name);
-/// "cpu-threads, cpu-shm, sim".
+/// "cpu-threads, cpu-shm, mpi, sim".
 std::string backendNames();
 
 /// The registry's entries (defined with their backends).
 const Backend &cpuThreadsBackend();
 const Backend &cpuShmBackend();
 const Backend &simBackend();
+/// Defined only when CMake found MPI (findBackend("mpi") says whether it exists).
+const Backend &mpiBackend();
 
 }  // namespace collplan

@@ -127,7 +127,9 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
 
   ProgressFn progress;
   if (r.progress)
-    progress = [&](size_t i, const SizePoint &s) { r.progress(i, sizes.size(), s); };
+    progress = [&](size_t i, const SizePoint &s) {
+      if (backend->reportsLaunches()) r.progress(i, sizes.size(), s);
+    };
   LoopSettings settings;
   settings.warmup = r.warmup;
   settings.reps = r.reps;
@@ -141,6 +143,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   }
 
   BenchOutcome out;
+  out.reports = backend->reportsLaunches();
   for (size_t i = 0; i < sizes.size(); ++i) {
     BenchRow row;
     row.size = sizes[i];

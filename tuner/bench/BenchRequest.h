@@ -57,6 +57,9 @@ struct BenchOutcome {
   BenchInfo info;
   std::vector<BenchRow> rows;
   uint64_t wrongSizes = 0;  ///< sizes with a wrong result on some rank
+  /// Whether this process reports the outcome (Backend::reportsLaunches: under mpirun, only
+  /// rank 0 of the processes that all ran the request).
+  bool reports = true;
 };
 
 /// Resolves the request (throws BenchRequestError, or PlanError / TopologyError for bad files),

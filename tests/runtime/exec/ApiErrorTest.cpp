@@ -1,6 +1,7 @@
 // The C API rejects every bad argument with a clear code and message, and never crashes.
 #include "collplan.h"
 #include "collplan.hpp"
+#include "runtime/backends/Backend.h"
 
 #include <gtest/gtest.h>
 
@@ -45,8 +46,8 @@ TEST(ExecApi, WorldCreationErrors) {
   EXPECT_TRUE(failsWith(collplan_world_create(&c, &w), COLLPLAN_ERROR_NULL_POINTER, "backend"));
   c.backend = "gpu-magic";
   EXPECT_TRUE(failsWith(collplan_world_create(&c, &w), COLLPLAN_ERROR_INVALID_ARGUMENT,
-                        "unknown backend \"gpu-magic\" (expected one of: cpu-threads, cpu-shm, "
-                        "sim)"));
+                        "unknown backend \"gpu-magic\" (expected one of: " +
+                            collplan::backendNames() + ")"));
   c.backend = "sim";  // registered, but it moves no data
   EXPECT_TRUE(failsWith(collplan_world_create(&c, &w), COLLPLAN_ERROR_UNSUPPORTED,
                         "the sim backend times plans on a topology and moves no data"));
