@@ -75,7 +75,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCollplan::enqueue(c10d::OpType type,
 
 void ProcessGroupCollplan::run(const CallSite &site, const collplan_call_t &call) {
   if (collplan_call(comm_.get(), &call) != COLLPLAN_SUCCESS)
-    throw std::runtime_error(site.prefix() + collplan_last_error());
+    throw std::runtime_error(std::string("collplan ") + site.call + ": " + collplan_last_error());
 }
 
 void ProcessGroupCollplan::refuse(const char *call, const std::string &reason) const {

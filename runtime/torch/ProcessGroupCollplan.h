@@ -81,8 +81,8 @@ private:
   /// before it and returns the Work that its completion finishes.
   c10::intrusive_ptr<c10d::Work> enqueue(c10d::OpType type, std::vector<at::Tensor> outputs,
                                          std::function<void()> body);
-  /// One collplan call on this rank's communicator (worker thread); collplan's error, prefixed
-  /// with the site, is thrown as std::runtime_error.
+  /// One collplan call on this rank's communicator (worker thread); collplan's error (which
+  /// names the rank and the reason) is thrown as std::runtime_error naming the c10d call.
   void run(const CallSite &site, const collplan_call_t &call);
   [[noreturn]] void refuse(const char *call, const std::string &reason) const;
 

@@ -72,13 +72,16 @@ class Checks:
             raise AssertionError("rank {}: {}: got {} want {}".format(
                 self.rank, what, got.flatten()[:8].tolist(), want.flatten()[:8].tolist()))
 
-    def raises(self, what, fragments, call):
+    def raises(self, what, fragments, call, any_of=()):
+        """call() raises an error whose message holds every fragment and one of any_of."""
         self.count += 1
         try:
             call()
         except (RuntimeError, ValueError) as error:
             message = str(error)
             missing = [f for f in fragments if f not in message]
+            if any_of and not any(f in message for f in any_of):
+                missing.append(" or ".join(any_of))
             if missing:
                 raise AssertionError("rank {}: {}: the error lacks {}: {}".format(
                     self.rank, what, missing, message))
@@ -247,8 +250,21 @@ def check_errors(c, rank, size):
     c.equal("all_reduce after refused calls", t, torch.full((3,), float(size)))
 
 
+def check_runtime_error(c, rank, size):
+    """A failure inside collplan reaches wait() with collplan's message: ranks that disagree
+    on the reduction (on a group of their own, whose job the failure ends). A rank sees the
+    mismatch itself, or that the job ended because a peer saw it."""
+    group = dist.new_group(backend="collplan")
+    op = dist.ReduceOp.MAX if rank == 0 else dist.ReduceOp.SUM
+    work = dist.all_reduce(torch.ones(8), op=op, group=group, async_op=True)
+    c.raises("mismatched calls", ["collplan allreduce: ", "rank {} of {}".format(rank, size)],
+             work.wait, any_of=["another call", "different arguments", "the job cannot go on"])
+    dist.destroy_process_group(group)
+
+
 CHECKS = [check_allreduce, check_allgather, check_reduce_scatter, check_alltoall,
-          check_rooted, check_async_and_barrier, check_subgroup, check_ddp, check_errors]
+          check_rooted, check_async_and_barrier, check_subgroup, check_ddp, check_errors,
+          check_runtime_error]
 
 
 def run_rank(rank, size, init_method):
