@@ -16,6 +16,16 @@ set_target_properties(collplan_shared PROPERTIES
 
 set(COLLPLAN_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/runtime/api/collplan.h
                             ${PROJECT_SOURCE_DIR}/runtime/api/collplan.hpp)
+# With the mpi backend built in, static users link MPI too, and get its API's headers.
+set(COLLPLAN_CONFIG_HAVE_MPI ${COLLPLAN_HAVE_MPI})
+set(COLLPLAN_PC_MPI_LIBS "")
+if(COLLPLAN_HAVE_MPI)
+  list(APPEND COLLPLAN_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/runtime/api/collplan_mpi.h
+                                      ${PROJECT_SOURCE_DIR}/runtime/api/collplan_mpi.hpp)
+  foreach(lib ${MPI_C_LIBRARIES})
+    string(APPEND COLLPLAN_PC_MPI_LIBS " ${lib}")
+  endforeach()
+endif()
 set(COLLPLAN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/collplan)
 
 install(TARGETS collplan_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)

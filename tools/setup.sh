@@ -23,7 +23,12 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhwloc-dev
+  python3-dev pybind11-dev python3-numpy
 )
+# The torch.distributed backend and its tests need Debian's torch; the main job does not.
+if [[ $mode == test ]]; then
+  packages+=(python3-torch libtorch-dev)
+fi
 # The fuzz targets need clang 19 and its libFuzzer runtime; only the test command builds them.
 if [[ $mode == test && $fuzz_seconds != 0 ]]; then
   packages+=(clang-19 libclang-rt-19-dev)

@@ -54,9 +54,11 @@ namespace {
 
 /// `policy`, also checking `transport`'s call board while it waits.
 WaitPolicy checkingCallArguments(WaitPolicy policy, FlagTransport *transport) {
+  // The call board first: a peer that found the mismatch may already have left the job, and
+  // the mismatch, not its departure, is what went wrong.
   policy.check = [inner = std::move(policy.check), transport] {
-    if (inner) inner();
     transport->checkCallArguments();
+    if (inner) inner();
   };
   return policy;
 }

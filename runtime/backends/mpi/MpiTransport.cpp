@@ -55,7 +55,11 @@ MpiTransport::~MpiTransport() {
   if (!sent) (void)staging_.release();  // MPI may still read sends staged there
   links_.clear();
   notices_.reset();
-  if (mpiActive()) MPI_Comm_free(&comm_);
+  // After a failed call, messages peers sent on comm_ may never be received. A freed
+  // communicator's context id is reused by the next MPI_Comm_dup, where such a message would
+  // match a receive of an unrelated call; so a failed transport's communicator is never freed
+  // (one communicator handle per failed collplan communicator).
+  if (mpiActive() && sent && betweenCalls_) MPI_Comm_free(&comm_);
 }
 
 Connection MpiTransport::connect(int peer, uint32_t channel, bool sending) {
@@ -88,6 +92,7 @@ Connection MpiTransport::connect(int peer, uint32_t channel, bool sending) {
 
 void MpiTransport::beginCall(const CallSignature &signature) {
   ++call_;
+  betweenCalls_ = false;
   signature_ = signature;
   announced_ = false;
   postedThisCall_.clear();
@@ -156,6 +161,7 @@ void MpiTransport::endCall() {
     link.postedThisCall = false;
   }
   postedThisCall_.clear();
+  betweenCalls_ = true;
 }
 
 std::string MpiTransport::describe(Connection c) const {

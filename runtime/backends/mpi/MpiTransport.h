@@ -82,6 +82,9 @@ private:
   std::optional<MpiNotices> notices_;
   CallSignature signature_;
   uint64_t call_ = 0;  ///< calls begun
+  /// False from beginCall until endCall returns: a transport destroyed while false saw a call
+  /// fail, and peers' messages of that call may still be in flight to it.
+  bool betweenCalls_ = true;
   bool announced_ = false;
   std::vector<Link> links_;
   std::map<std::tuple<int, uint32_t, bool>, Connection> byEnds_;
