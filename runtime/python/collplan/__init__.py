@@ -22,7 +22,13 @@ Errors raise collplan.Error (``status``: the C API's status), or its subclasses 
 TopologyError and SimError, with collplan's messages; bad arguments raise ValueError/TypeError.
 """
 
-from ._collplan import (  # noqa: F401  (the public API)
+import pkgutil
+
+# The package may be found twice on sys.path, as its sources (runtime/python) and as the build
+# tree that holds the compiled modules (<build>/python): either one finds the other's modules.
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+from ._collplan import (  # noqa: F401,E402  (the public API)
     Bucket,
     Bundle,
     Communicator,
