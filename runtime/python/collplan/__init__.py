@@ -53,4 +53,9 @@ try:  # only in a build with the compiler (plan-tune's library)
 except ImportError:
     pass
 
+try:  # only in a build with MPI: run the script under mpirun
+    from ._collplan import mpi_communicator  # noqa: F401
+except ImportError:
+    pass
+
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,5 +1,6 @@
 // The _collplan extension module: plans, bundles, communicators, tools, and collplan's errors.
 #include "PyComm.h"
+#include "PyMpi.h"
 #include "PyPlans.h"
 #include "PyTools.h"
 
@@ -50,4 +51,5 @@ PYBIND11_MODULE(_collplan, m) {
   python::bindPlans(m);
   python::bindCommunicator(m);
   python::bindTools(m);
+  python::bindMpi(m);
 }
