@@ -13,6 +13,9 @@ endif()
 if(NOT DEFINED CACHE{Python3_EXECUTABLE} AND EXISTS /usr/bin/python3)
   set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python interpreter of the build")
 endif()
+# Where `cmake --install` puts the collplan Python package (and the torch extension in it).
+set(COLLPLAN_PYTHON_INSTALL_DIR lib/python3/dist-packages/collplan CACHE STRING
+    "Where the collplan Python package is installed, relative to the prefix")
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 

@@ -57,4 +57,11 @@ bundle=$(find "$work/full/share/collplan/bundles" -name bundle.json | sort | hea
 [[ -n $bundle && -f $work/full/share/collplan/schema/plan.schema.json ]] ||
   { echo "the bundles or schemas are not installed under $work/full/share/collplan" >&2; exit 1; }
 "$work/full/bin/plan-verify" "$bundle" >"$work/plan-verify.out"
+python=$work/full/lib/python3/dist-packages
+if [[ -d $python/collplan ]]; then
+  step "the installed Python package runs a collective"
+  PYTHONPATH=$python /usr/bin/python3 -c \
+    'import collplan, numpy; r = collplan.run_threads(2, lambda c: c.allreduce(numpy.ones(3)).tolist()); assert r == [[2.0] * 3] * 2, r' \
+    >"$work/python.out"
+fi
 step "all examples ran against the installed package"
