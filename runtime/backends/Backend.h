@@ -58,6 +58,9 @@ public:
   virtual bool simulated() const { return false; }
   /// Each rank of a job is a process of its own (the job is opened once per process).
   virtual bool oneRankPerProcess() const { return false; }
+  /// Its processes are started by another program (mpirun), not by launch(): a tool run on it
+  /// is one of those processes and cannot start a job of its own beside it.
+  virtual bool startedByItsLauncher() const { return false; }
   /// What one measurement costs besides the collective itself (threads or processes started,
   /// set-up), in µs: the tuner plans its time with it.
   virtual double launchOverheadUs() const = 0;

@@ -448,6 +448,10 @@ def test_bench_errors(env):
         (["--ranks", "2", "--dtype", "f16", "--baseline", "mpi"], "MPI has no f16"),
         (["--ranks", "2", "-c", "broadcast", "--root", "5"], "--root 5 is out of range"),
     ]
+    if "mpi" in env.run("plan-bench", "--help").stdout.split("Backend: ")[1].split("\n")[0]:
+        cases.append((["--ranks", "2", "--backend", "mpi", "--baseline", "mpi"],
+                      "--baseline mpi starts an mpirun of its own, which cannot run beside the "
+                      "processes of --backend mpi"))
     for argv, needle in cases:
         p = env.run("plan-bench", *argv, expect=None)
         check(p.returncode not in (0, 3), f"plan-bench {argv}: exit {p.returncode} on bad input")

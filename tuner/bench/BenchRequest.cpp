@@ -61,6 +61,10 @@ void checkRequest(const BenchRequest &r, const Backend &backend, bool haveBundle
     throw BenchRequestError("--baseline: unknown baseline \"" + r.baseline + "\" (expected: mpi)");
   if (!r.baseline.empty() && sim)
     throw BenchRequestError("--baseline mpi runs real processes: use it with a cpu backend, not sim");
+  if (!r.baseline.empty() && backend.startedByItsLauncher())
+    throw BenchRequestError("--baseline mpi starts an mpirun of its own, which cannot run beside "
+                            "the processes of --backend " + r.backend +
+                            ": measure the baseline in a run with a cpu backend");
   if (r.warmup < 0) throw BenchRequestError("--warmup must be >= 0");
   if (r.reps < 0) throw BenchRequestError("--reps must be >= 1 (or 0 for auto)");
 }

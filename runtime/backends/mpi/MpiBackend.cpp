@@ -95,6 +95,7 @@ public:
            "duplicate of the job's communicator";
   }
   bool oneRankPerProcess() const override { return true; }
+  bool startedByItsLauncher() const override { return true; }
   /// A launch runs on processes mpirun already started: a barrier-like exchange of results.
   double launchOverheadUs() const override { return 100; }
 
