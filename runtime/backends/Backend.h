@@ -1,4 +1,4 @@
-// The backend interface and registry: what runs a job's ranks (cpu-threads, cpu-shm) or times
+// The backend interface and registry: what runs a job's ranks (cpu-threads, cpu-shm, mpi) or times
 // plans without moving data (sim), looked up by name by the API, the tools and the tuner.
 #pragma once
 
