@@ -155,6 +155,10 @@ void validateSettings(const TuneSettings &s) {
   if (!(s.budgetSeconds >= 0) || std::isinf(s.budgetSeconds))  // also refuses nan
     throw TuneError("--budget must be a finite number of seconds >= 0 (0: no limit), got " +
                     (std::ostringstream() << s.budgetSeconds).str());
+  if (s.budgetSeconds > 0 && findBackend(s.backend)->startedByItsLauncher())
+    throw TuneError("--budget cannot be used with --backend " + s.backend +
+                    ": each process would decide alone when it is spent and stop at another "
+                    "variant than its peers (use --quick or fewer --algorithms to tune faster)");
   try {
     (void)bench::sizeSweep(s.minBytes, s.maxBytes, 2);
   } catch (const std::invalid_argument &e) {

@@ -106,6 +106,9 @@ int main(int argc, char **argv) {
       throw TuneError("--prune-factor must be 0 (auto) or at least 1");
 
     const TuneResult result = runTune(s);
+    // Under mpirun (--backend mpi) every process tuned alike and holds the same result; one
+    // prints it and writes the files.
+    if (!requireBackend(s.backend).reportsLaunches()) return result.bundle ? 0 : 1;
     std::fflush(stderr);
     printReport(stdout, result);
     std::fflush(stdout);
