@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,16 @@ std::optional<BufferKind> parseBufferKind(std::string_view name);
 std::string collectiveKindNames();
 std::string reduceOpNames();
 std::string dtypeNames();
+
+/// `parse(text)`, or std::invalid_argument "<what>: unknown value "x" (expected one of:
+/// <names>)": the one error of a name given on a command line or in a call.
+template <typename T>
+T parseNamed(const std::string &what, const std::string &text,
+             std::optional<T> (*parse)(std::string_view), const std::string &names) {
+  if (std::optional<T> v = parse(text)) return *v;
+  throw std::invalid_argument(what + ": unknown value \"" + text + "\" (expected one of: " +
+                              names + ")");
+}
 
 size_t dtypeSize(DType dtype);
 

@@ -1,4 +1,5 @@
 // libFuzzer target: bundle files (JSON or CBOR) through loadBundleFile, whole and for one rank.
+#include "FuzzLoadOptions.h"
 #include "ScratchFile.h"
 
 #include "runtime/plan/BundleJson.h"
@@ -6,23 +7,6 @@
 using namespace collplan;
 
 namespace {
-
-/// The proof's budget while fuzzing: the default admits proofs of seconds in a Release build,
-/// which under ASan and coverage take minutes and would read as hangs. Inputs over it still
-/// go through parsing, validation and the budget check itself.
-constexpr uint64_t kFuzzProofUnits = 1 << 16;
-
-PlanLoadOptions whole() {
-  PlanLoadOptions options;
-  options.maxProofUnits = kFuzzProofUnits;
-  return options;
-}
-
-PlanLoadOptions forRank(int rank) {
-  PlanLoadOptions options = whole();
-  options.onlyRank = rank;
-  return options;
-}
 
 /// A bundle that loaded must load again for one rank alone and survive a write/read round trip
 /// unchanged; anything else is a bug of the reader or the writer.
@@ -39,7 +23,7 @@ void checkValidBundle(const std::string &path, const Bundle &bundle) {
   }
   if (bundleToJson(back) != written) fuzz::fail("the round trip of a loaded bundle changed it");
   try {
-    loadBundleFile(path, {}, forRank(bundle.ranks - 1));
+    loadBundleFile(path, {}, fuzz::loadOptions(bundle.ranks - 1));
   } catch (const PlanError &e) {
     fuzz::fail(std::string("a bundle that loads whole fails for its last rank: ") + e.what());
   }
@@ -51,10 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string &path = fuzz::writeScratchFile(data, size);
   Bundle bundle;
   try {
-    bundle = loadBundleFile(path, {}, whole());
+    bundle = loadBundleFile(path, {}, fuzz::loadOptions());
   } catch (const PlanError &) {
     try {
-      loadBundleFile(path, {}, forRank(0));
+      loadBundleFile(path, {}, fuzz::loadOptions(0));
     } catch (const PlanError &) {
     }
     return 0;

@@ -1,4 +1,5 @@
 // libFuzzer target: plan files (JSON or CBOR) through loadPlanFile, whole and for one rank.
+#include "FuzzLoadOptions.h"
 #include "ScratchFile.h"
 
 #include "runtime/plan/PlanJson.h"
@@ -6,23 +7,6 @@
 using namespace collplan;
 
 namespace {
-
-/// The proof's budget while fuzzing: the default admits proofs of seconds in a Release build,
-/// which under ASan and coverage take minutes and would read as hangs. Inputs over it still
-/// go through parsing, validation and the budget check itself.
-constexpr uint64_t kFuzzProofUnits = 1 << 16;
-
-PlanLoadOptions whole() {
-  PlanLoadOptions options;
-  options.maxProofUnits = kFuzzProofUnits;
-  return options;
-}
-
-PlanLoadOptions forRank(int rank) {
-  PlanLoadOptions options = whole();
-  options.onlyRank = rank;
-  return options;
-}
 
 /// A plan that loaded must load again for each rank alone and survive a write/read round trip
 /// unchanged; anything else is a bug of the reader or the writer.
@@ -39,7 +23,7 @@ void checkValidPlan(const std::string &path, const Plan &plan) {
   if (planToJson(back) != written) fuzz::fail("the round trip of a loaded plan changed it");
   for (int rank : {0, plan.ranks - 1}) {
     try {
-      loadPlanFile(path, forRank(rank));
+      loadPlanFile(path, fuzz::loadOptions(rank));
     } catch (const PlanError &e) {
       fuzz::fail("a plan that loads whole fails for rank " + std::to_string(rank) + ": " +
                  e.what());
@@ -53,12 +37,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string &path = fuzz::writeScratchFile(data, size);
   Plan plan;
   try {
-    plan = loadPlanFile(path, whole());
+    plan = loadPlanFile(path, fuzz::loadOptions());
   } catch (const PlanError &) {
     // Rejected whole; the one-rank reader (which skips other ranks' channels) must reject it
     // cleanly too, or accept it when the fault lies in a skipped program.
     try {
-      loadPlanFile(path, forRank(0));
+      loadPlanFile(path, fuzz::loadOptions(0));
     } catch (const PlanError &) {
     }
     return 0;

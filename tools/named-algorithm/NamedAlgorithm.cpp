@@ -38,4 +38,12 @@ std::string describe(const AlgorithmRequest &request) {
   return text;
 }
 
+bench::BenchCompiler benchCompiler(const AlgorithmRequest &request) {
+  return bench::BenchCompiler{
+      describe(request), [request] { checkAlgorithmRequest(request); },
+      [request](const bench::BenchCase &c, const Topology *topology) {
+        return compileAlgorithmRequest(request, c, topology);
+      }};
+}
+
 }  // namespace collplan::tools

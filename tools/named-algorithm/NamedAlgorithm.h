@@ -4,6 +4,7 @@
 
 #include "runtime/plan/Plan.h"
 #include "tuner/bench/BenchCase.h"
+#include "tuner/bench/BenchRequest.h"
 
 #include <string>
 #include <vector>
@@ -50,5 +51,9 @@ Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::Bench
 
 /// "ring channels=2 bidirectional=true": the algorithm and its parameters, for labels.
 std::string describe(const AlgorithmRequest &request);
+
+/// The request as runBenchRequest's compiler: checkAlgorithmRequest, compileAlgorithmRequest
+/// and describe (runBenchRequest compiles only when the request names an algorithm).
+bench::BenchCompiler benchCompiler(const AlgorithmRequest &request);
 
 }  // namespace collplan::tools

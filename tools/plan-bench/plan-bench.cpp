@@ -61,14 +61,7 @@ BenchRequest toRequest(const Options &o) {
   r.planFile = o.planFile;
   r.bundleFile = o.bundleFile;
   r.algorithm = o.algorithm.algorithm;
-  if (o.algorithm.named())
-    r.compiler = BenchCompiler{
-        tools::describe(o.algorithm), [&o] { tools::checkAlgorithmRequest(o.algorithm); },
-        [&o](const BenchCase &c, const Topology *topology) {
-          return tools::compileAlgorithmRequest(o.algorithm, c, topology);
-        }};
-  else
-    r.compiler = BenchCompiler{"", [&o] { tools::checkAlgorithmRequest(o.algorithm); }, {}};
+  r.compiler = tools::benchCompiler(o.algorithm);
   r.collective = o.collective;
   r.dtype = o.dtype;
   r.op = o.op;

@@ -11,26 +11,16 @@
 namespace collplan::bench {
 namespace {
 
-template <typename T>
-T parseName(const char *flag, const std::string &text, std::optional<T> (*parse)(std::string_view),
-            const std::string &names) {
-  const std::optional<T> v = parse(text);
-  if (!v)
-    throw BenchRequestError(std::string(flag) + ": unknown value \"" + text +
-                            "\" (expected one of: " + names + ")");
-  return *v;
-}
-
 bool compiles(const BenchRequest &r) { return !r.algorithm.empty() && r.algorithm != "default"; }
 
 /// The case: a plan file supplies defaults for the collective, op, root and ranks.
 BenchCase resolveCase(const BenchRequest &r, const Plan *p, int topologyRanks, int bundleRanks) {
   BenchCase c;
   c.kind = !r.collective.empty()
-               ? parseName("--collective", r.collective, &parseCollectiveKind, collectiveKindNames())
+               ? parseNamed("--collective", r.collective, &parseCollectiveKind, collectiveKindNames())
                : p ? p->collective : CollectiveKind::AllReduce;
-  c.dtype = parseName("--dtype", r.dtype, &parseDType, dtypeNames());
-  c.op = !r.op.empty() ? parseName("--op", r.op, &parseReduceOp, reduceOpNames())
+  c.dtype = parseNamed("--dtype", r.dtype, &parseDType, dtypeNames());
+  c.op = !r.op.empty() ? parseNamed("--op", r.op, &parseReduceOp, reduceOpNames())
          : p && p->op  ? *p->op
                        : ReduceOp::Sum;
   c.root = r.root ? *r.root : p ? p->root : 0;

@@ -39,6 +39,10 @@ Buffer bufferOf(const py::array &array, const char *what, bool writable) {
   return b;
 }
 
+py::object toPython(const nlohmann::json &json) {
+  return py::module_::import("json").attr("loads")(json.dump());
+}
+
 py::array zerosLike(const py::array &like, size_t count) {
   return py::module_::import("numpy").attr("zeros")(count, like.dtype());
 }

@@ -3,6 +3,8 @@
 
 #include "collplan.h"
 
+#include <nlohmann/json.hpp>
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -27,6 +29,9 @@ struct Buffer {
   collplan_dtype_t dtype = COLLPLAN_F32;
 };
 Buffer bufferOf(const py::array &array, const char *what, bool writable);
+
+/// A JSON document as Python dicts and lists.
+py::object toPython(const nlohmann::json &json);
 
 /// A new zero-filled 1-D array of `count` elements of `like`'s dtype.
 py::array zerosLike(const py::array &like, size_t count);

@@ -1,6 +1,8 @@
 // Plan and bundle bindings: load, inspect (buckets, algorithms, predicted costs), save, verify.
 #include "PyPlans.h"
 
+#include "PyConvert.h"
+
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/plan/VerifyFile.h"
@@ -9,11 +11,6 @@
 
 namespace collplan::python {
 namespace {
-
-/// A JSON document as Python dicts and lists.
-py::object toPython(const nlohmann::json &json) {
-  return py::module_::import("json").attr("loads")(json.dump());
-}
 
 std::optional<std::string> opName(const std::optional<ReduceOp> &op) {
   if (!op) return std::nullopt;

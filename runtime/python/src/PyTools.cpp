@@ -1,6 +1,8 @@
 // compile (plan-compile), bench (plan-bench) and tune (plan-tune) as functions returning data.
 #include "PyTools.h"
 
+#include "PyConvert.h"
+
 #include "runtime/topology/Resolver.h"
 #include "tools/named-algorithm/NamedAlgorithm.h"
 #include "tuner/bench/BenchRequest.h"
@@ -19,10 +21,6 @@ namespace {
 
 namespace py = pybind11;
 
-py::object toPython(const nlohmann::json &json) {
-  return py::module_::import("json").attr("loads")(json.dump());
-}
-
 /// {"channels": 2, "bidirectional": True} as the tools' --param assignments.
 tools::AlgorithmRequest algorithmRequest(const std::string &algorithm, const py::dict &params) {
   tools::AlgorithmRequest request;
@@ -36,22 +34,12 @@ tools::AlgorithmRequest algorithmRequest(const std::string &algorithm, const py:
   return request;
 }
 
-template <typename T>
-T parseName(const char *what, const std::string &text, std::optional<T> (*parse)(std::string_view),
-            const std::string &names) {
-  const std::optional<T> v = parse(text);
-  if (!v)
-    throw py::value_error(std::string(what) + ": unknown value \"" + text + "\" (expected one of: " +
-                          names + ")");
-  return *v;
-}
-
 Plan compile(const std::string &collective, int ranks, const std::string &algorithm,
              const std::string &op, int root, const std::optional<std::string> &topology,
              const py::dict &params) {
   bench::BenchCase c;
-  c.kind = parseName("collective", collective, &parseCollectiveKind, collectiveKindNames());
-  c.op = parseName("op", op, &parseReduceOp, reduceOpNames());
+  c.kind = parseNamed("collective", collective, &parseCollectiveKind, collectiveKindNames());
+  c.op = parseNamed("op", op, &parseReduceOp, reduceOpNames());
   c.root = root;
   c.ranks = ranks;
   const tools::AlgorithmRequest request = algorithmRequest(algorithm, params);
@@ -92,13 +80,7 @@ py::object bench(const py::kwargs &kwargs) {
                            "ranks, backend, topology, allow_mismatch, min_bytes, max_bytes, "
                            "step_factor, warmup, reps, check, verify)");
   }
-  const tools::AlgorithmRequest request = algorithmRequest(r.algorithm, params);
-  r.compiler = bench::BenchCompiler{
-      tools::describe(request), [request] { tools::checkAlgorithmRequest(request); },
-      [request](const bench::BenchCase &c, const Topology *topology) {
-        return tools::compileAlgorithmRequest(request, c, topology);
-      }};
-  if (!request.named()) r.compiler->compile = nullptr;
+  r.compiler = tools::benchCompiler(algorithmRequest(r.algorithm, params));
   bench::BenchOutcome outcome;
   {
     py::gil_scoped_release released;
@@ -112,7 +94,7 @@ template <typename T>
 std::vector<T> parseNames(const char *what, const std::vector<std::string> &texts,
                           std::optional<T> (*parse)(std::string_view), const std::string &names) {
   std::vector<T> out;
-  for (const std::string &t : texts) out.push_back(parseName(what, t, parse, names));
+  for (const std::string &t : texts) out.push_back(parseNamed(what, t, parse, names));
   return out;
 }
 

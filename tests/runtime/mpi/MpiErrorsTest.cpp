@@ -1,5 +1,6 @@
 // The mpi backend's failures: mismatched calls fail on every rank (within a fraction of a
 // second, not at the timeout), bad bundles and arguments are refused before any message moves.
+#include "MpiTestSupport.h"
 #include "collplan_mpi.hpp"
 
 #include <gtest/gtest.h>
@@ -13,20 +14,9 @@
 #include <unistd.h>
 
 using namespace collplan;
+using namespace collplan::test;
 
 namespace {
-
-int worldSize() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
-int worldRank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 
 struct Failure {
   collplan_status_t status = COLLPLAN_SUCCESS;

@@ -1,5 +1,6 @@
 // The mpi backend under mpirun: every collective against the reference with the plans the
 // default rules pick, communicators beside the user's own MPI traffic, a bundle end to end.
+#include "MpiTestSupport.h"
 #include "ExecTestSupport.h"
 
 #include "collplan_mpi.hpp"
@@ -19,18 +20,6 @@ using namespace collplan;
 using namespace collplan::test;
 
 namespace {
-
-int worldSize() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
-int worldRank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 
 const CollectiveKind kAllKinds[] = {
     CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
