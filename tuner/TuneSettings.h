@@ -13,7 +13,9 @@ namespace collplan::tune {
 
 /// The tuner's inputs, already parsed into enums (plan-tune parses and names bad values).
 struct TuneSettings {
-  std::string topologySpec = "local";  ///< file, preset, generator or `local`
+  /// A file, preset, generator or `local`; empty: the job's own topology on a backend that
+  /// discovers it (mpi: its nodes), `local` otherwise.
+  std::string topologySpec;
   std::string backend = "cpu-threads"; ///< cpu-threads | cpu-shm | sim
   /// The prune factor in force (resolves the automatic 0: none on a simulated backend, where
   /// every variant costs a simulation, 4 elsewhere).

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -50,19 +51,29 @@ void prepareReportDir(const std::string &dir) {
     throw TuneError("--report-dir " + dir + ": cannot write: permission denied");
 }
 
-Topology resolveFor(const TuneSettings &s, int &ranks) {
+/// The topology `s` names, with its spec in `spec` (an empty one resolved: "job" or "local"),
+/// and its rank count in `ranks`.
+Topology resolveFor(const TuneSettings &s, std::string &spec, int &ranks) {
   Topology topology;
-  int hint = s.ranks;
-  if (s.topologySpec == "local" && hint == 0)
-    hint = std::max(2, int(std::thread::hardware_concurrency()));
-  try {
-    topology = resolveTopology(s.topologySpec, hint);
-  } catch (const std::exception &e) {
-    throw TuneError(std::string("--topology: ") + e.what());
+  spec = s.topologySpec;
+  std::optional<Topology> job;
+  if (spec.empty()) job = requireBackend(s.backend).launchTopology();
+  if (job) {
+    spec = "job";
+    topology = std::move(*job);
+  } else {
+    if (spec.empty()) spec = "local";
+    int hint = s.ranks;
+    if (spec == "local" && hint == 0) hint = std::max(2, int(std::thread::hardware_concurrency()));
+    try {
+      topology = resolveTopology(spec, hint);
+    } catch (const std::exception &e) {
+      throw TuneError(std::string("--topology: ") + e.what());
+    }
   }
   ranks = topology.numRanks();
   if (s.ranks > 0 && ranks != s.ranks)
-    throw TuneError("--topology " + s.topologySpec + " has " + std::to_string(ranks) +
+    throw TuneError("--topology " + spec + " has " + std::to_string(ranks) +
                     " ranks but --ranks is " + std::to_string(s.ranks));
   if (ranks < 2) throw TuneError("--ranks: collectives need at least 2 ranks, got " +
                                  std::to_string(ranks));
@@ -186,7 +197,7 @@ TuneResult runTune(const TuneSettings &settings) {
   const auto wallStart = std::chrono::steady_clock::now();
   TuneResult result;
   result.settings = settings;
-  result.topology = resolveFor(settings, result.ranks);
+  result.topology = resolveFor(settings, result.settings.topologySpec, result.ranks);
   result.fingerprint = result.topology.fingerprint();
   for (CollectiveKind k : settings.collectives)
     if (needsRoot(k) && settings.root >= result.ranks)

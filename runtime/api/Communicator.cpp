@@ -39,9 +39,29 @@ WorldImpl::WorldImpl(const WorldConfig &config)
   if (c.ranks < 1 || c.ranks > 4096)
     fail(ErrorCode::InvalidArgument,
          "ranks must be between 1 and 4096, got " + std::to_string(c.ranks));
-  if (backend_.simulated())  // before anything is loaded: nothing of the world would run
+  // A simulated job opens first, before anything is loaded: nothing of the world would run.
+  // The processes of a job its launcher started (mpi) open it first too, together, so they
+  // can all fail when one of them cannot load its files, instead of waiting for it.
+  if (backend_.simulated() || backend_.startedByItsLauncher())
     job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_, c.native});
+  try {
+    loadTopologyAndBundle();
+  } catch (const RuntimeError &e) {
+    if (!job_) throw;
+    job_->agreeOnSetUp(e.what(), e.code());  // throws on every process
+  }
+  if (job_) job_->agreeOnSetUp({}, ErrorCode::File);
 
+  taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
+  for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
+  calls_.reset(new uint64_t[size_t(c.ranks)]());
+  if (!job_) job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_, c.native});
+}
+
+WorldImpl::~WorldImpl() = default;
+
+void WorldImpl::loadTopologyAndBundle() {
+  const WorldConfig &c = config_;
   std::optional<Topology> topology;
   if (!c.topologyFile.empty()) {
     try {
@@ -54,6 +74,7 @@ WorldImpl::WorldImpl(const WorldConfig &config)
                                            std::to_string(topology->numRanks()) +
                                            " ranks but the world has " + std::to_string(c.ranks));
   }
+  if (!topology && job_) topology = job_->topology();
   if (!c.bundleFile.empty()) {
     BundleExpectations expect;
     expect.ranks = c.ranks;
@@ -74,14 +95,7 @@ WorldImpl::WorldImpl(const WorldConfig &config)
       }
     }
   }
-
-  taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
-  for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
-  calls_.reset(new uint64_t[size_t(c.ranks)]());
-  job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_, c.native});
 }
-
-WorldImpl::~WorldImpl() = default;
 
 std::unique_ptr<Transport> WorldImpl::takeTransport(int rank) {
   if (rank < 0 || rank >= config_.ranks)

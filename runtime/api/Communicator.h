@@ -55,6 +55,9 @@ public:
   size_t streamingCopyMinBytes() const { return streamingCopyMinBytes_; }
 
 private:
+  /// The topology file, or the job's own topology (mpi), and the bundle, checked against them.
+  void loadTopologyAndBundle();
+
   WorldConfig config_;
   const Backend &backend_;
   std::optional<Bundle> bundle_;

@@ -2,7 +2,9 @@
 // plans without moving data (sim), looked up by name by the API, the tools and the tuner.
 #pragma once
 
+#include "runtime/exec/Executor.h"
 #include "runtime/exec/RankSession.h"
+#include "runtime/exec/RuntimeError.h"
 #include "runtime/exec/Wait.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/topology/Topology.h"
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +41,30 @@ public:
   /// Rank `rank`'s transport, waiting as `policy` says. Throws RuntimeError (InvalidArgument)
   /// for a rank this process does not hold.
   virtual std::unique_ptr<Transport> transport(int rank, const WaitPolicy &policy) = 0;
+  /// The topology the job's ranks run on, where the backend discovers it (mpi: its nodes and
+  /// this machine's sockets); std::nullopt where only a topology file can say.
+  virtual std::optional<Topology> topology() const { return std::nullopt; }
+  /// For jobs whose processes set up together (Backend::startedByItsLauncher): collective over
+  /// them, throws RuntimeError on every process when any failed a set-up step (`failure`
+  /// non-empty there, with `code`), naming the lowest such rank, so no process waits on a peer
+  /// that gave up. Default: throws this process's own failure, if any.
+  virtual void agreeOnSetUp(const std::string &failure, ErrorCode code) {
+    if (!failure.empty()) throw RuntimeError(code, failure);
+  }
+};
+
+/// A backend's own implementation of the collectives (mpi: MPI's MPI_Allreduce and the rest),
+/// which plan-bench --baseline times beside the plans, in the same launch and the same loop.
+class NativeCollectives {
+public:
+  virtual ~NativeCollectives() = default;
+  /// What users know it as, for headers: "MPI_Allreduce".
+  virtual std::string functionName(CollectiveKind kind) const = 0;
+  /// Throws std::invalid_argument naming what it lacks (MPI has no f16 or bf16).
+  virtual void check(CollectiveKind kind, DType dtype) const = 0;
+  /// One call on this process's rank, inside Backend::launch's body (every rank calls it alike);
+  /// `root` for rooted collectives.
+  virtual void run(CollectiveKind kind, const CallBuffers &call, int root) const = 0;
 };
 
 /// What a launched rank does, on its session; what it returns comes back to the launcher (through
@@ -77,6 +104,12 @@ public:
   /// job whose processes all call launch alike (mpi: every rank but 0 of MPI_COMM_WORLD), so a
   /// tool run under mpirun prints its results once. Valid once launch() has run.
   virtual bool reportsLaunches() const { return true; }
+  /// The topology of the job launch() runs on, where the backend discovers it (mpi: the nodes
+  /// of MPI_COMM_WORLD's processes); std::nullopt otherwise. Every process of a backend started
+  /// by its launcher must call it alike (it is collective there).
+  virtual std::optional<Topology> launchTopology() const { return std::nullopt; }
+  /// Its own collectives, run on the ranks of launch(); nullptr where it has none.
+  virtual const NativeCollectives *nativeCollectives() const { return nullptr; }
   /// Simulated backends: the time of `plan` on `topology` for a message of `bytes`, in µs.
   /// Throws SimError where the plan cannot run there.
   virtual double simulateUs(const Plan &plan, const Topology &topology, uint64_t bytes) const;

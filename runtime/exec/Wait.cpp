@@ -106,4 +106,12 @@ WaitPolicy defaultWaitPolicy() {
   return policy;
 }
 
+WaitPolicy alsoChecking(WaitPolicy policy, std::function<void()> check) {
+  policy.check = [inner = std::move(policy.check), check = std::move(check)] {
+    check();
+    if (inner) inner();
+  };
+  return policy;
+}
+
 }  // namespace collplan

@@ -57,6 +57,10 @@ private:
   std::chrono::microseconds sleep_{1};
 };
 
+/// `policy`, also running `check` while it waits: `check` first, then the checks the policy
+/// already had (a transport adds its own to the caller's).
+WaitPolicy alsoChecking(WaitPolicy policy, std::function<void()> check);
+
 /// The default policy, overridden by COLLPLAN_TIMEOUT_S (seconds, 0 = forever),
 /// COLLPLAN_WAIT_SPINS (polls before yielding) and COLLPLAN_WAIT_YIELD_US when set.
 WaitPolicy defaultWaitPolicy();

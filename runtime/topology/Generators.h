@@ -94,4 +94,12 @@ struct LocalMachineParams {
 };
 Topology localMachine(const LocalMachineParams &params = {});
 
+/// Machines joined by one network switch (the first device of each node links to it with
+/// `network`): node k is a copy of `machines[k]` (devices and links, no switches) whose local
+/// rank i is rank ranksByNode[k][i] of the result, as a launcher placed ranks on machines. Other
+/// settings (features, intra-device figures) come from machines[0]. Throws TopologyError unless
+/// the nodes hold ranks 0..R-1 once each and every machine has as many ranks as its node.
+Topology multiNode(const std::vector<Topology> &machines,
+                   const std::vector<std::vector<int>> &ranksByNode, const LinkSpec &network);
+
 } // namespace collplan

@@ -53,8 +53,8 @@ int main(int argc, char **argv) {
   std::string minBytes = "8", maxBytes = "256M";
   app.add_option("-t,--topology", s.topologySpec,
                  "Topology: a .json file, a preset, a generator or local (" +
-                     acceptedTopologySpecs() + ")")
-      ->capture_default_str();
+                     acceptedTopologySpecs() + "); default: the job's own on --backend mpi "
+                     "(its nodes), local otherwise");
   app.add_option("--backend", s.backend, "Backend: " + backendNames())
       ->capture_default_str();
   app.add_option("-c,--collectives", collectives, "Collectives, comma separated: " + collectiveKindNames())

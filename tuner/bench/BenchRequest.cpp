@@ -51,7 +51,7 @@ void checkRequest(const BenchRequest &r, const Backend &backend, bool haveBundle
     throw BenchRequestError("--baseline: unknown baseline \"" + r.baseline + "\" (expected: mpi)");
   if (!r.baseline.empty() && sim)
     throw BenchRequestError("--baseline mpi runs real processes: use it with a cpu backend, not sim");
-  if (!r.baseline.empty() && backend.startedByItsLauncher())
+  if (!r.baseline.empty() && backend.startedByItsLauncher() && !backend.nativeCollectives())
     throw BenchRequestError("--baseline mpi starts an mpirun of its own, which cannot run beside "
                             "the processes of --backend " + r.backend +
                             ": measure the baseline in a run with a cpu backend");
@@ -71,6 +71,13 @@ void checkBundleFits(const BenchRequest &r, const Bundle &bundle, const Topology
                             " (run it where it was tuned, or pass --allow-mismatch to measure it "
                             "here)");
   if (r.note) r.note("warning: " + r.bundleFile + ": " + why);
+}
+
+/// Each size's median time (µs).
+std::vector<double> medians(const std::vector<SizeResult> &results) {
+  std::vector<double> out;
+  for (const SizeResult &r : results) out.push_back(r.timeUs);
+  return out;
 }
 
 }  // namespace
@@ -100,6 +107,9 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
 
   std::optional<Topology> topology;
   if (!r.topology.empty()) topology = resolveTopology(r.topology, r.ranks.value_or(0));
+  else if (!sim) topology = backend->launchTopology();  // the job's own (mpi), or none
+  const std::string topologyText =
+      r.topology.empty() ? std::string("the job's topology") : "--topology " + r.topology;
   if (topologyFromBundle)
     topology = topologyFromJson(bundle->topology, r.bundleFile + ": topology");
   if (bundle) checkBundleFits(r, *bundle, topology ? &*topology : nullptr);
@@ -108,7 +118,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   const BenchCase c = resolveCase(r, plan ? &*plan : nullptr, topology ? topology->numRanks() : 0,
                                   bundle ? bundle->ranks : 0);
   if (topology && topology->numRanks() != c.ranks)
-    throw BenchRequestError("--topology " + r.topology + " has " +
+    throw BenchRequestError(topologyText + " has " +
                             std::to_string(topology->numRanks()) + " ranks but the plans need " +
                             std::to_string(c.ranks));
   if (compiles(r)) plan = r.compiler->compile(c, topology ? &*topology : nullptr);
@@ -117,7 +127,18 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
                             : bundle ? PlanSource::fromBundle(bundle, r.bundleFile, c)
                                      : PlanSource::builtIn(c);
   const std::vector<SizePoint> sizes = sizePoints(c, bytes);
-  if (!r.baseline.empty()) checkMpiBaseline(c, r.mpi);
+  // On the mpi backend, MPI's collectives run in this launch, on the job's own processes;
+  // elsewhere the baseline is a separate mpirun of the helper.
+  const NativeCollectives *native = r.baseline.empty() ? nullptr : backend->nativeCollectives();
+  if (native) {
+    try {
+      native->check(c.kind, c.dtype);
+    } catch (const std::invalid_argument &e) {
+      throw BenchRequestError(std::string("--baseline mpi: ") + e.what());
+    }
+  } else if (!r.baseline.empty()) {
+    checkMpiBaseline(c, r.mpi);
+  }
 
   ProgressFn progress;
   if (r.progress)
@@ -131,7 +152,10 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   const std::vector<SizeResult> results =
       runBench(*backend, source, c, sizes, settings, progress, topology ? &*topology : nullptr);
   std::vector<double> baseline;
-  if (!r.baseline.empty()) {
+  if (native) {
+    if (r.note && backend->reportsLaunches()) r.note("running " + native->functionName(c.kind) + "...");
+    baseline = medians(runNativeBench(*backend, c, sizes, settings));
+  } else if (!r.baseline.empty()) {
     if (r.note) r.note("running " + mpiFunctionName(c.kind) + " under mpirun...");
     baseline = runMpiBaseline(c, sizes, settings, r.mpi);
   }
@@ -154,7 +178,9 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   info.simulated = sim;
   info.source = source.label();
   info.topology = topologyFromBundle ? r.bundleFile + "'s" : r.topology;
-  if (!r.baseline.empty())
+  if (native)
+    info.baseline = native->functionName(c.kind) + " (the same launch)";
+  else if (!r.baseline.empty())
     info.baseline = mpiFunctionName(c.kind) + " (mpirun -np " + std::to_string(c.ranks) + ")";
   info.warmup = r.warmup;
   info.reps = r.reps;

@@ -45,7 +45,7 @@ private:
 
 RankTimes runRankLoop(RankSession &session, const PlanSource &source, const BenchCase &c,
                       const std::vector<SizePoint> &sizes, const LoopSettings &settings,
-                      const ProgressFn &progress) {
+                      const ProgressFn &progress, const NativeCollectives *native) {
   const int rank = session.rank();
   Transport &transport = session.transport();
   const Plan barrierPlan = disseminationBarrierPlan(c.ranks, rank);
@@ -62,7 +62,8 @@ RankTimes runRankLoop(RankSession &session, const PlanSource &source, const Benc
   for (size_t i = 0; i < sizes.size(); ++i) {
     const SizePoint &size = sizes[i];
     if (rank == 0 && progress) progress(i, size);
-    const PreparedProgram &program = session.prepare(source.planFor(size.bytes));
+    const PreparedProgram *program =
+        native ? nullptr : &session.prepare(source.planFor(size.bytes));
 
     CallBuffers call;
     call.in = in.data();
@@ -73,21 +74,27 @@ RankTimes runRankLoop(RankSession &session, const PlanSource &source, const Benc
     call.dtype = c.dtype;
     call.op = c.op;
 
+    auto runOnce = [&] {
+      if (native)
+        native->run(c.kind, call, c.root);
+      else
+        session.run(*program, call);
+    };
     uint64_t wrong = 0;
-    if (settings.check && c.kind != CollectiveKind::Barrier) {
+    if (settings.check && !native && c.kind != CollectiveKind::Barrier) {
       poisonOutput(c, rank, size.count, out.data());
       session.run(barrier, barrierCall);
-      session.run(program, call);
+      runOnce();
       wrong = countWrong(c, rank, size.count, out.data());
     }
-    for (int w = 0; w < settings.warmup; ++w) session.run(program, call);
+    for (int w = 0; w < settings.warmup; ++w) runOnce();
     const int reps = settings.reps > 0 ? settings.reps : autoRepetitions(size.bytes);
     std::vector<double> seconds;
     seconds.reserve(size_t(reps));
     for (int r = 0; r < reps; ++r) {
       session.run(barrier, barrierCall);
       const double t0 = nowSeconds();
-      session.run(program, call);
+      runOnce();
       seconds.push_back(nowSeconds() - t0);
     }
     result.seconds.push_back(std::move(seconds));

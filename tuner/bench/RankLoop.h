@@ -1,6 +1,7 @@
 // The measurement loop one rank runs on any backend's RankSession: check, warm up, time, per size.
 #pragma once
 
+#include "runtime/backends/Backend.h"
 #include "runtime/exec/RankSession.h"
 #include "tuner/bench/BenchCase.h"
 #include "tuner/bench/PlanSource.h"
@@ -35,9 +36,12 @@ using ProgressFn = std::function<void(size_t index, const SizePoint &size)>;
 /// then `reps` times {barrier (the runtime's dissemination plan); time one call}. Every rank of
 /// the job must call this with the same arguments. Throws RuntimeError on a transport failure
 /// (a peer's timeout) and PlanError/RuntimeError for a plan this rank cannot run.
+/// With `native`, each call is the backend's own collective instead of a plan of `source` (a
+/// baseline, timed by the same loop; unchecked: it is the reference).
 RankTimes runRankLoop(RankSession &session, const PlanSource &source, const BenchCase &c,
                       const std::vector<SizePoint> &sizes, const LoopSettings &settings,
-                      const ProgressFn &progress = {});
+                      const ProgressFn &progress = {},
+                      const NativeCollectives *native = nullptr);
 
 /// A rank's times as bytes (what Backend::launch carries back from a rank) and back.
 std::string encodeRankTimes(const RankTimes &times);

@@ -30,6 +30,13 @@ void checkRunMemory(const PlanSource &source, const BenchCase &c,
                 "lower --max-bytes or --ranks");
 }
 
+/// The launch's per-rank reports, decoded and combined over ranks.
+std::vector<SizeResult> combineReports(const std::vector<std::string> &reports, size_t sizes) {
+  std::vector<RankTimes> times;
+  for (const std::string &report : reports) times.push_back(decodeRankTimes(report, sizes));
+  return combineRanks(times);
+}
+
 }  // namespace
 
 std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &source,
@@ -52,9 +59,20 @@ std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &sourc
   const std::vector<std::string> reports = backend.launch(c.ranks, [&](RankSession &session) {
     return encodeRankTimes(runRankLoop(session, source, c, sizes, settings, progress));
   });
-  std::vector<RankTimes> times;
-  for (const std::string &report : reports) times.push_back(decodeRankTimes(report, sizes.size()));
-  return combineRanks(times);
+  return combineReports(reports, sizes.size());
+}
+
+std::vector<SizeResult> runNativeBench(const Backend &backend, const BenchCase &c,
+                                       const std::vector<SizePoint> &sizes,
+                                       const LoopSettings &settings) {
+  const NativeCollectives *native = backend.nativeCollectives();
+  if (!native)
+    throw std::invalid_argument(std::string(backend.name()) + " has no collectives of its own");
+  const PlanSource none = PlanSource::builtIn(c);  // the loop's plans are not used
+  const std::vector<std::string> reports = backend.launch(c.ranks, [&](RankSession &session) {
+    return encodeRankTimes(runRankLoop(session, none, c, sizes, settings, {}, native));
+  });
+  return combineReports(reports, sizes.size());
 }
 
 }  // namespace collplan::bench

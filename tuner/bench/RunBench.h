@@ -20,4 +20,10 @@ std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &sourc
                                  const LoopSettings &settings, const ProgressFn &progress,
                                  const Topology *topology = nullptr);
 
+/// The backend's own collectives (Backend::nativeCollectives, which must exist) timed by the
+/// same rank loop in a launch of their own: the baseline of the same job. Throws as runBench.
+std::vector<SizeResult> runNativeBench(const Backend &backend, const BenchCase &c,
+                                       const std::vector<SizePoint> &sizes,
+                                       const LoopSettings &settings);
+
 }  // namespace collplan::bench

@@ -52,17 +52,6 @@ uint32_t fifoDirectoryCapacity(int ranks) {
 
 namespace {
 
-/// `policy`, also checking `transport`'s call board while it waits.
-WaitPolicy checkingCallArguments(WaitPolicy policy, FlagTransport *transport) {
-  // The call board first: a peer that found the mismatch may already have left the job, and
-  // the mismatch, not its departure, is what went wrong.
-  policy.check = [inner = std::move(policy.check), transport] {
-    transport->checkCallArguments();
-    if (inner) inner();
-  };
-  return policy;
-}
-
 /// The board entry of a call: its signature with the call number plus one, so 0 means none.
 uint64_t boardEntry(CallSignature signature) {
   ++signature.call;
@@ -72,7 +61,11 @@ uint64_t boardEntry(CallSignature signature) {
 }  // namespace
 
 FlagTransport::FlagTransport(int rank, int ranks, WaitPolicy policy)
-    : rank_(rank), ranks_(ranks), policy_(checkingCallArguments(std::move(policy), this)) {}
+    : rank_(rank), ranks_(ranks), policy_(alsoChecking(std::move(policy), [this] {
+        // The call board first: a peer that found the mismatch may already have left the
+        // job, and the mismatch, not its departure, is what went wrong.
+        checkCallArguments();
+      })) {}
 
 Connection FlagTransport::connect(int peer, uint32_t channel, bool sending) {
   auto [it, fresh] = byEnds_.try_emplace({peer, channel, sending}, Connection(links_.size()));

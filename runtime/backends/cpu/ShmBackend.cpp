@@ -64,12 +64,6 @@ void untrack(ShmTransport *t) {
                l.list.end());
 }
 
-/// `policy`, checking the transport's peers while it waits.
-WaitPolicy watchingPeers(WaitPolicy policy, ShmTransport *transport) {
-  policy.check = [transport] { transport->checkPeers(); };
-  return policy;
-}
-
 std::string jobText(const std::string &job) { return "cpu-shm job \"" + job + "\""; }
 
 }  // namespace
@@ -88,7 +82,7 @@ void ShmTransport::checkJobName(const std::string &job) {
 
 ShmTransport::ShmTransport(const std::string &job, int rank, int ranks, WaitPolicy policy,
                            uint64_t nonce)
-    : FlagTransport(rank, ranks, watchingPeers(std::move(policy), this)), job_(job),
+    : FlagTransport(rank, ranks, alsoChecking(std::move(policy), [this] { checkPeers(); })), job_(job),
       peers_(size_t(ranks)), singleCopy_(SingleCopySettings::fromEnvironment()),
       probeWord_(probeValue(rank)) {
   checkJobName(job);

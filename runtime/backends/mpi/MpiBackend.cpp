@@ -2,8 +2,10 @@
 // the processes of an MPI communicator.
 #include "runtime/backends/Backend.h"
 #include "runtime/backends/mpi/MpiError.h"
+#include "runtime/backends/mpi/HybridTransport.h"
+#include "runtime/backends/mpi/MpiAgreement.h"
+#include "runtime/backends/mpi/MpiNative.h"
 #include "runtime/backends/mpi/MpiQueues.h"
-#include "runtime/backends/mpi/MpiTransport.h"
 
 #include <cstdlib>
 #include <stdexcept>
@@ -11,14 +13,37 @@
 namespace collplan {
 namespace {
 
-using mpi::MpiTransport;
+using mpi::HybridTransport;
 
-/// This process's rank of an mpi job: its transport (a duplicate of the job's communicator),
-/// made when the job is opened and handed out once.
+/// A duplicate of `comm` that returns errors, freed (while MPI is active) when it goes.
+class OwnedComm {
+public:
+  explicit OwnedComm(MPI_Comm comm) {
+    mpi::checkMpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup",
+                  [] { return std::string("the mpi backend opening its job"); });
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  }
+  ~OwnedComm() {
+    if (mpi::mpiActive()) MPI_Comm_free(&comm_);
+  }
+  OwnedComm(const OwnedComm &) = delete;
+  OwnedComm &operator=(const OwnedComm &) = delete;
+  MPI_Comm get() const { return comm_; }
+
+private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+/// This process's rank of an mpi job: its transport (a duplicate of the job's communicator,
+/// with the node's shared memory), made when the job is opened and handed out once, and the
+/// job's topology.
 class MpiJob final : public Job {
 public:
   MpiJob(MPI_Comm comm, int rank, const WaitPolicy &policy)
-      : rank_(rank), transport_(std::make_unique<MpiTransport>(comm, policy)) {}
+      : rank_(rank), setUp_(comm),
+        transport_(std::make_unique<HybridTransport>(comm, policy,
+                                                     mpi::NodeSettings::fromEnvironment())),
+        topology_(mpi::jobTopology(setUp_.get(), transport_->layout())) {}
 
   std::unique_ptr<Transport> transport(int rank, const WaitPolicy &) override {
     if (rank != rank_)
@@ -34,9 +59,17 @@ public:
     return std::move(transport_);
   }
 
+  std::optional<Topology> topology() const override { return topology_; }
+
+  void agreeOnSetUp(const std::string &failure, ErrorCode code) override {
+    mpi::agreeOnSetUp(setUp_.get(), {failure, code}, "creating the mpi communicator");
+  }
+
 private:
   int rank_;
-  std::unique_ptr<Transport> transport_;
+  OwnedComm setUp_;  ///< for agreeOnSetUp and the topology, apart from the plan's messages
+  std::unique_ptr<HybridTransport> transport_;
+  Topology topology_;
 };
 
 /// The size and this process's rank of `comm`.
@@ -59,40 +92,12 @@ void initialiseMpi() {
   });
 }
 
-/// Every rank's `mine`, in rank order, on every rank of MPI_COMM_WORLD (exchanged on a
-/// duplicate of it, so no message of the program's can interfere).
-std::vector<std::string> allGather(const std::string &mine) {
-  auto context = [] { return std::string("the mpi backend collecting the ranks' results"); };
-  MPI_Comm comm = MPI_COMM_NULL;
-  mpi::checkMpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup", context);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  struct Free {
-    MPI_Comm &comm;
-    ~Free() { MPI_Comm_free(&comm); }
-  } freeAtEnd{comm};
-  const int ranks = shapeOf(comm).first;
-  std::vector<int> lengths(static_cast<size_t>(ranks)), offsets(static_cast<size_t>(ranks));
-  int length = int(mine.size());
-  mpi::checkMpi(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm),
-                "MPI_Allgather", context);
-  int total = 0;
-  for (int r = 0; r < ranks; ++r) offsets[size_t(r)] = std::exchange(total, total + lengths[size_t(r)]);
-  std::string all(size_t(total), '\0');
-  mpi::checkMpi(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                               offsets.data(), MPI_CHAR, comm),
-                "MPI_Allgatherv", context);
-  std::vector<std::string> out;
-  for (int r = 0; r < ranks; ++r)
-    out.push_back(all.substr(size_t(offsets[size_t(r)]), size_t(lengths[size_t(r)])));
-  return out;
-}
-
 class Mpi final : public Backend {
 public:
   std::string_view name() const override { return "mpi"; }
   std::string_view summary() const override {
-    return "every rank an MPI process (mpirun); transfers are MPI point-to-point messages on a "
-           "duplicate of the job's communicator";
+    return "every rank an MPI process (mpirun); ranks on one node exchange through shared "
+           "memory, the others through MPI point-to-point messages";
   }
   bool oneRankPerProcess() const override { return true; }
   bool startedByItsLauncher() const override { return true; }
@@ -118,6 +123,18 @@ public:
     return std::make_unique<MpiJob>(comm, rank, o.policy);
   }
 
+  std::optional<Topology> launchTopology() const override {
+    initialiseMpi();
+    const OwnedComm comm(MPI_COMM_WORLD);
+    mpi::NodeSplit split = mpi::splitByNode(comm.get(), mpi::NodeSettings::fromEnvironment());
+    MPI_Comm_free(&split.node);
+    return mpi::jobTopology(comm.get(), split.layout);
+  }
+
+  const NativeCollectives *nativeCollectives() const override {
+    return &mpi::mpiNativeCollectives();
+  }
+
   bool reportsLaunches() const override {
     return !mpi::mpiActive() || shapeOf(MPI_COMM_WORLD).second == 0;
   }
@@ -133,13 +150,19 @@ public:
                                std::to_string(ranks) + ")");
     std::string result;
     try {
-      RankSession session(std::make_unique<MpiTransport>(MPI_COMM_WORLD, defaultWaitPolicy()),
+      RankSession session(std::make_unique<HybridTransport>(MPI_COMM_WORLD, defaultWaitPolicy(),
+                                                            mpi::NodeSettings::fromEnvironment()),
                           streamingCopyMinBytesFromEnv());
       result = "K" + body(session);
     } catch (const std::exception &e) {
       result = "Erank " + std::to_string(rank) + ": " + e.what();
     }
-    std::vector<std::string> results = allGather(result);
+    std::vector<std::string> results;
+    {
+      // On a duplicate of MPI_COMM_WORLD, so no message of the program's can interfere.
+      const OwnedComm comm(MPI_COMM_WORLD);
+      results = mpi::allGatherText(comm.get(), result);
+    }
     for (const std::string &r : results)
       if (r.empty() || r[0] != 'K') throw std::runtime_error("mpi: " + r.substr(1));
     for (std::string &r : results) r.erase(0, 1);

@@ -4,18 +4,10 @@
 #include "runtime/backends/mpi/MpiError.h"
 
 #include <cstdlib>
+#include <utility>
 
 namespace collplan::mpi {
 namespace {
-
-/// `policy`, also checking `transport`'s peers while it waits.
-WaitPolicy checkingPeers(WaitPolicy policy, MpiTransport *transport) {
-  policy.check = [inner = std::move(policy.check), transport] {
-    if (inner) inner();
-    transport->checkPeers();
-  };
-  return policy;
-}
 
 /// The board entry of a call: its signature with the call number plus one, so 0 means none.
 uint64_t boardEntry(CallSignature signature) {
@@ -30,7 +22,7 @@ const std::byte kEmpty[1] = {};
 void MpiTransport::FreeBytes::operator()(std::byte *p) const { std::free(p); }
 
 MpiTransport::MpiTransport(MPI_Comm user, WaitPolicy policy)
-    : policy_(checkingPeers(std::move(policy), this)) {
+    : policy_(alsoChecking(std::move(policy), [this] { checkPeers(); })) {
   if (!mpiActive())
     throw RuntimeError(ErrorCode::InvalidArgument,
                        "the mpi backend needs MPI initialised: call MPI_Init before creating "
@@ -192,8 +184,13 @@ void MpiTransport::checkPeers() {
   }
 }
 
-void MpiTransport::fail(ErrorCode code, const std::string &message) {
+void MpiTransport::announceFailure(ErrorCode code, const std::string &message) {
+  if (std::exchange(failureAnnounced_, true)) return;
   notices_->announceFailure(code, message);
+}
+
+void MpiTransport::fail(ErrorCode code, const std::string &message) {
+  announceFailure(code, message);
   throw RuntimeError(code, message);
 }
 

@@ -25,8 +25,9 @@ namespace collplan::mpi {
 ///    backends' do: receives are posted ahead for messages of calls not yet begun, so a tag
 ///    cannot name the call. Each head carries the call's CallSignature (its number on the
 ///    rank among the rest), so a message of another call is refused by its receiver.
-///  - Peers cannot read this rank's memory, so the executor stages every send
-///    (peersCanRead false) and receives land in rank-private buffers posted in advance.
+///  - A value that stays put is sent from where it lies (peersCanRead: MPI reads it until the
+///    send completes, and endCall waits for that); receives land in rank-private buffers
+///    posted in advance.
 ///  - Sends go out as soon as the executor posts them; endCall waits until MPI has sent them
 ///    all (MPI_Test under the wait policy's backoff and timeout, never an unbounded MPI_Wait).
 ///  - Mismatched calls: a rank that refuses a message, or times out, tells every peer
@@ -42,7 +43,7 @@ public:
   int rank() const override { return rank_; }
   int ranks() const override { return ranks_; }
   const WaitPolicy &waitPolicy() const override { return policy_; }
-  bool peersCanRead(BufferKind) const override { return false; }
+  bool peersCanRead(BufferKind) const override { return true; }
 
   Connection connect(int peer, uint32_t channel, bool sending) override;
   void beginCall(const CallSignature &signature) override;
@@ -60,6 +61,11 @@ public:
   /// failed or is in this call with other arguments. Runs while the rank waits
   /// (WaitPolicy::check).
   void checkPeers();
+  /// Tells every peer that this rank failed with `message` (once: later calls do nothing), so
+  /// none of them waits for it. For failures found outside this transport (HybridTransport).
+  void announceFailure(ErrorCode code, const std::string &message);
+  /// The duplicate of the user's communicator this transport runs on.
+  MPI_Comm comm() const { return comm_; }
 
 private:
   struct Link {
@@ -86,6 +92,7 @@ private:
   /// fail, and peers' messages of that call may still be in flight to it.
   bool betweenCalls_ = true;
   bool announced_ = false;
+  bool failureAnnounced_ = false;
   std::vector<Link> links_;
   std::map<std::tuple<int, uint32_t, bool>, Connection> byEnds_;
   std::vector<Connection> postedThisCall_;

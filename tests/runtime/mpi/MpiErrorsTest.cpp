@@ -102,12 +102,8 @@ TEST(MpiErrors, ASkippedCallFailsOnEveryRank) {
 
 /// Writes the 2-rank allreduce bundle of the plan tests with `backend`; returns its path.
 std::string bundleFor(const std::string &backend) {
-  nlohmann::json bundle = nlohmann::json::parse(
-      std::ifstream(COLLPLAN_SOURCE_DIR "/tests/runtime/plan/data/allreduce_2rank.bundle.json"));
-  bundle["backend"] = backend;
-  const std::string path = "/tmp/collplan-mpi-" + backend + "-" + std::to_string(getpid()) + ".json";
-  std::ofstream(path) << bundle.dump();
-  return path;
+  return bundleForJob(COLLPLAN_SOURCE_DIR "/tests/runtime/plan/data/allreduce_2rank.bundle.json",
+                      backend, backend);
 }
 
 /// The error creating a communicator with `bundle` (every rank alike).
@@ -139,6 +135,44 @@ TEST(MpiErrors, BundleForAnotherRankCountOrBackendIsRefused) {
             std::string::npos);
   std::remove(mpiBundle.c_str());
   std::remove(threadsBundle.c_str());
+}
+
+/// A bundle tuned for another topology (here the test data's made-up fingerprint) is refused
+/// on every rank: the job's topology (its nodes, this machine's sockets) is not the one it
+/// was tuned for.
+TEST(MpiErrors, BundleForAnotherTopologyIsRefused) {
+  const char *source = COLLPLAN_SOURCE_DIR "/tests/runtime/plan/data/allreduce_2rank.bundle.json";
+  nlohmann::json bundle = nlohmann::json::parse(std::ifstream(source));
+  bundle["backend"] = "mpi";
+  bundle["ranks"] = worldSize();
+  const std::string path = "/tmp/collplan-mpi-topology-" + std::to_string(getpid()) + ".json";
+  std::ofstream(path) << bundle.dump();
+  const std::string error = creationError(path.c_str());
+  EXPECT_NE(error.find("topology fingerprint mismatch: the bundle was tuned for topology "
+                       "\"example-fingerprint\""),
+            std::string::npos)
+      << error;
+  std::remove(path.c_str());
+}
+
+/// When one rank cannot load its bundle, every rank's creation fails at once and names it,
+/// instead of the others waiting in their first call for a rank that gave up.
+TEST(MpiErrors, OneRanksBadBundleFailsEveryRank) {
+  if (worldSize() != 2) GTEST_SKIP() << "the good bundle is for 2 ranks";
+  const std::string good = bundleFor("mpi");
+  const int last = 1;
+  const std::string missing = "/nonexistent/rank-" + std::to_string(last) + ".json";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error =
+      creationError(worldRank() == last ? missing.c_str() : good.c_str());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(error.find(missing), std::string::npos) << error;
+  if (worldRank() != last)
+    EXPECT_NE(error.find("creating the mpi communicator: rank 1 failed: "), std::string::npos)
+        << error;
+  EXPECT_LT(seconds, 5.0);
+  std::remove(good.c_str());
 }
 
 TEST(MpiErrors, BadArgumentsAreRefused) {

@@ -127,11 +127,8 @@ TEST(MpiExec, SplitCommunicators) {
 /// serve f32 sums; other calls fall back to the default rules.
 TEST(MpiExec, BundleRunsEndToEnd) {
   if (worldSize() != 2) GTEST_SKIP() << "the bundle is for 2 ranks (MpiErrors covers others)";
-  nlohmann::json bundle = nlohmann::json::parse(
-      std::ifstream(COLLPLAN_SOURCE_DIR "/tests/runtime/plan/data/allreduce_2rank.bundle.json"));
-  bundle["backend"] = "mpi";
-  const std::string path = "/tmp/collplan-mpi-bundle-" + std::to_string(getpid()) + ".json";
-  std::ofstream(path) << bundle.dump();
+  const std::string path = bundleForJob(
+      COLLPLAN_SOURCE_DIR "/tests/runtime/plan/data/allreduce_2rank.bundle.json", "mpi", "bundle");
   {
     Comm comm = mpiComm(MPI_COMM_WORLD, path.c_str());
     for (size_t count : {size_t(1), size_t(3), size_t(1023), size_t(1024), size_t(70001)}) {
