@@ -19,11 +19,51 @@ set(COLLPLAN_PYTHON_INSTALL_DIR lib/python3/dist-packages/collplan CACHE STRING
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 
+# _collplan_mpi_family(out text): "Open MPI", "MPICH" or "" for an mpi.h or a launcher's
+# `--version` output.
+function(_collplan_mpi_family out text)
+  if(text MATCHES "Open MPI|OpenRTE|OMPI_MAJOR_VERSION")
+    set(${out} "Open MPI" PARENT_SCOPE)
+  elseif(text MATCHES "HYDRA|MPICH_VERSION")
+    set(${out} "MPICH" PARENT_SCOPE)
+  else()
+    set(${out} "" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Any MPI that FindMPI finds: Debian's Open MPI by default (the mpicc alternative), MPICH with
+# -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich.
 set(COLLPLAN_HAVE_MPI OFF)
+set(COLLPLAN_MPI_FAMILY "")
 if(COLLPLAN_ENABLE_MPI)
   find_package(MPI COMPONENTS C QUIET)
   if(MPI_C_FOUND)
     set(COLLPLAN_HAVE_MPI ON)
+    # C++ files that include mpi.h get the C API only: neither Open MPI's nor MPICH's C++
+    # bindings (deprecated in MPI-2.2, removed in MPI-3.0) are wanted.
+    set_property(TARGET MPI::MPI_C APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS
+                 OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+    # The launcher must belong to the MPI the programs link: FindMPI looks for mpiexec next to
+    # MPI_C_COMPILER, so mpicc.mpich alone gets /usr/bin/mpiexec, Debian's mpirun alternative
+    # (Open MPI), which starts an MPICH program as N separate one-rank jobs (and the reverse).
+    if(MPI_C_HEADER_DIR AND EXISTS "${MPI_C_HEADER_DIR}/mpi.h")
+      file(STRINGS "${MPI_C_HEADER_DIR}/mpi.h" _defines
+           REGEX "#define (OMPI_MAJOR_VERSION|MPICH_VERSION) ")
+      _collplan_mpi_family(COLLPLAN_MPI_FAMILY "${_defines}")
+    endif()
+    if(COLLPLAN_MPI_FAMILY AND MPIEXEC_EXECUTABLE)
+      execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _version
+                      ERROR_VARIABLE _version TIMEOUT 30)
+      _collplan_mpi_family(_launcher "${_version}")
+      if(_launcher AND NOT _launcher STREQUAL COLLPLAN_MPI_FAMILY)
+        message(FATAL_ERROR
+          "collplan: the MPI library (${MPI_C_HEADER_DIR}, from MPI_C_COMPILER=${MPI_C_COMPILER}) "
+          "is ${COLLPLAN_MPI_FAMILY} but MPIEXEC_EXECUTABLE=${MPIEXEC_EXECUTABLE} is "
+          "${_launcher}'s launcher, which would start an MPI test of N ranks as N separate "
+          "one-rank jobs. Pass the launcher of the same MPI: -DMPIEXEC_EXECUTABLE="
+          "/usr/bin/mpiexec.mpich for MPICH, /usr/bin/mpiexec.openmpi for Open MPI (Debian).")
+      endif()
+    endif()
   endif()
 endif()
 
@@ -38,6 +78,10 @@ if(COLLPLAN_ENABLE_CUDA)
     enable_language(CUDA)
     set(COLLPLAN_HAVE_CUDA ON)
   endif()
+endif()
+if(COLLPLAN_HAVE_MPI)
+  message(STATUS "collplan: MPI: ${COLLPLAN_MPI_FAMILY} (${MPI_C_HEADER_DIR}), launcher "
+                 "${MPIEXEC_EXECUTABLE}")
 endif()
 message(STATUS "collplan: MPI=${COLLPLAN_HAVE_MPI} CUDA=${COLLPLAN_HAVE_CUDA}")
 
