@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -93,6 +94,9 @@ private:
   bool betweenCalls_ = true;
   bool announced_ = false;
   bool failureAnnounced_ = false;
+  /// beginCall polls the peers' notices at most this often.
+  static constexpr std::chrono::milliseconds kNoticePollInterval{1};
+  std::chrono::steady_clock::time_point lastNoticePoll_{};
   std::vector<Link> links_;
   std::map<std::tuple<int, uint32_t, bool>, Connection> byEnds_;
   std::vector<Connection> postedThisCall_;

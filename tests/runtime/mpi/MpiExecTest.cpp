@@ -5,13 +5,16 @@
 
 #include "collplan_mpi.hpp"
 #include "runtime/backends/Backend.h"
+#include "runtime/backends/mpi/HybridTransport.h"
 #include "runtime/plan/DefaultPlans.h"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <unistd.h>
@@ -172,3 +175,32 @@ TEST(MpiExec, LaunchRunsEveryRank) {
 }
 
 }  // namespace
+
+/// The job's nodes: every rank on one machine, or the emulated split COLLPLAN_MPI_NODES asks
+/// for (rank r of R on node r * K / R); peers on the rank's node are reached through shared
+/// memory unless COLLPLAN_MPI_SHM=0, the others through MPI.
+TEST(MpiExec, NodesAndRoutes) {
+  const char *emulated = std::getenv("COLLPLAN_MPI_NODES");
+  const char *shm = std::getenv("COLLPLAN_MPI_SHM");
+  const int nodes = emulated ? std::atoi(emulated) : 1;
+  const bool shared = !(shm && std::string(shm) == "0");
+  const int ranks = worldSize(), rank = worldRank();
+  auto nodeOf = [&](int r) { return int(int64_t(r) * nodes / ranks); };
+
+  const std::optional<Topology> topology = requireBackend("mpi").launchTopology();
+  ASSERT_TRUE(topology);
+  ASSERT_EQ(topology->numRanks(), ranks);
+  for (int r = 0; r < ranks; ++r) EXPECT_EQ(topology->nodeOf(r), nodeOf(r)) << "rank " << r;
+
+  mpi::HybridTransport transport(MPI_COMM_WORLD, defaultWaitPolicy(),
+                                 mpi::NodeSettings::fromEnvironment());
+  EXPECT_EQ(transport.layout().nodes(), nodes);
+  const bool aloneOnNode = transport.layout().ranksOf[size_t(nodeOf(rank))].size() == 1;
+  EXPECT_EQ(transport.sharedMemory(), shared && !aloneOnNode);
+  for (int peer = 0; peer < ranks; ++peer) {
+    if (peer == rank) continue;
+    const std::string route = transport.describe(transport.connect(peer, 0, true));
+    const bool viaShm = shared && nodeOf(peer) == nodeOf(rank);
+    EXPECT_NE(route.find(viaShm ? "shared memory" : "MPI"), std::string::npos) << route;
+  }
+}
