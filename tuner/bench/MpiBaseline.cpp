@@ -55,11 +55,13 @@ std::vector<double> runMpiBaseline(const BenchCase &c, const std::vector<SizePoi
     points << (i ? "," : "") << sizes[i].count << ":" << reps;
   }
   std::ostringstream cmd;
-  cmd << shellQuote(options.mpirun) << " -np " << c.ranks << " --oversubscribe "
-      << shellQuote(options.helper) << " --collective " << toString(c.kind) << " --dtype "
+  cmd << shellQuote(options.mpirun) << " -np " << c.ranks << " " << shellQuote(options.helper) << " --collective " << toString(c.kind) << " --dtype "
       << toString(c.dtype) << " --op " << toString(c.op) << " --root " << c.root << " --warmup "
       << settings.warmup << " --points " << points.str() << " 2>&1";
-  // Open MPI refuses to run as root unless told that it is intended.
+  // Open MPI refuses more processes than cores, and to run as root, unless told that it is
+  // intended. Through its environment, not flags: MPICH's launcher (Hydra) allows both and
+  // rejects Open MPI's flags.
+  ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   if (::geteuid() == 0) {
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);

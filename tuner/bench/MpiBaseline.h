@@ -21,11 +21,11 @@ std::string mpiFunctionName(CollectiveKind kind);
 /// missing helper. Call it before measuring, so a bad request fails at once.
 void checkMpiBaseline(const BenchCase &c, const MpiBaselineOptions &options);
 
-/// Runs `mpirun -np c.ranks --oversubscribe helper ...` once for every size and returns, per
-/// size, the median over repetitions of the slowest rank's time (µs), measured the same way as
-/// runRankLoop (barrier, one timed call; same warm-up and repetitions). Throws
-/// std::runtime_error with mpirun's output when it fails, and std::invalid_argument for a dtype
-/// MPI lacks (f16, bf16).
+/// Runs `mpirun -np c.ranks helper ...` (oversubscription allowed) once for every size and
+/// returns, per size, the median over repetitions of the slowest rank's time (µs), measured the
+/// same way as runRankLoop (barrier, one timed call; same warm-up and repetitions). Throws
+/// std::runtime_error with mpirun's output when it fails, and std::invalid_argument for a
+/// dtype MPI lacks (f16, bf16).
 std::vector<double> runMpiBaseline(const BenchCase &c, const std::vector<SizePoint> &sizes,
                                    const LoopSettings &settings, const MpiBaselineOptions &options);
 
