@@ -54,7 +54,24 @@ std::string NodeLayout::describe() const {
   return text;
 }
 
-NodeSplit splitByNode(MPI_Comm comm, const NodeSettings &settings) {
+NodeSplit splitByNode(MPI_Comm user, const NodeSettings &settings) {
+  // Open MPI 4.1 crashes splitting an intercommunicator by type instead of returning an error.
+  int inter = 0;
+  checkMpi(MPI_Comm_test_inter(user, &inter), "MPI_Comm_test_inter", context);
+  if (inter)
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "the communicator is an intercommunicator: collplan runs collectives "
+                       "among the processes of one group (an intracommunicator); merge it first "
+                       "(MPI_Intercomm_merge)");
+  // On a duplicate whose errors return, so a failure is a RuntimeError with MPI's reason, not
+  // the user's error handler aborting the job.
+  MPI_Comm comm = MPI_COMM_NULL;
+  checkMpi(MPI_Comm_dup(user, &comm), "MPI_Comm_dup", context);
+  struct FreeComm {
+    MPI_Comm &comm;
+    ~FreeComm() { MPI_Comm_free(&comm); }
+  } freeComm{comm};
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int rank = 0, ranks = 0;
   checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank", context);
   checkMpi(MPI_Comm_size(comm, &ranks), "MPI_Comm_size", context);

@@ -34,14 +34,15 @@ struct NodeLayout {
   std::string describe() const;
 };
 
-/// This rank's node: a communicator of the ranks on it (ordered by rank in `comm`) and the
-/// layout of every rank. Collective over `comm`. Throws RuntimeError when MPI fails or
+/// This rank's node: a communicator of the ranks on it (ordered by rank in `user`) and the
+/// layout of every rank. Collective over `user` (works on a duplicate of it). Throws
+/// RuntimeError when MPI fails (with MPI's reason), for an intercommunicator, or when
 /// `emulatedNodes` exceeds the ranks.
 struct NodeSplit {
   MPI_Comm node = MPI_COMM_NULL;  ///< owned by the caller (MPI_Comm_free)
   NodeLayout layout;
 };
-NodeSplit splitByNode(MPI_Comm comm, const NodeSettings &settings);
+NodeSplit splitByNode(MPI_Comm user, const NodeSettings &settings);
 
 /// The job's topology: each node a copy of this machine as hwloc sees it (localMachine with the
 /// node's rank count) joined by a network switch (an estimate: 12.5 GB/s, 2 µs per link). Built

@@ -2,6 +2,7 @@
 // second, not at the timeout), bad bundles and arguments are refused before any message moves.
 #include "MpiTestSupport.h"
 #include "collplan_mpi.hpp"
+#include "runtime/backends/mpi/MpiError.h"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -193,6 +194,40 @@ TEST(MpiErrors, BadArgumentsAreRefused) {
   EXPECT_NE(std::string(collplan_last_error()).find("processes of its MPI communicator"),
             std::string::npos)
       << collplan_last_error();
+}
+
+/// An intercommunicator (two halves of MPI_COMM_WORLD) is refused on every rank with the reason
+/// and the fix, not passed to MPI calls that need an intracommunicator (Open MPI 4.1 crashes in
+/// MPI_Comm_split_type on one).
+TEST(MpiErrors, AnIntercommunicatorIsRefused) {
+  const int half = worldRank() < (worldSize() + 1) / 2 ? 0 : 1;
+  MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, half, worldRank(), &local);
+  const int remoteLeader = half == 0 ? (worldSize() + 1) / 2 : 0;
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remoteLeader, 7, &inter);
+  collplan_comm_t comm = nullptr;
+  EXPECT_EQ(collplan_comm_create_mpi(inter, nullptr, &comm), COLLPLAN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(comm, nullptr);
+  const std::string error = collplan_last_error();
+  EXPECT_NE(error.find("intercommunicator"), std::string::npos) << error;
+  EXPECT_NE(error.find("MPI_Intercomm_merge"), std::string::npos) << error;
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+}
+
+/// MPI's failures become RuntimeError(System) naming the call and MPI's own reason.
+TEST(MpiErrors, MpiFailuresNameTheCallAndMpisReason) {
+  try {
+    mpi::checkMpi(MPI_ERR_TRUNCATE, "MPI_Irecv", [] { return std::string("rank 0 receiving"); });
+    FAIL() << "no error";
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.code(), ErrorCode::System);
+    char reason[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(MPI_ERR_TRUNCATE, reason, &length);
+    EXPECT_EQ(std::string(e.what()),
+              "rank 0 receiving: MPI_Irecv: " + std::string(reason, size_t(length)));
+  }
 }
 
 /// collplan_world_create with backend "mpi" and no communicator: MPI_COMM_WORLD.
