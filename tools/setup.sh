@@ -4,17 +4,19 @@
 #   tools/setup.sh            set up and build only
 #   tools/setup.sh main       ... building only the tools the main job runs, then tune plans for
 #                             this machine and show the result
-#   tools/setup.sh test       ... then run the whole test suite, then build the fuzz targets
-#                             (tests/fuzz, clang 19) and run each for a short while
+#   tools/setup.sh test       ... then run the whole test suite, then the MPI tests against
+#                             MPICH (a runtime-only build of their own), then build the fuzz
+#                             targets (tests/fuzz, clang 19) and run each for a short while
 #
 # Environment: COLLPLAN_BUILD_DIR (default build), COLLPLAN_JOBS (default: all cores),
-# COLLPLAN_FUZZ_BUILD_DIR (default build-fuzz), COLLPLAN_FUZZ_SECONDS (per fuzz target, default
-# 25; 0 leaves the fuzz targets out).
+# COLLPLAN_MPICH_BUILD_DIR (default build-mpich), COLLPLAN_FUZZ_BUILD_DIR (default build-fuzz),
+# COLLPLAN_FUZZ_SECONDS (per fuzz target, default 25; 0 leaves the fuzz targets out).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${COLLPLAN_BUILD_DIR:-$repo/build}
 mode=${1:-build}
+mpich_build=${COLLPLAN_MPICH_BUILD_DIR:-$repo/build-mpich}
 fuzz_build=${COLLPLAN_FUZZ_BUILD_DIR:-$repo/build-fuzz}
 fuzz_seconds=${COLLPLAN_FUZZ_SECONDS:-25}
 
@@ -25,9 +27,11 @@ packages=(
   libopenmpi-dev openmpi-bin libhwloc-dev
   python3-dev pybind11-dev python3-numpy
 )
-# The torch.distributed backend and its tests need Debian's torch; the main job does not.
+# The torch.distributed backend and its tests need Debian's torch, and the mpi backend is also
+# tested against MPICH (Open MPI stays the default: its alternatives have the higher priority);
+# the main job needs neither.
 if [[ $mode == test ]]; then
-  packages+=(python3-torch libtorch-dev)
+  packages+=(python3-torch libtorch-dev mpich libmpich-dev)
 fi
 # The fuzz targets need clang 19 and its libFuzzer runtime; only the test command builds them.
 if [[ $mode == test && $fuzz_seconds != 0 ]]; then
@@ -81,6 +85,9 @@ case $mode in
     ;;
   test)
     (cd "$build" && ctest --output-on-failure -j "$jobs")
+    status=0
+    COLLPLAN_JOBS=$jobs "$repo/tests/runtime/mpi/check_mpich.sh" "$mpich_build" || status=$?
+    if [[ $status != 0 && $status != 77 ]]; then exit "$status"; fi
     if [[ $fuzz_seconds == 0 ]]; then exit 0; fi
     if [[ ! -f $fuzz_build/build.ninja ]]; then
       cmake -S "$repo" -B "$fuzz_build" -G Ninja -DCOLLPLAN_FUZZ=ON \
