@@ -22,7 +22,7 @@ namespace collplan::mpi {
 ///    directly or with one cross-memory copy; MPI sends it from the user's buffer).
 ///  - endCall drains MPI first (MPI only progresses while this rank calls it), then waits for
 ///    the node's peers, who need nothing of this rank to consume what it posted.
-///  - Waiting: where the node's ranks fit its cores (and COLLPLAN_WAIT_SPINS is not set), a
+///  - Waiting: where the machine's ranks fit its cores (and COLLPLAN_WAIT_SPINS is not set), a
 ///    waiting rank polls a while before it yields, as MPI's own progress does.
 ///  - Failures: an error on the node side is told to every rank through MPI's notices, so
 ///    ranks on other nodes fail at once too; while it waits, a rank watches both sides (dead

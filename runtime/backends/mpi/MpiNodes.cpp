@@ -86,6 +86,7 @@ NodeSplit splitByNode(MPI_Comm user, const NodeSettings &settings) {
   const int emulated =
       settings.emulatedNodes > 0 ? int(int64_t(rank) * settings.emulatedNodes / ranks) : 0;
   NodeSplit split;
+  MPI_Comm_size(machine, &split.machineRanks);
   const int code = MPI_Comm_split(machine, emulated, rank, &split.node);
   MPI_Comm_free(&machine);
   checkMpi(code, "MPI_Comm_split", context);

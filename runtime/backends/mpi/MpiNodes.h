@@ -41,6 +41,8 @@ struct NodeLayout {
 struct NodeSplit {
   MPI_Comm node = MPI_COMM_NULL;  ///< owned by the caller (MPI_Comm_free)
   NodeLayout layout;
+  /// Ranks on this rank's machine, whatever nodes are emulated on it (they share its cores).
+  int machineRanks = 0;
 };
 NodeSplit splitByNode(MPI_Comm user, const NodeSettings &settings);
 
