@@ -186,5 +186,53 @@ TEST(TopologyGenerators, BadArgumentsAreErrors) {
   }
 }
 
+/// Two machines of two devices (sockets) each, ranks placed round-robin as mpirun's
+/// --map-by node would: the nodes hold the ranks they were given, routes between nodes cross
+/// the network switch, and the placement is part of the fingerprint.
+TEST(TopologyGenerators, MultiNodeKeepsThePlacement) {
+  const Topology machine = line(2);  // two devices, ranks 0 and 1
+  const Topology topo =
+      multiNode({machine, machine}, {{0, 2}, {1, 3}}, LinkSpec{12.5, 2.0, true});
+  expectWellFormed(topo);
+  EXPECT_EQ(topo.numRanks(), 4);
+  EXPECT_EQ(topo.devices.size(), 4u);
+  ASSERT_EQ(topo.switches.size(), 1u);
+  EXPECT_EQ(topo.switches[0].name, "network");
+  EXPECT_EQ(topo.links.size(), 4u);  // one inside each machine, one per node to the switch
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(topo.nodeOf(r), r % 2) << "rank " << r;
+  EXPECT_EQ(topo.devices[1].name, "n0.d1");
+  EXPECT_EQ(topo.devices[1].ranks, (std::vector<int>{2}));
+  EXPECT_EQ(hopCount(topo, 0, 2), 1);  // inside node 0
+  EXPECT_EQ(hopCount(topo, 0, 1), 2);  // node 0 -> network -> node 1
+  const Topology byBlocks =
+      multiNode({machine, machine}, {{0, 1}, {2, 3}}, LinkSpec{12.5, 2.0, true});
+  EXPECT_NE(topo.fingerprint(), byBlocks.fingerprint());
+  EXPECT_TRUE(multiNode({machine}, {{0, 1}}, LinkSpec{}).switches.empty());
+}
+
+TEST(TopologyGenerators, MultiNodeRefusesABadPlacement) {
+  const Topology machine = line(2);
+  const LinkSpec net{12.5, 2.0, true};
+  auto errorOf = [&](const std::vector<Topology> &machines,
+                     const std::vector<std::vector<int>> &ranks) {
+    try {
+      (void)multiNode(machines, ranks, net);
+    } catch (const TopologyError &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(errorOf({machine}, {{0, 1}, {2, 3}}).find("one machine per node"), std::string::npos);
+  EXPECT_NE(errorOf({}, {}).find("at least one node"), std::string::npos);
+  EXPECT_NE(errorOf({machine, machine}, {{0, 1}, {2}}).find("node 1 has 1 ranks but its machine "
+                                                             "has 2"),
+            std::string::npos);
+  EXPECT_NE(errorOf({machine, machine}, {{0, 1}, {1, 2}}).find("each on exactly one node"),
+            std::string::npos);
+  EXPECT_NE(errorOf({machine, machine}, {{0, 1}, {3, 4}}).find("must be 0..3"),
+            std::string::npos);
+  EXPECT_NE(errorOf({switchTopology(2)}, {{0, 1}}).find("has switches"), std::string::npos);
+}
+
 } // namespace
 } // namespace collplan::test
