@@ -449,9 +449,10 @@ def test_bench_errors(env):
         (["--ranks", "2", "-c", "broadcast", "--root", "5"], "--root 5 is out of range"),
     ]
     if "mpi" in env.run("plan-bench", "--help").stdout.split("Backend: ")[1].split("\n")[0]:
+        # Outside mpirun the job is this one process: the request names the launcher.
         cases.append((["--ranks", "2", "--backend", "mpi", "--baseline", "mpi"],
-                      "--baseline mpi starts an mpirun of its own, which cannot run beside the "
-                      "processes of --backend mpi"))
+                      "the job has 1 ranks (the processes its launcher started) but the plans "
+                      "need 2"))
     for argv, needle in cases:
         p = env.run("plan-bench", *argv, expect=None)
         check(p.returncode not in (0, 3), f"plan-bench {argv}: exit {p.returncode} on bad input")

@@ -108,8 +108,6 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   std::optional<Topology> topology;
   if (!r.topology.empty()) topology = resolveTopology(r.topology, r.ranks.value_or(0));
   else if (!sim) topology = backend->launchTopology();  // the job's own (mpi), or none
-  const std::string topologyText =
-      r.topology.empty() ? std::string("the job's topology") : "--topology " + r.topology;
   if (topologyFromBundle)
     topology = topologyFromJson(bundle->topology, r.bundleFile + ": topology");
   if (bundle) checkBundleFits(r, *bundle, topology ? &*topology : nullptr);
@@ -118,9 +116,12 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   const BenchCase c = resolveCase(r, plan ? &*plan : nullptr, topology ? topology->numRanks() : 0,
                                   bundle ? bundle->ranks : 0);
   if (topology && topology->numRanks() != c.ranks)
-    throw BenchRequestError(topologyText + " has " +
-                            std::to_string(topology->numRanks()) + " ranks but the plans need " +
-                            std::to_string(c.ranks));
+    throw BenchRequestError(
+        (r.topology.empty() ? "the job has " + std::to_string(topology->numRanks()) +
+                                  " ranks (the processes its launcher started)"
+                            : "--topology " + r.topology + " has " +
+                                  std::to_string(topology->numRanks()) + " ranks") +
+        " but the plans need " + std::to_string(c.ranks));
   if (compiles(r)) plan = r.compiler->compile(c, topology ? &*topology : nullptr);
   const std::string planLabel = compiles(r) ? r.compiler->label : r.planFile;
   const PlanSource source = plan     ? PlanSource::fromPlan(*plan, planLabel, c)
