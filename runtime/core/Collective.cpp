@@ -9,6 +9,10 @@ namespace {
 constexpr std::array<std::string_view, kNumCollectiveKinds> kKindNames = {
     "allreduce", "allgather", "reduce_scatter", "alltoall", "broadcast",
     "reduce",    "gather",    "scatter",        "barrier"};
+constexpr std::array<std::string_view, kNumCollectiveKinds> kMpiNames = {
+    "MPI_Allreduce", "MPI_Allgather", "MPI_Reduce_scatter_block",
+    "MPI_Alltoall",  "MPI_Bcast",     "MPI_Reduce",
+    "MPI_Gather",    "MPI_Scatter",   "MPI_Barrier"};
 constexpr std::array<std::string_view, 4> kOpNames = {"sum", "prod", "min", "max"};
 constexpr std::array<std::string_view, kNumDTypes> kDTypeNames = {"f32", "f64", "f16", "bf16",
                                                                   "i32", "i64", "u8"};
@@ -38,6 +42,9 @@ std::string_view toString(CollectiveKind kind) { return kKindNames[static_cast<i
 std::string_view toString(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }
 std::string_view toString(DType dtype) { return kDTypeNames[static_cast<int>(dtype)]; }
 std::string_view toString(BufferKind buf) { return kBufferNames[static_cast<int>(buf)]; }
+std::string_view mpiFunctionName(CollectiveKind kind) {
+  return kMpiNames[static_cast<int>(kind)];
+}
 
 std::optional<CollectiveKind> parseCollectiveKind(std::string_view name) {
   // Accept the hyphenated spelling users type on command lines too.

@@ -27,6 +27,9 @@ std::string_view toString(CollectiveKind kind);
 std::string_view toString(ReduceOp op);
 std::string_view toString(DType dtype);
 std::string_view toString(BufferKind buf);
+/// What MPI calls the collective ("MPI_Allreduce", "MPI_Reduce_scatter_block", ...), for the
+/// MPI baselines' headers and messages.
+std::string_view mpiFunctionName(CollectiveKind kind);
 std::optional<CollectiveKind> parseCollectiveKind(std::string_view name);
 std::optional<ReduceOp> parseReduceOp(std::string_view name);
 std::optional<DType> parseDType(std::string_view name);

@@ -157,7 +157,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
     if (r.note && backend->reportsLaunches()) r.note("running " + native->functionName(c.kind) + "...");
     baseline = medians(runNativeBench(*backend, c, sizes, settings));
   } else if (!r.baseline.empty()) {
-    if (r.note) r.note("running " + mpiFunctionName(c.kind) + " under mpirun...");
+    if (r.note) r.note("running " + std::string(mpiFunctionName(c.kind)) + " under mpirun...");
     baseline = runMpiBaseline(c, sizes, settings, r.mpi);
   }
 
@@ -182,7 +182,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   if (native)
     info.baseline = native->functionName(c.kind) + " (the same launch)";
   else if (!r.baseline.empty())
-    info.baseline = mpiFunctionName(c.kind) + " (mpirun -np " + std::to_string(c.ranks) + ")";
+    info.baseline = std::string(mpiFunctionName(c.kind)) + " (mpirun -np " + std::to_string(c.ranks) + ")";
   info.warmup = r.warmup;
   info.reps = r.reps;
   return out;

@@ -19,21 +19,6 @@ std::string shellQuote(const std::string &s) {
 
 }  // namespace
 
-std::string mpiFunctionName(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllReduce: return "MPI_Allreduce";
-  case CollectiveKind::AllGather: return "MPI_Allgather";
-  case CollectiveKind::ReduceScatter: return "MPI_Reduce_scatter_block";
-  case CollectiveKind::AllToAll: return "MPI_Alltoall";
-  case CollectiveKind::Broadcast: return "MPI_Bcast";
-  case CollectiveKind::Reduce: return "MPI_Reduce";
-  case CollectiveKind::Gather: return "MPI_Gather";
-  case CollectiveKind::Scatter: return "MPI_Scatter";
-  case CollectiveKind::Barrier: return "MPI_Barrier";
-  }
-  return "MPI";
-}
-
 void checkMpiBaseline(const BenchCase &c, const MpiBaselineOptions &options) {
   if (c.dtype == DType::F16 || c.dtype == DType::BF16)
     throw std::invalid_argument("--baseline mpi: MPI has no " + std::string(toString(c.dtype)) +

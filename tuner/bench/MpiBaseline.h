@@ -14,9 +14,6 @@ struct MpiBaselineOptions {
   std::string mpirun = "mpirun";
 };
 
-/// The MPI name of a collective ("MPI_Allreduce", ...), for headers.
-std::string mpiFunctionName(CollectiveKind kind);
-
 /// Throws std::invalid_argument when the baseline cannot run: a dtype MPI lacks (f16, bf16) or a
 /// missing helper. Call it before measuring, so a bad request fails at once.
 void checkMpiBaseline(const BenchCase &c, const MpiBaselineOptions &options);

@@ -41,11 +41,12 @@ private:
   std::vector<uint64_t> words_;
 };
 
-}  // namespace
-
-RankTimes runRankLoop(RankSession &session, const PlanSource &source, const BenchCase &c,
-                      const std::vector<SizePoint> &sizes, const LoopSettings &settings,
-                      const ProgressFn &progress, const NativeCollectives *native) {
+/// The loop both runRankLoop and runNativeRankLoop run. `callerFor(size)` gives what runs one
+/// call of that size (a function of the call's buffers); `checked`: count wrong results.
+template <typename CallerFor>
+RankTimes rankLoop(RankSession &session, const BenchCase &c, const std::vector<SizePoint> &sizes,
+                   const LoopSettings &settings, const ProgressFn &progress, bool checked,
+                   CallerFor &&callerFor) {
   const int rank = session.rank();
   Transport &transport = session.transport();
   const Plan barrierPlan = disseminationBarrierPlan(c.ranks, rank);
@@ -62,8 +63,7 @@ RankTimes runRankLoop(RankSession &session, const PlanSource &source, const Benc
   for (size_t i = 0; i < sizes.size(); ++i) {
     const SizePoint &size = sizes[i];
     if (rank == 0 && progress) progress(i, size);
-    const PreparedProgram *program =
-        native ? nullptr : &session.prepare(source.planFor(size.bytes));
+    const auto runCall = callerFor(size);
 
     CallBuffers call;
     call.in = in.data();
@@ -74,33 +74,49 @@ RankTimes runRankLoop(RankSession &session, const PlanSource &source, const Benc
     call.dtype = c.dtype;
     call.op = c.op;
 
-    auto runOnce = [&] {
-      if (native)
-        native->run(c.kind, call, c.root);
-      else
-        session.run(*program, call);
-    };
     uint64_t wrong = 0;
-    if (settings.check && !native && c.kind != CollectiveKind::Barrier) {
+    if (checked && settings.check && c.kind != CollectiveKind::Barrier) {
       poisonOutput(c, rank, size.count, out.data());
       session.run(barrier, barrierCall);
-      runOnce();
+      runCall(call);
       wrong = countWrong(c, rank, size.count, out.data());
     }
-    for (int w = 0; w < settings.warmup; ++w) runOnce();
+    for (int w = 0; w < settings.warmup; ++w) runCall(call);
     const int reps = settings.reps > 0 ? settings.reps : autoRepetitions(size.bytes);
     std::vector<double> seconds;
     seconds.reserve(size_t(reps));
     for (int r = 0; r < reps; ++r) {
       session.run(barrier, barrierCall);
       const double t0 = nowSeconds();
-      runOnce();
+      runCall(call);
       seconds.push_back(nowSeconds() - t0);
     }
     result.seconds.push_back(std::move(seconds));
     result.wrong.push_back(wrong);
   }
   return result;
+}
+
+}  // namespace
+
+RankTimes runRankLoop(RankSession &session, const PlanSource &source, const BenchCase &c,
+                      const std::vector<SizePoint> &sizes, const LoopSettings &settings,
+                      const ProgressFn &progress) {
+  return rankLoop(session, c, sizes, settings, progress, /*checked=*/true,
+                  [&](const SizePoint &size) {
+                    const PreparedProgram &program = session.prepare(source.planFor(size.bytes));
+                    return [&session, &program](const CallBuffers &call) {
+                      session.run(program, call);
+                    };
+                  });
+}
+
+RankTimes runNativeRankLoop(RankSession &session, const NativeCollectives &native,
+                            const BenchCase &c, const std::vector<SizePoint> &sizes,
+                            const LoopSettings &settings) {
+  return rankLoop(session, c, sizes, settings, {}, /*checked=*/false, [&](const SizePoint &) {
+    return [&native, &c](const CallBuffers &call) { native.run(c.kind, call, c.root); };
+  });
 }
 
 std::string encodeRankTimes(const RankTimes &t) {

@@ -36,12 +36,15 @@ using ProgressFn = std::function<void(size_t index, const SizePoint &size)>;
 /// then `reps` times {barrier (the runtime's dissemination plan); time one call}. Every rank of
 /// the job must call this with the same arguments. Throws RuntimeError on a transport failure
 /// (a peer's timeout) and PlanError/RuntimeError for a plan this rank cannot run.
-/// With `native`, each call is the backend's own collective instead of a plan of `source` (a
-/// baseline, timed by the same loop; unchecked: it is the reference).
 RankTimes runRankLoop(RankSession &session, const PlanSource &source, const BenchCase &c,
                       const std::vector<SizePoint> &sizes, const LoopSettings &settings,
-                      const ProgressFn &progress = {},
-                      const NativeCollectives *native = nullptr);
+                      const ProgressFn &progress = {});
+
+/// The same loop with the backend's own collective in place of the plans (a baseline timed the
+/// same way; unchecked: it is the reference).
+RankTimes runNativeRankLoop(RankSession &session, const NativeCollectives &native,
+                            const BenchCase &c, const std::vector<SizePoint> &sizes,
+                            const LoopSettings &settings);
 
 /// A rank's times as bytes (what Backend::launch carries back from a rank) and back.
 std::string encodeRankTimes(const RankTimes &times);

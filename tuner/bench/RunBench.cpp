@@ -68,9 +68,8 @@ std::vector<SizeResult> runNativeBench(const Backend &backend, const BenchCase &
   const NativeCollectives *native = backend.nativeCollectives();
   if (!native)
     throw std::invalid_argument(std::string(backend.name()) + " has no collectives of its own");
-  const PlanSource none = PlanSource::builtIn(c);  // the loop's plans are not used
   const std::vector<std::string> reports = backend.launch(c.ranks, [&](RankSession &session) {
-    return encodeRankTimes(runRankLoop(session, none, c, sizes, settings, {}, native));
+    return encodeRankTimes(runNativeRankLoop(session, *native, c, sizes, settings));
   });
   return combineReports(reports, sizes.size());
 }

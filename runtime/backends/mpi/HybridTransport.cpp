@@ -60,12 +60,8 @@ HybridTransport::HybridTransport(MPI_Comm user, WaitPolicy policy, const NodeSet
   policy_ = alsoChecking(policy, [this] { checkPeers(); });
   // The MPI side also watches the node's peers while it drains (its own notices it checks
   // itself).
-  network_ = std::make_unique<MpiTransport>(user, alsoChecking(policy, [this] {
-                                              if (node_) onNode([&] {
-                                                node_->checkPeers();
-                                                node_->checkCallArguments();
-                                              });
-                                            }));
+  network_ =
+      std::make_unique<MpiTransport>(user, alsoChecking(policy, [this] { checkNode(); }));
   nodeRankOf_.assign(size_t(ranks()), -1);
   const std::vector<int> &mine = layout_.ranksOf[size_t(layout_.nodeOf[size_t(rank())])];
   for (size_t i = 0; i < mine.size(); ++i) nodeRankOf_[size_t(mine[i])] = int(i);
@@ -120,12 +116,16 @@ void HybridTransport::checkNetwork() {
   }
 }
 
-void HybridTransport::checkPeers() {
-  checkNetwork();
+void HybridTransport::checkNode() {
   if (node_) onNode([&] {
       node_->checkPeers();
       node_->checkCallArguments();
     });
+}
+
+void HybridTransport::checkPeers() {
+  checkNetwork();
+  checkNode();
 }
 
 template <typename Step>

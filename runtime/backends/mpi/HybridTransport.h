@@ -75,6 +75,8 @@ private:
   void checkPeers();
   /// The MPI notices (a peer's failure, a mismatched call), remembering that they failed.
   void checkNetwork();
+  /// The node's peers (dead or departed processes, a call with other arguments), if any.
+  void checkNode();
   /// Runs `step` on the node transport; an error is told to every rank of the job, with the
   /// node's rank numbers translated, before it is thrown.
   template <typename Step>

@@ -5,6 +5,7 @@
 #include "runtime/backends/mpi/HybridTransport.h"
 #include "runtime/backends/mpi/MpiAgreement.h"
 #include "runtime/backends/mpi/MpiNative.h"
+#include "runtime/backends/mpi/OwnedComm.h"
 #include "runtime/backends/mpi/MpiQueues.h"
 
 #include <cstdlib>
@@ -14,25 +15,7 @@ namespace collplan {
 namespace {
 
 using mpi::HybridTransport;
-
-/// A duplicate of `comm` that returns errors, freed (while MPI is active) when it goes.
-class OwnedComm {
-public:
-  explicit OwnedComm(MPI_Comm comm) {
-    mpi::checkMpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup",
-                  [] { return std::string("the mpi backend opening its job"); });
-    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-  }
-  ~OwnedComm() {
-    if (mpi::mpiActive()) MPI_Comm_free(&comm_);
-  }
-  OwnedComm(const OwnedComm &) = delete;
-  OwnedComm &operator=(const OwnedComm &) = delete;
-  MPI_Comm get() const { return comm_; }
-
-private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
+using mpi::OwnedComm;
 
 /// This process's rank of an mpi job: its transport (a duplicate of the job's communicator,
 /// with the node's shared memory), made when the job is opened and handed out once, and the
@@ -40,7 +23,7 @@ private:
 class MpiJob final : public Job {
 public:
   MpiJob(MPI_Comm comm, int rank, const WaitPolicy &policy)
-      : rank_(rank), setUp_(comm),
+      : rank_(rank), setUp_(comm, "the mpi backend opening its job"),
         transport_(std::make_unique<HybridTransport>(comm, policy,
                                                      mpi::NodeSettings::fromEnvironment())),
         topology_(mpi::jobTopology(setUp_.get(), transport_->layout())) {}
@@ -125,7 +108,7 @@ public:
 
   std::optional<Topology> launchTopology() const override {
     initialiseMpi();
-    const OwnedComm comm(MPI_COMM_WORLD);
+    const OwnedComm comm(MPI_COMM_WORLD, "the mpi backend finding its nodes");
     mpi::NodeSplit split = mpi::splitByNode(comm.get(), mpi::NodeSettings::fromEnvironment());
     MPI_Comm_free(&split.node);
     return mpi::jobTopology(comm.get(), split.layout);
@@ -160,7 +143,7 @@ public:
     std::vector<std::string> results;
     {
       // On a duplicate of MPI_COMM_WORLD, so no message of the program's can interfere.
-      const OwnedComm comm(MPI_COMM_WORLD);
+      const OwnedComm comm(MPI_COMM_WORLD, "the mpi backend collecting the ranks' results");
       results = mpi::allGatherText(comm.get(), result);
     }
     for (const std::string &r : results)

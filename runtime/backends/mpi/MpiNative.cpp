@@ -35,18 +35,7 @@ MPI_Op mpiOp(ReduceOp op) {
 class MpiCollectives final : public NativeCollectives {
 public:
   std::string functionName(CollectiveKind kind) const override {
-    switch (kind) {
-    case CollectiveKind::AllReduce: return "MPI_Allreduce";
-    case CollectiveKind::AllGather: return "MPI_Allgather";
-    case CollectiveKind::ReduceScatter: return "MPI_Reduce_scatter_block";
-    case CollectiveKind::AllToAll: return "MPI_Alltoall";
-    case CollectiveKind::Broadcast: return "MPI_Bcast";
-    case CollectiveKind::Reduce: return "MPI_Reduce";
-    case CollectiveKind::Gather: return "MPI_Gather";
-    case CollectiveKind::Scatter: return "MPI_Scatter";
-    case CollectiveKind::Barrier: return "MPI_Barrier";
-    }
-    return "MPI";
+    return std::string(mpiFunctionName(kind));
   }
 
   void check(CollectiveKind kind, DType dtype) const override {

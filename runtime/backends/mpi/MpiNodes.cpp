@@ -2,6 +2,7 @@
 #include "runtime/backends/mpi/MpiNodes.h"
 
 #include "runtime/backends/mpi/MpiError.h"
+#include "runtime/backends/mpi/OwnedComm.h"
 #include "runtime/exec/EnvSettings.h"
 #include "runtime/topology/Generators.h"
 
@@ -65,13 +66,8 @@ NodeSplit splitByNode(MPI_Comm user, const NodeSettings &settings) {
                        "(MPI_Intercomm_merge)");
   // On a duplicate whose errors return, so a failure is a RuntimeError with MPI's reason, not
   // the user's error handler aborting the job.
-  MPI_Comm comm = MPI_COMM_NULL;
-  checkMpi(MPI_Comm_dup(user, &comm), "MPI_Comm_dup", context);
-  struct FreeComm {
-    MPI_Comm &comm;
-    ~FreeComm() { MPI_Comm_free(&comm); }
-  } freeComm{comm};
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const OwnedComm owned(user, "the mpi backend finding its nodes");
+  const MPI_Comm comm = owned.get();
   int rank = 0, ranks = 0;
   checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank", context);
   checkMpi(MPI_Comm_size(comm, &ranks), "MPI_Comm_size", context);
