@@ -23,13 +23,13 @@ namespace {
 
 }  // namespace
 
-PreparedProgram::PreparedProgram(const Plan &plan, int rank, Transport &transport)
+PreparedProgram::PreparedProgram(const Plan &plan, int rank, ConnectionSource &connections)
     : plan_(&plan), rank_(rank) {
-  if (plan.ranks != transport.ranks())
+  if (plan.ranks != connections.ranks())
     throw RuntimeError(ErrorCode::Plan, "plan \"" + plan.algorithm + "\" is for " +
                                             std::to_string(plan.ranks) +
                                             " ranks but the communicator has " +
-                                            std::to_string(transport.ranks()));
+                                            std::to_string(connections.ranks()));
   if (rank < 0 || rank >= plan.ranks || plan.programs.size() != size_t(plan.ranks) ||
       (plan.onlyRank >= 0 && plan.onlyRank != rank))
     throw RuntimeError(ErrorCode::Plan, "plan \"" + plan.algorithm + "\" has no program for rank " +
@@ -37,12 +37,12 @@ PreparedProgram::PreparedProgram(const Plan &plan, int rank, Transport &transpor
   const int blocks = messageBlocks(plan.collective, plan.ranks);
   unitsPerBlock_ = blocks > 0 ? plan.units / uint32_t(blocks) : 0;
   blockShift_ = collplan::inPlaceBlockShift(plan.collective, plan.root, rank);
-  readOps(transport);
+  readOps(connections);
   analyseFusion();
-  analysePublishing(transport);
+  analysePublishing(connections);
 }
 
-void PreparedProgram::readOps(Transport &transport) {
+void PreparedProgram::readOps(ConnectionSource &connections) {
   const Plan &plan = *plan_;
   const std::vector<Channel> &channels = plan.programs[size_t(rank_)].channels;
   const uint32_t limits[3] = {bufferUnits(plan, BufferKind::In, rank_),
@@ -82,13 +82,13 @@ void PreparedProgram::readOps(Transport &transport) {
       };
       if (p.recv) {
         checkPeer(*p.recv);
-        op.recv = transport.connect(*p.recv, c, /*sending=*/false);
+        op.recv = connections.connect(*p.recv, c, /*sending=*/false);
       }
       op.sendBegin = uint32_t(sends_.size());
       op.numSends = uint32_t(p.sends.size());
       for (int32_t q : p.sends) {
         checkPeer(q);
-        sends_.push_back(transport.connect(q, c, /*sending=*/true));
+        sends_.push_back(connections.connect(q, c, /*sending=*/true));
       }
       op.afterBegin = uint32_t(after_.size());
       op.numAfter = uint32_t(p.after.size());
@@ -160,7 +160,7 @@ bool PreparedProgram::mayBeOverwritten(size_t opIndex, const BufRef &range, Alia
   return false;
 }
 
-void PreparedProgram::analysePublishing(const Transport &transport) {
+void PreparedProgram::analysePublishing(const ConnectionSource &connections) {
   std::optional<ProgramOrder> order;  // between channels; one channel needs none
   if (channels() > 1) order.emplace(plan_->programs[size_t(rank_)]);
   for (size_t i = 0; i < ops_.size(); ++i) {
@@ -170,7 +170,7 @@ void PreparedProgram::analysePublishing(const Transport &transport) {
     op.publishRef = op.numDsts > 0 ? int32_t(op.dstBegin) : soleSrc ? int32_t(op.srcBegin) : -1;
     if (op.publishRef < 0) continue;
     const BufRef &where = refs_[size_t(op.publishRef)];
-    if (!transport.peersCanRead(where.buf)) continue;
+    if (!connections.peersCanRead(where.buf)) continue;
     for (AliasMode mode : {AliasMode::Separate, AliasMode::InPlace})
       op.publishInPlace[int(mode)] = !mayBeOverwritten(i, where, mode, order ? &*order : nullptr);
   }

@@ -36,7 +36,7 @@ enum class AliasMode : uint8_t {
 /// PreparedProgram.
 class PreparedProgram {
 public:
-  PreparedProgram(const Plan &plan, int rank, Transport &transport);
+  PreparedProgram(const Plan &plan, int rank, ConnectionSource &connections);
 
   const Plan &plan() const { return *plan_; }
   int rank() const { return rank_; }
@@ -96,9 +96,9 @@ public:
                           const std::array<size_t, 3> &inPlaceMinBytes = {}) const;
 
 private:
-  void readOps(Transport &transport);
+  void readOps(ConnectionSource &connections);
   void analyseFusion();
-  void analysePublishing(const Transport &transport);
+  void analysePublishing(const ConnectionSource &connections);
   /// Whether an op that may run after op `opIndex` writes a unit aliasing `range`; `order`
   /// relates ops of different channels (nullptr with one channel).
   bool mayBeOverwritten(size_t opIndex, const BufRef &range, AliasMode mode,

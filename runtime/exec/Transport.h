@@ -16,6 +16,23 @@ namespace collplan {
 /// are matched per sender, receiver and channel in program order), as numbered by a transport.
 using Connection = uint32_t;
 
+/// What preparing a rank's program needs of a backend (PreparedProgram): its connections and
+/// which of the rank's buffers peers read in place. Transport extends it with the calls; a
+/// backend that runs programs on a device (cuda) implements only this part.
+class ConnectionSource {
+public:
+  virtual ~ConnectionSource() = default;
+  virtual int ranks() const = 0;
+  /// Whether peers can read this rank's buffer of `kind` in place (a shared address space), so
+  /// a send of a value that stays put may be posted without a copy into staging.
+  virtual bool peersCanRead(BufferKind kind) const = 0;
+  /// The connection for messages this rank sends to `peer` on `channel` (`sending`), or receives
+  /// from `peer` on `channel`. Called while a program is prepared; the same arguments always
+  /// give the same connection. Throws RuntimeError(Plan) when the backend has no room for
+  /// another one.
+  virtual Connection connect(int peer, uint32_t channel, bool sending) = 0;
+};
+
 /// One rank's end of a backend. The executor (Executor.h) interprets plan ops; a transport only
 /// moves messages and synchronises. Nothing here blocks except endCall: the executor polls
 /// (canPost, arrived) across its channels and backs off with waitPolicy() when nothing moves.
@@ -34,16 +51,11 @@ using Connection = uint32_t;
 ///   release(c)               consumes that message: its sender may reuse the slot and memory;
 ///   endCall()                waits until every message this rank posted was consumed, so user
 ///                            buffers and staging may be reused once the call returns.
-class Transport {
+class Transport : public ConnectionSource {
 public:
-  virtual ~Transport() = default;
   virtual int rank() const = 0;
-  virtual int ranks() const = 0;
   /// How the executor waits when no channel can move, and when it gives up.
   virtual const WaitPolicy &waitPolicy() const = 0;
-  /// Whether peers can read this rank's buffer of `kind` in place (a shared address space), so
-  /// a send of a value that stays put may be posted without a copy into staging.
-  virtual bool peersCanRead(BufferKind kind) const = 0;
   /// The smallest value worth posting in place from the buffer [base, base + bytes) in this
   /// call (valid after beginCall): 0 where peers read it directly; a transport whose peers copy
   /// in-place data across address spaces (a system call per fetch) stages smaller values;
@@ -64,12 +76,6 @@ public:
     (void)p;
     return false;
   }
-
-  /// The connection for messages this rank sends to `peer` on `channel` (`sending`), or receives
-  /// from `peer` on `channel`. Called while a program is prepared; the same arguments always
-  /// give the same connection. Throws RuntimeError(Plan) when the backend has no room for
-  /// another one.
-  virtual Connection connect(int peer, uint32_t channel, bool sending) = 0;
 
   virtual void beginCall(const CallSignature &signature) = 0;
   virtual std::byte *staging(size_t bytes) = 0;

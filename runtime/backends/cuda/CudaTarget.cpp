@@ -1,0 +1,104 @@
+// CudaTarget: the CUDA runtime calls behind DeviceTarget, each failure named with the device.
+#include "runtime/backends/cuda/CudaTarget.h"
+
+#include "runtime/backends/cuda/PlanKernel.h"
+#include "runtime/exec/RuntimeError.h"
+
+#include <cuda_runtime_api.h>
+
+namespace collplan::cuda {
+
+int visibleDevices(std::string *why) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    if (why) *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
+    return 0;
+  }
+  if (count == 0 && why) *why = "cudaGetDeviceCount found no device";
+  return count;
+}
+
+void CudaTarget::check(int status, const std::string &what) const {
+  if (status == cudaSuccess) return;
+  throw RuntimeError(ErrorCode::System, description_ + ": " + what + ": " +
+                                            cudaGetErrorString(cudaError_t(status)));
+}
+
+void CudaTarget::select() const { check(cudaSetDevice(device_), "cudaSetDevice"); }
+
+CudaTarget::CudaTarget(int device) : device_(device), description_("device " + std::to_string(device)) {
+  select();
+  cudaDeviceProp props{};
+  check(cudaGetDeviceProperties(&props, device_), "cudaGetDeviceProperties");
+  description_ += std::string(" (") + props.name + ")";
+  if (!props.unifiedAddressing)
+    throw RuntimeError(ErrorCode::Unsupported,
+                       description_ + ": the cuda backend needs unified addressing (64-bit Linux)");
+  int perMultiprocessor = 0;
+  check(planKernelBlocksPerMultiprocessor(&perMultiprocessor), "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  residentBlocks_ = uint32_t(perMultiprocessor) * uint32_t(props.multiProcessorCount);
+  void *record = nullptr;
+  check(cudaHostAlloc(&record, sizeof(DeviceError), cudaHostAllocMapped | cudaHostAllocPortable),
+        "cudaHostAlloc of the error record");
+  error_ = new (record) DeviceError{};
+  cudaEvent_t event = nullptr;
+  check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate");
+  lastEvent_ = event;
+}
+
+CudaTarget::~CudaTarget() {
+  cudaSetDevice(device_);
+  if (lastEvent_) cudaEventDestroy(static_cast<cudaEvent_t>(lastEvent_));
+  if (error_) cudaFreeHost(error_);
+}
+
+void *CudaTarget::allocate(size_t bytes) {
+  select();
+  void *p = nullptr;
+  check(cudaMalloc(&p, bytes), "cudaMalloc of " + std::to_string(bytes) + " bytes");
+  check(cudaMemset(p, 0, bytes), "cudaMemset");
+  return p;
+}
+
+void CudaTarget::release(void *p) {
+  select();
+  check(cudaFree(p), "cudaFree");
+}
+
+void CudaTarget::upload(void *dst, const void *src, size_t bytes) { copyIn(dst, src, bytes); }
+
+void CudaTarget::copyIn(void *dst, const void *src, size_t bytes) {
+  select();
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+}
+
+void CudaTarget::copyOut(void *dst, const void *src, size_t bytes) {
+  select();
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
+}
+
+void CudaTarget::copyAsync(void *dst, const void *src, size_t bytes, StreamHandle stream) {
+  select();
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cudaStream_t(stream)),
+        "cudaMemcpyAsync of a staged input");
+}
+
+void CudaTarget::synchronize(StreamHandle stream) {
+  select();
+  check(cudaStreamSynchronize(cudaStream_t(stream)), "cudaStreamSynchronize");
+}
+
+void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) {
+  select();
+  const cudaEvent_t last = static_cast<cudaEvent_t>(lastEvent_);
+  // Launches of one world share FIFOs and counters: one on another stream waits for the last.
+  if (launched_ && stream != lastStream_)
+    check(cudaStreamWaitEvent(cudaStream_t(stream), last, 0), "cudaStreamWaitEvent");
+  check(launchPlanKernel(args, blocks, cudaStream_t(stream)), "launching the plan kernel");
+  check(cudaEventRecord(last, cudaStream_t(stream)), "cudaEventRecord");
+  lastStream_ = stream;
+  launched_ = true;
+}
+
+}  // namespace collplan::cuda

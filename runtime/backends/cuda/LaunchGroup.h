@@ -1,0 +1,92 @@
+// LaunchGroup: the ranks of a world that share one device, run by one kernel launch per call;
+// FifoStore: the world's FIFOs in device memory.
+#pragma once
+
+#include "runtime/backends/cuda/DeviceImage.h"
+#include "runtime/backends/cuda/DeviceTarget.h"
+#include "runtime/exec/Executor.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace collplan::cuda {
+
+/// The FIFOs of a world, zero-filled, allocated in chunks that never move (their counters carry
+/// on over every call).
+class FifoStore {
+public:
+  explicit FifoStore(DeviceTarget &target) : target_(target) {}
+  ~FifoStore();
+  FifoStore(const FifoStore &) = delete;
+  FifoStore &operator=(const FifoStore &) = delete;
+  DeviceFifo *fifo(uint32_t id);
+
+private:
+  static constexpr uint32_t kChunk = 256;
+  DeviceTarget &target_;
+  std::vector<DeviceFifo *> chunks_;
+};
+
+/// COLLPLAN_CUDA_BLOCKS_PER_CHANNEL when set (1..32), else 0: the backend picks per call.
+uint32_t blocksPerChannelFromEnv();
+
+/// The blocks of each channel for a launch of `channels` channels whose largest op moves
+/// `largestOpBytes`: enough to spread that op over about 64 KiB per block, within what the
+/// device holds at once (`residentBlocks`), at most 32; `forced` (from the environment) wins
+/// when non-zero. 0 when even one block per channel does not fit.
+uint32_t chooseBlocksPerChannel(uint32_t channels, uint64_t largestOpBytes,
+                                uint32_t residentBlocks, uint32_t forced);
+
+class LaunchGroup {
+public:
+  /// `ranks`: the plan ranks this device runs (at most kMaxLaunchRanks); `worldRanks`: the
+  /// world's. `shareAddresses`: peers read every buffer in place (RankConnections).
+  LaunchGroup(DeviceTarget &target, FifoStore &fifos, ConnectionTable &table,
+              std::vector<int> ranks, int worldRanks, bool shareAddresses, uint64_t timeoutNs);
+  ~LaunchGroup();
+  LaunchGroup(const LaunchGroup &) = delete;
+  LaunchGroup &operator=(const LaunchGroup &) = delete;
+
+  const std::vector<int> &ranks() const { return ranks_; }
+  DeviceTarget &target() { return target_; }
+
+  /// Enqueues one call of every rank of the group on `stream`: `calls[i]` is rank ranks()[i]'s
+  /// (device pointers, validated by the caller), all for the same count, dtype and op. Never
+  /// waits for the device. Throws RuntimeError(Plan) for a plan the device cannot run (too many
+  /// blocks to be resident at once, an op with too many operands), and the failure a previous
+  /// launch recorded (then the world is broken: every later call fails with it).
+  void enqueue(const Plan &plan, const std::vector<CallBuffers> &calls, StreamHandle stream);
+  /// Throws the failure a launch recorded, if any (reads host-visible memory; no wait).
+  void checkFailure();
+  /// The blocks per channel the last enqueue launched with.
+  uint32_t lastBlocksPerChannel() const { return lastBlocksPerChannel_; }
+
+private:
+  struct Image;
+  struct PlanState;
+  PlanState &stateFor(const Plan &plan);
+  Image &imageFor(PlanState &state, const std::vector<CallBuffers> &calls,
+                  const std::vector<AliasMode> &modes);
+  /// Grows a per-rank device buffer (tmp, staging, staged input) to `bytes`.
+  char *reserve(std::vector<std::pair<void *, size_t>> &arenas, size_t rank, size_t bytes);
+
+  DeviceTarget &target_;
+  FifoStore &fifos_;
+  ConnectionTable &table_;
+  std::vector<int> ranks_;
+  int worldRanks_;
+  bool shareAddresses_;
+  uint64_t timeoutNs_;
+  uint32_t forcedBlocks_;
+  unsigned int *flags_ = nullptr;  ///< device words: [0] the abort flag
+  std::unordered_map<const Plan *, std::unique_ptr<PlanState>> plans_;
+  std::vector<std::pair<void *, size_t>> tmp_, staging_, stagedInput_;  ///< per local rank
+  uint32_t lastBlocksPerChannel_ = 0;
+  std::string broken_;  ///< the recorded failure, once seen
+};
+
+}  // namespace collplan::cuda

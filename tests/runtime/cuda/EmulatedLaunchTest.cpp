@@ -1,0 +1,216 @@
+// The cuda backend's launch logic and kernel protocol, run on the host emulation: every
+// built-in plan and every plan of the shipped bundles computes its collective on N = 2..8
+// virtual ranks, for every dtype, odd counts, in place, with one or several blocks per channel.
+#include "HostTarget.h"
+
+#include "runtime/backends/cuda/LaunchGroup.h"
+#include "runtime/exec/RuntimeError.h"
+#include "runtime/plan/BundleJson.h"
+#include "runtime/plan/DefaultPlans.h"
+#include "tuner/bench/CheckData.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <numeric>
+
+using namespace collplan;
+using namespace collplan::cuda;
+
+namespace {
+
+enum class Placement { OutOfPlace, InPlace, SameStart };
+
+/// Every rank of a world on one emulated device.
+struct World {
+  explicit World(int ranks, uint32_t resident = 512, uint64_t timeoutNs = 30'000'000'000ull)
+      : target(resident), fifos(target) {
+    std::vector<int> all(size_t(ranks), 0);
+    std::iota(all.begin(), all.end(), 0);
+    group = std::make_unique<LaunchGroup>(target, fifos, table, all, ranks, true, timeoutNs);
+  }
+  test::HostTarget target;
+  FifoStore fifos;
+  ConnectionTable table;
+  std::unique_ptr<LaunchGroup> group;
+  /// The group prepares each plan once, by address: plans live as long as the world.
+  std::deque<Plan> plans;
+  const Plan &keep(const Plan &plan) { return plans.emplace_back(plan); }
+};
+
+/// Runs `plan` once for `c` on every rank of `world` and returns the wrong elements over ranks.
+uint64_t runChecked(World &world, const Plan &plan, const bench::BenchCase &c, size_t count,
+                    Placement placement) {
+  const int n = c.ranks;
+  std::vector<std::vector<char>> memory(static_cast<size_t>(n));
+  std::vector<CallBuffers> calls(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    const size_t inBytes = bench::inputBytes(c, r, count), outBytes = bench::outputBytes(c, r, count);
+    const int64_t shift = inPlaceBlockShift(c.kind, c.root, r) * int64_t(count * dtypeSize(c.dtype));
+    const bool together = placement != Placement::OutOfPlace && inBytes && outBytes;
+    const size_t outAt = together && shift < 0 ? size_t(-shift) : 0;
+    memory[size_t(r)].assign(outAt + outBytes + inBytes + size_t(std::abs(shift)) + 64, 0);
+    char *out = memory[size_t(r)].data() + outAt;
+    char *in = !together                        ? out + outBytes + 16
+               : placement == Placement::InPlace ? out + shift
+                                                 : out;
+    bench::poisonOutput(c, r, count, out);
+    bench::fillInput(c, r, count, in);
+    CallBuffers &call = calls[size_t(r)];
+    call.in = in;
+    call.out = out;
+    call.inBytes = inBytes;
+    call.outBytes = outBytes;
+    call.count = count;
+    call.dtype = c.dtype;
+    call.op = c.op;
+  }
+  world.group->enqueue(world.keep(plan), calls, nullptr);
+  world.group->checkFailure();
+  uint64_t wrong = 0;
+  for (int r = 0; r < n; ++r) wrong += bench::countWrong(c, r, count, calls[size_t(r)].out);
+  return wrong;
+}
+
+std::string describe(const Plan &plan, const bench::BenchCase &c, size_t count, Placement p) {
+  return plan.algorithm + " " + std::string(toString(c.kind)) + " N=" + std::to_string(c.ranks) +
+         " " + std::string(toString(c.dtype)) + " " + std::string(toString(c.op)) + " count=" +
+         std::to_string(count) + " placement=" + std::to_string(int(p));
+}
+
+TEST(CudaEmulated, EveryBuiltInPlanEveryDtypeOddCountsInPlace) {
+  for (int n = 2; n <= 8; ++n) {
+    World world(n);
+    for (const BuiltInPlan &built : builtInPlans())
+      for (CollectiveKind kind : built.kinds) {
+        const DType dtypes[] = {DType::F32, DType::F64, DType::F16, DType::BF16,
+                                DType::I32, DType::I64, DType::U8};
+        for (DType dtype : dtypes) {
+          bench::BenchCase c{kind, dtype, dtype == DType::I32 ? ReduceOp::Max : ReduceOp::Sum,
+                             n - 1, n};
+          const Plan plan = built.make(kind, n, c.op, c.root, -1);
+          for (size_t count : {size_t(1), size_t(7), size_t(1029)})
+            for (Placement p : {Placement::OutOfPlace, Placement::InPlace, Placement::SameStart})
+              EXPECT_EQ(runChecked(world, plan, c, count, p), 0u) << describe(plan, c, count, p);
+        }
+      }
+  }
+}
+
+TEST(CudaEmulated, ReductionOpsMatchTheHostReference) {
+  World world(5);
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max})
+    for (DType dtype : {DType::F16, DType::BF16, DType::U8, DType::I64, DType::F64}) {
+      bench::BenchCase c{CollectiveKind::AllReduce, dtype, op, 0, 5};
+      const Plan plan = directAllReducePlan(5, op);
+      EXPECT_EQ(runChecked(world, plan, c, 333, Placement::OutOfPlace), 0u)
+          << describe(plan, c, 333, Placement::OutOfPlace);
+    }
+}
+
+/// Several blocks per channel split each op; the last of them posts.
+TEST(CudaEmulated, SeveralBlocksPerChannel) {
+  for (const char *blocks : {"2", "3"}) {
+    ::setenv("COLLPLAN_CUDA_BLOCKS_PER_CHANNEL", blocks, 1);
+    World world(4);
+    ::unsetenv("COLLPLAN_CUDA_BLOCKS_PER_CHANNEL");
+    bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 4};
+    const Plan plan = ringAllReducePlan(4, ReduceOp::Sum);
+    for (size_t count : {size_t(3), size_t(4099)}) {
+      EXPECT_EQ(runChecked(world, plan, c, count, Placement::InPlace), 0u) << blocks;
+      EXPECT_EQ(world.group->lastBlocksPerChannel(), uint32_t(std::atoi(blocks)));
+    }
+  }
+}
+
+/// The shipped bundles hold compiled plans with several channels, `after` orderings and fused
+/// chains: every one of them, on the emulation.
+TEST(CudaEmulated, EveryPlanOfTheShippedBundles) {
+  for (const char *name : {"nvswitch-h100", "trn2", "pcie-7", "cluster-4"}) {
+    const Bundle bundle =
+        loadBundleFile(std::string(COLLPLAN_SOURCE_DIR) + "/plans/bundles/" + name + "/bundle.json");
+    if (bundle.ranks > kMaxLaunchRanks) continue;
+    World world(bundle.ranks);
+    size_t plans = 0;
+    for (const BucketTable &table : bundle.tables)
+      for (const Bucket &bucket : table.buckets) {
+        bench::BenchCase c{table.collective, table.dtype, table.op.value_or(ReduceOp::Sum),
+                           bucket.plan.root, bundle.ranks};
+        for (size_t count : {size_t(5), size_t(2053)})
+          EXPECT_EQ(runChecked(world, bucket.plan, c, count, Placement::OutOfPlace), 0u)
+              << name << ": " << describe(bucket.plan, c, count, Placement::OutOfPlace);
+        ++plans;
+      }
+    EXPECT_GT(plans, 0u) << name;
+  }
+}
+
+TEST(CudaEmulated, CountersCarryOverFromCallToCall) {
+  World world(3);
+  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  const Plan ring = ringAllReducePlan(3, ReduceOp::Sum);
+  const Plan direct = directAllReducePlan(3, ReduceOp::Sum);
+  for (int call = 0; call < 20; ++call)
+    ASSERT_EQ(runChecked(world, call % 3 ? ring : direct, c, 100 + size_t(call), Placement::OutOfPlace), 0u)
+        << "call " << call;
+  EXPECT_EQ(world.target.launches(), 20u);
+}
+
+TEST(CudaEmulated, TooManyBlocksForTheDeviceIsRefused) {
+  World world(4, /*resident=*/3);
+  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 4};
+  try {
+    runChecked(world, ringAllReducePlan(4, ReduceOp::Sum), c, 64, Placement::OutOfPlace);
+    FAIL() << "a launch that cannot be resident was accepted";
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.code(), ErrorCode::Plan);
+    EXPECT_NE(std::string(e.what()).find("needs 4 blocks resident at once on host emulation (4 "
+                                         "ranks' channels), which holds 3"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CudaEmulated, AMissingRankTimesOutWithWhatEachWaitsFor) {
+  // Rank 1's program runs, rank 0's peer in the plan is absent: a 2-rank plan launched for a
+  // group holding only rank 1 of 2.
+  test::HostTarget target;
+  FifoStore fifos(target);
+  ConnectionTable table;
+  LaunchGroup group(target, fifos, table, {1}, 2, true, /*timeoutNs=*/50'000'000);
+  const Plan plan = ringAllReducePlan(2, ReduceOp::Sum);
+  std::vector<float> in(8, 1.0f), out(8, 0.0f);
+  CallBuffers call;
+  call.in = in.data();
+  call.out = out.data();
+  call.inBytes = call.outBytes = 32;
+  call.count = 8;
+  group.enqueue(plan, {call}, nullptr);
+  for (int attempt = 0; attempt < 2; ++attempt) {  // the failure stays with the world
+    try {
+      group.enqueue(plan, {call}, nullptr);
+      FAIL() << "no failure reported";
+    } catch (const RuntimeError &e) {
+      EXPECT_EQ(e.code(), ErrorCode::Timeout);
+      const std::string what = e.what();
+      EXPECT_NE(what.find("host emulation: rank 1 channels[0] op "), std::string::npos) << what;
+      EXPECT_NE(what.find("waiting for a message from rank 0 (channel 0)"), std::string::npos)
+          << what;
+    }
+  }
+}
+
+TEST(CudaEmulated, EveryAllocationIsReleased) {
+  test::HostTarget target;
+  {
+    FifoStore fifos(target);
+    ConnectionTable table;
+    LaunchGroup group(target, fifos, table, {0, 1}, 2, true, 1'000'000'000);
+    EXPECT_GT(target.liveAllocations(), 0u);
+  }
+  EXPECT_EQ(target.liveAllocations(), 0u);
+}
+
+}  // namespace

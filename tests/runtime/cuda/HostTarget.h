@@ -1,0 +1,37 @@
+// HostTarget: the cuda backend's DeviceTarget emulated on the host (blocks as threads, one
+// thread per block), so the lowering, the launch logic and the kernel's protocol run in tests
+// without a GPU.
+#pragma once
+
+#include "runtime/backends/cuda/DeviceTarget.h"
+
+#include <atomic>
+#include <set>
+
+namespace collplan::cuda::test {
+
+class HostTarget final : public DeviceTarget {
+public:
+  explicit HostTarget(uint32_t residentBlocks = 512) : resident_(residentBlocks) {}
+  ~HostTarget() override;
+  std::string describe() const override { return "host emulation"; }
+  void *allocate(size_t bytes) override;
+  void release(void *p) override;
+  void upload(void *dst, const void *src, size_t bytes) override;
+  void copyAsync(void *dst, const void *src, size_t bytes, StreamHandle) override;
+  DeviceError &errorRecord() override { return error_; }
+  uint32_t residentBlocks() const override { return resident_; }
+  /// Runs the launch to completion before returning.
+  void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) override;
+
+  size_t liveAllocations() const { return live_.size(); }
+  uint32_t launches() const { return launches_; }
+
+private:
+  uint32_t resident_;
+  DeviceError error_{};
+  std::set<void *> live_;
+  uint32_t launches_ = 0;
+};
+
+}  // namespace collplan::cuda::test
