@@ -196,7 +196,7 @@ void LaunchGroup::checkFailure() {
       what += "made no progress for " + std::to_string(double(timeoutNs_) / 1e9) +
               " s waiting for " + waited +
               ": a rank did not make the same collective call, or a launch of another device "
-              "did not run (set COLLPLAN_TIMEOUT_S to change the limit)";
+              "did not run";
     }
     broken_ = target_.describe() + ": " + what;
   }
