@@ -9,11 +9,18 @@ double Backend::simulateUs(const Plan &, const Topology &, uint64_t) const {
   throw std::logic_error(std::string(name()) + " runs plans; it does not simulate them");
 }
 
+std::unique_ptr<DeviceJob> Backend::openDeviceJob(int) const {
+  throw std::logic_error(std::string(name()) + " runs ranks on the host; it opens no device job");
+}
+
 const std::vector<const Backend *> &backends() {
   static const std::vector<const Backend *> registry = {
       &cpuThreadsBackend(), &cpuShmBackend(),
 #ifdef COLLPLAN_HAVE_MPI
       &mpiBackend(),  // built only when CMake found MPI
+#endif
+#ifdef COLLPLAN_HAVE_CUDA
+      &cudaBackend(),  // built only when CMake found nvcc
 #endif
       &simBackend()};
   return registry;

@@ -1,5 +1,5 @@
-// The backend interface and registry: what runs a job's ranks (cpu-threads, cpu-shm, mpi) or times
-// plans without moving data (sim), looked up by name by the API, the tools and the tuner.
+// The backend interface and registry: what runs a job's ranks (cpu-threads, cpu-shm, mpi, cuda) or
+// times plans without moving data (sim), looked up by name by the API, the tools and the tuner.
 #pragma once
 
 #include "runtime/exec/Executor.h"
@@ -67,6 +67,40 @@ public:
   virtual void run(CollectiveKind kind, const CallBuffers &call, int root) const = 0;
 };
 
+/// A stream of a device API (cudaStream_t), opaque so the registry needs no device headers.
+using DeviceStream = void *;
+
+/// This process's ranks of a job whose call buffers are device memory and whose calls are
+/// enqueued on device streams without the host waiting (cuda): what plan-bench and plan-tune
+/// drive on such a backend. Every rank of the job is held by this process.
+class DeviceJob {
+public:
+  virtual ~DeviceJob() = default;
+  /// "8 virtual ranks on device 0 (NVIDIA H100 80GB HBM3)", for reports and errors.
+  virtual std::string describe() const = 0;
+  virtual int ranks() const = 0;
+  /// Rank `rank`'s device (its CUDA ordinal).
+  virtual int deviceOf(int rank) const = 0;
+  /// The stream rank `rank`'s calls are enqueued on (the ranks of one device share one).
+  virtual DeviceStream streamOf(int rank) const = 0;
+  /// Zero-filled device memory of rank `rank`'s device. Throws RuntimeError(System) when out.
+  virtual void *allocate(int rank, size_t bytes) = 0;
+  virtual void release(int rank, void *p) = 0;
+  /// Host-to-device and device-to-host copies that wait (set-up and checks, never timed).
+  virtual void copyIn(int rank, void *device, const void *host, size_t bytes) = 0;
+  virtual void copyOut(int rank, void *host, const void *device, size_t bytes) = 0;
+  /// Enqueues one call of `plan` on every rank: calls[r] is rank r's (device pointers). Throws
+  /// RuntimeError(Plan) for a plan the devices cannot run, and a failure a kernel recorded.
+  virtual void enqueue(const Plan &plan, const std::vector<CallBuffers> &calls) = 0;
+  /// Marks the start of a timed span on every stream (device events; no wait).
+  virtual void startTimer() = 0;
+  /// Waits for the streams and returns the seconds since startTimer on the slowest device;
+  /// throws a failure a kernel recorded.
+  virtual double stopTimer() = 0;
+  /// Waits for everything enqueued; throws a failure a kernel recorded.
+  virtual void synchronize() = 0;
+};
+
 /// What a launched rank does, on its session; what it returns comes back to the launcher (through
 /// a pipe when the rank is another process), in rank order.
 using RankBody = std::function<std::string(RankSession &session)>;
@@ -110,6 +144,13 @@ public:
   virtual std::optional<Topology> launchTopology() const { return std::nullopt; }
   /// Its own collectives, run on the ranks of launch(); nullptr where it has none.
   virtual const NativeCollectives *nativeCollectives() const { return nullptr; }
+  /// Ranks' buffers are device memory and calls go on device streams: launch() and openJob()
+  /// refuse, and tools measure through openDeviceJob().
+  virtual bool runsOnDevices() const { return false; }
+  /// Backends that run on devices: every rank of a job of `ranks` ranks in this process, on the
+  /// devices the backend's environment assigns. Throws RuntimeError (Unsupported where no device
+  /// is usable) naming the reason.
+  virtual std::unique_ptr<DeviceJob> openDeviceJob(int ranks) const;
   /// Simulated backends: the time of `plan` on `topology` for a message of `bytes`, in µs.
   /// Throws SimError where the plan cannot run there.
   virtual double simulateUs(const Plan &plan, const Topology &topology, uint64_t bytes) const;
@@ -120,9 +161,9 @@ const std::vector<const Backend *> &backends();
 /// The backend named `name`, or nullptr.
 const Backend *findBackend(std::string_view name);
 /// The backend named `name`; throws std::invalid_argument "unknown backend "x" (expected one
-/// of: cpu-threads, cpu-shm, mpi, sim)" otherwise (mpi when built with MPI).
+/// of: cpu-threads, cpu-shm, mpi, cuda, sim)" otherwise (mpi when built with MPI, cuda with nvcc).
 const Backend &requireBackend(std::string_view name);
-/// "cpu-threads, cpu-shm, mpi, sim".
+/// "cpu-threads, cpu-shm, mpi, cuda, sim".
 std::string backendNames();
 
 /// The registry's entries (defined with their backends).
@@ -131,5 +172,7 @@ const Backend &cpuShmBackend();
 const Backend &simBackend();
 /// Defined only when CMake found MPI (findBackend("mpi") says whether it exists).
 const Backend &mpiBackend();
+/// Defined only when CMake found nvcc (findBackend("cuda") says whether it exists).
+const Backend &cudaBackend();
 
 }  // namespace collplan

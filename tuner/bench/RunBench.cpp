@@ -2,6 +2,7 @@
 #include "tuner/bench/RunBench.h"
 
 #include "tuner/bench/CheckData.h"
+#include "tuner/bench/DeviceLoop.h"
 #include "tuner/bench/MemoryCheck.h"
 
 #include <algorithm>
@@ -56,6 +57,10 @@ std::vector<SizeResult> runBench(const Backend &backend, const PlanSource &sourc
     return out;
   }
   checkRunMemory(source, c, sizes);
+  if (backend.runsOnDevices()) {
+    const std::unique_ptr<DeviceJob> job = backend.openDeviceJob(c.ranks);
+    return combineRanks({runDeviceLoop(*job, source, c, sizes, settings, progress)});
+  }
   const std::vector<std::string> reports = backend.launch(c.ranks, [&](RankSession &session) {
     return encodeRankTimes(runRankLoop(session, source, c, sizes, settings, progress));
   });

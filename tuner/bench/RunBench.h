@@ -10,8 +10,9 @@
 namespace collplan::bench {
 
 /// Every size of the case on `backend`: the rank loop on every rank it launches (Backend::launch;
-/// for a backend of one rank per process, call it before this process starts any thread), or,
-/// for a simulated backend, each size's plan timed on `topology` (#wrong is not checked there).
+/// for a backend of one rank per process, call it before this process starts any thread), the
+/// device loop on a job of a backend that runs on devices (Backend::openDeviceJob), or, for a
+/// simulated backend, each size's plan timed on `topology` (#wrong is not checked there).
 /// Throws std::invalid_argument when a simulated backend gets no topology, std::runtime_error /
 /// RuntimeError / PlanError with the failing rank's message, SimError for a plan the simulator
 /// cannot run on the topology.

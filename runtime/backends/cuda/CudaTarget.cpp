@@ -1,10 +1,13 @@
 // CudaTarget: the CUDA runtime calls behind DeviceTarget, each failure named with the device.
 #include "runtime/backends/cuda/CudaTarget.h"
 
+#include "runtime/backends/cuda/DeviceSetup.h"
 #include "runtime/backends/cuda/PlanKernel.h"
 #include "runtime/exec/RuntimeError.h"
 
 #include <cuda_runtime_api.h>
+
+#include <algorithm>
 
 namespace collplan::cuda {
 
@@ -17,6 +20,30 @@ int visibleDevices(std::string *why) {
   }
   if (count == 0 && why) *why = "cudaGetDeviceCount found no device";
   return count;
+}
+
+void enablePeerAccess(const std::vector<int> &deviceOfRank) {
+  checkPeerAccess(deviceOfRank, [](int from, int to) {
+    int can = 0;
+    return cudaDeviceCanAccessPeer(&can, from, to) == cudaSuccess && can;
+  });
+  std::vector<int> devices;
+  for (int d : deviceOfRank)
+    if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+  for (int from : devices)
+    for (int to : devices) {
+      if (from == to) continue;
+      cudaSetDevice(from);
+      const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
+      if (status == cudaErrorPeerAccessAlreadyEnabled) {
+        cudaGetLastError();  // not an error here: clear it
+      } else if (status != cudaSuccess) {
+        throw RuntimeError(ErrorCode::System,
+                           "cudaDeviceEnablePeerAccess from device " + std::to_string(from) +
+                               " to device " + std::to_string(to) + ": " +
+                               cudaGetErrorString(status));
+      }
+    }
 }
 
 void CudaTarget::check(int status, const std::string &what) const {
@@ -100,5 +127,47 @@ void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle st
   lastStream_ = stream;
   launched_ = true;
 }
+
+}  // namespace collplan::cuda
+
+namespace collplan::cuda {
+
+CudaStream::CudaStream(CudaTarget &target) : target_(target) {
+  target_.select();
+  cudaStream_t stream = nullptr;
+  target_.check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  stream_ = stream;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  target_.check(cudaEventCreate(&start), "cudaEventCreate");
+  start_ = start;
+  target_.check(cudaEventCreate(&stop), "cudaEventCreate");
+  stop_ = stop;
+}
+
+CudaStream::~CudaStream() {
+  cudaSetDevice(target_.device());
+  if (start_) cudaEventDestroy(static_cast<cudaEvent_t>(start_));
+  if (stop_) cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+  if (stream_) cudaStreamDestroy(cudaStream_t(stream_));
+}
+
+void CudaStream::markStart() {
+  target_.select();
+  target_.check(cudaEventRecord(static_cast<cudaEvent_t>(start_), cudaStream_t(stream_)),
+                "cudaEventRecord");
+}
+
+double CudaStream::secondsSinceStart() {
+  target_.select();
+  const cudaEvent_t stop = static_cast<cudaEvent_t>(stop_);
+  target_.check(cudaEventRecord(stop, cudaStream_t(stream_)), "cudaEventRecord");
+  target_.check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0;
+  target_.check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), stop),
+                "cudaEventElapsedTime");
+  return double(ms) / 1e3;
+}
+
+void CudaStream::synchronize() { target_.synchronize(stream_); }
 
 }  // namespace collplan::cuda

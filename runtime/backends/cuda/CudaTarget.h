@@ -4,11 +4,17 @@
 #include "runtime/backends/cuda/DeviceTarget.h"
 
 #include <string>
+#include <vector>
 
 namespace collplan::cuda {
 
 /// Devices the CUDA runtime sees (0 when there is no driver or no GPU); `why` says why none.
 int visibleDevices(std::string *why = nullptr);
+
+/// Lets every device of `deviceOfRank` read the memory of every other one it uses
+/// (cudaDeviceEnablePeerAccess), after checkPeerAccess has named any pair that cannot.
+/// Throws RuntimeError.
+void enablePeerAccess(const std::vector<int> &deviceOfRank);
 
 class CudaTarget final : public DeviceTarget {
 public:
@@ -38,6 +44,7 @@ private:
   /// Makes this target's device current; throws naming `what` when a CUDA call fails.
   void select() const;
   void check(int status, const std::string &what) const;
+  friend class CudaStream;
 
   int device_;
   std::string description_;
@@ -46,6 +53,32 @@ private:
   void *lastEvent_ = nullptr;     ///< cudaEvent_t recorded after the last launch
   StreamHandle lastStream_ = nullptr;
   bool launched_ = false;
+};
+
+}  // namespace collplan::cuda
+
+namespace collplan::cuda {
+
+/// A non-blocking stream of its own on one device, with the events that time spans of it.
+class CudaStream {
+public:
+  explicit CudaStream(CudaTarget &target);
+  ~CudaStream();
+  CudaStream(const CudaStream &) = delete;
+  CudaStream &operator=(const CudaStream &) = delete;
+
+  StreamHandle handle() const { return stream_; }
+  /// Records the start of a timed span (no wait).
+  void markStart();
+  /// Records the end, waits for it, and returns the seconds since markStart.
+  double secondsSinceStart();
+  /// Waits for everything enqueued on the stream.
+  void synchronize();
+
+private:
+  CudaTarget &target_;
+  StreamHandle stream_ = nullptr;
+  void *start_ = nullptr, *stop_ = nullptr;  ///< cudaEvent_t
 };
 
 }  // namespace collplan::cuda

@@ -50,6 +50,7 @@ private:
 }  // namespace
 
 HostTarget::~HostTarget() {
+  synchronize();
   for (void *p : live_) std::free(p);
 }
 
@@ -69,19 +70,26 @@ void HostTarget::release(void *p) {
 void HostTarget::upload(void *dst, const void *src, size_t bytes) { std::memcpy(dst, src, bytes); }
 
 void HostTarget::copyAsync(void *dst, const void *src, size_t bytes, StreamHandle) {
+  synchronize();
   std::memmove(dst, src, bytes);
 }
 
 void HostTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) {
+  synchronize();
   ++launches_;
-  std::vector<std::thread> threads;
+  running_ = args;
   for (uint32_t b = 0; b < blocks; ++b)
-    threads.emplace_back([&args, b, blocks] {
+    blocks_.emplace_back([this, b, blocks] {
       HostCtx ctx;
-      runChannelBlock(ctx, args, b);
-      finishBlock(ctx, args, blocks);
+      runChannelBlock(ctx, running_, b);
+      finishBlock(ctx, running_, blocks);
     });
-  for (std::thread &t : threads) t.join();
+  if (!asynchronous_) synchronize();
+}
+
+void HostTarget::synchronize() {
+  for (std::thread &t : blocks_) t.join();
+  blocks_.clear();
 }
 
 }  // namespace collplan::cuda::test

@@ -7,12 +7,18 @@
 
 #include <atomic>
 #include <set>
+#include <thread>
+#include <vector>
 
 namespace collplan::cuda::test {
 
 class HostTarget final : public DeviceTarget {
 public:
-  explicit HostTarget(uint32_t residentBlocks = 512) : resident_(residentBlocks) {}
+  /// `asynchronous`: a launch returns while its blocks run, as on a device, so launches of
+  /// several targets run together; the next copy or launch of this target, or synchronize(),
+  /// waits for it (the order of one stream). Otherwise a launch runs to completion.
+  explicit HostTarget(uint32_t residentBlocks = 512, bool asynchronous = false)
+      : resident_(residentBlocks), asynchronous_(asynchronous) {}
   ~HostTarget() override;
   std::string describe() const override { return "host emulation"; }
   void *allocate(size_t bytes) override;
@@ -21,14 +27,18 @@ public:
   void copyAsync(void *dst, const void *src, size_t bytes, StreamHandle) override;
   DeviceError &errorRecord() override { return error_; }
   uint32_t residentBlocks() const override { return resident_; }
-  /// Runs the launch to completion before returning.
   void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) override;
+  /// Waits for the launch still running, if any.
+  void synchronize();
 
   size_t liveAllocations() const { return live_.size(); }
   uint32_t launches() const { return launches_; }
 
 private:
   uint32_t resident_;
+  bool asynchronous_;
+  LaunchArgs running_{};  ///< the arguments the running blocks read
+  std::vector<std::thread> blocks_;
   DeviceError error_{};
   std::set<void *> live_;
   uint32_t launches_ = 0;

@@ -13,9 +13,10 @@ using namespace collplan;
 
 namespace {
 
-/// The registry's names: mpi only when CMake found MPI.
-const std::string kNames = findBackend("mpi") ? "cpu-threads, cpu-shm, mpi, sim"
-                                              : "cpu-threads, cpu-shm, sim";
+/// The registry's names: mpi only when CMake found MPI, cuda only when it found nvcc.
+const std::string kNames = std::string("cpu-threads, cpu-shm, ") +
+                           (findBackend("mpi") ? "mpi, " : "") +
+                           (findBackend("cuda") ? "cuda, " : "") + "sim";
 
 TEST(BackendRegistry, NamesAndProperties) {
   EXPECT_EQ(backendNames(), kNames);
@@ -32,6 +33,7 @@ TEST(BackendRegistry, NamesAndProperties) {
     EXPECT_EQ(e.what(), "unknown backend \"gpu\" (expected one of: " + kNames + ")");
   }
   for (const Backend *b : backends()) {
+    EXPECT_EQ(b->runsOnDevices(), b->name() == "cuda") << b->name();
     EXPECT_FALSE(b->summary().empty()) << b->name();
     EXPECT_GT(b->launchOverheadUs(), 0) << b->name();
   }
@@ -54,6 +56,22 @@ void expectLaunchRunsEveryRank(const Backend &backend) {
     return std::to_string(session.rank()) + ":" + std::to_string(int(out));
   });
   EXPECT_EQ(reports, (std::vector<std::string>{"0:6", "1:6", "2:6"})) << backend.name();
+}
+
+/// The cuda backend's ranks are device buffers on streams: it refuses host ranks with a message
+/// that says where its calls go, and a host backend opens no device job.
+TEST(BackendRegistry, DeviceAndHostBackendsRefuseEachOthersJobs) {
+  EXPECT_THROW(cpuThreadsBackend().openDeviceJob(2), std::logic_error);
+  const Backend *cuda = findBackend("cuda");
+  if (!cuda) GTEST_SKIP() << "this build has no cuda backend (nvcc was not found)";
+  try {
+    cuda->launch(2, [](RankSession &) { return std::string(); });
+    FAIL() << "cuda launched host ranks";
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("collplan_cuda.h"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cuda->openJob(JobOptions{}), RuntimeError);
 }
 
 TEST(BackendRegistry, CpuThreadsLaunchesEveryRank) { expectLaunchRunsEveryRank(cpuThreadsBackend()); }

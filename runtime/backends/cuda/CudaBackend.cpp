@@ -1,0 +1,118 @@
+// The cuda backend's registry entry and its DeviceJob: plans run as kernels on CUDA devices.
+#include "runtime/backends/cuda/CudaBackend.h"
+
+#include "runtime/backends/Backend.h"
+#include "runtime/backends/cuda/CudaTarget.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace collplan {
+namespace cuda {
+namespace {
+
+const char *deviceSpec() {
+  const char *spec = std::getenv(kDevicesVariable);
+  return spec ? spec : "";
+}
+
+/// Every rank of a job in this process, timed and checked by the benchmark loop: one stream of
+/// its own per device.
+class CudaJob final : public DeviceJob {
+public:
+  explicit CudaJob(std::unique_ptr<DeviceWorld> world) : world_(std::move(world)) {
+    for (size_t g = 0; g < world_->groups().size(); ++g) {
+      streams_.push_back(std::make_unique<CudaStream>(cudaTarget(g)));
+      handles_.push_back(streams_.back()->handle());
+    }
+  }
+
+  std::string describe() const override { return world_->describe(); }
+  int ranks() const override { return world_->ranks(); }
+  int deviceOf(int rank) const override { return world_->deviceOf(rank); }
+  DeviceStream streamOf(int rank) const override { return handles_[world_->groupOf(rank)]; }
+  void *allocate(int rank, size_t bytes) override {
+    return world_->target(world_->groupOf(rank)).allocate(bytes);
+  }
+  void release(int rank, void *p) override { world_->target(world_->groupOf(rank)).release(p); }
+  void copyIn(int rank, void *device, const void *host, size_t bytes) override {
+    cudaTarget(world_->groupOf(rank)).copyIn(device, host, bytes);
+  }
+  void copyOut(int rank, void *host, const void *device, size_t bytes) override {
+    cudaTarget(world_->groupOf(rank)).copyOut(host, device, bytes);
+  }
+  void enqueue(const Plan &plan, const std::vector<CallBuffers> &calls) override {
+    world_->enqueue(plan, calls, handles_);
+  }
+  void startTimer() override {
+    for (const auto &stream : streams_) stream->markStart();
+  }
+  double stopTimer() override {
+    double slowest = 0;
+    for (const auto &stream : streams_) slowest = std::max(slowest, stream->secondsSinceStart());
+    world_->checkFailure();
+    return slowest;
+  }
+  void synchronize() override {
+    for (const auto &stream : streams_) stream->synchronize();
+    world_->checkFailure();
+  }
+
+private:
+  CudaTarget &cudaTarget(size_t group) { return static_cast<CudaTarget &>(world_->target(group)); }
+
+  std::unique_ptr<DeviceWorld> world_;
+  std::vector<std::unique_ptr<CudaStream>> streams_;  ///< per device group
+  std::vector<DeviceStream> handles_;
+};
+
+[[noreturn]] void refuseHostRanks(const char *what) {
+  throw RuntimeError(ErrorCode::Unsupported,
+                     std::string("the cuda backend cannot ") + what +
+                         ": its ranks' buffers are device memory and its calls go on CUDA "
+                         "streams (collplan_cuda.h; plan-bench and plan-tune --backend cuda)");
+}
+
+class CudaBackend final : public Backend {
+public:
+  std::string_view name() const override { return "cuda"; }
+  std::string_view summary() const override {
+    return "plans run as kernels on CUDA devices (COLLPLAN_CUDA_DEVICES: every rank on device 0 "
+           "by default, or one device per rank)";
+  }
+  /// A kernel launch and the event that times it.
+  double launchOverheadUs() const override { return 10; }
+  bool runsOnDevices() const override { return true; }
+  std::unique_ptr<Job> openJob(const JobOptions &) const override {
+    refuseHostRanks("open a job of host transports");
+  }
+  std::vector<std::string> launch(int, const RankBody &) const override {
+    refuseHostRanks("run ranks on host threads");
+  }
+  std::unique_ptr<DeviceJob> openDeviceJob(int ranks) const override {
+    return std::make_unique<CudaJob>(openCudaWorld(ranks, defaultWaitPolicy()));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceWorld> openCudaWorld(int ranks, const WaitPolicy &policy) {
+  std::string why;
+  const int devices = visibleDevices(&why);
+  if (devices == 0)
+    throw RuntimeError(ErrorCode::Unsupported, "the cuda backend found no usable device: " + why);
+  std::vector<int> deviceOfRank = assignDevices(ranks, -1, devices, deviceSpec());
+  if (deviceMode(deviceOfRank, false) == DeviceMode::PeerDevices) enablePeerAccess(deviceOfRank);
+  return std::make_unique<DeviceWorld>(
+      std::move(deviceOfRank), [](int device) { return std::make_unique<CudaTarget>(device); },
+      deviceTimeoutNs(policy));
+}
+
+}  // namespace cuda
+
+const Backend &cudaBackend() {
+  static const cuda::CudaBackend backend;
+  return backend;
+}
+
+}  // namespace collplan

@@ -1,0 +1,65 @@
+// DeviceWorld: the ranks this process holds of a cuda job, on their devices: one DeviceTarget and
+// one LaunchGroup per device, and the FIFOs they share.
+#pragma once
+
+#include "runtime/backends/cuda/DeviceSetup.h"
+#include "runtime/backends/cuda/LaunchGroup.h"
+#include "runtime/exec/Wait.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace collplan::cuda {
+
+/// The kernels' give-up time for `policy`: its timeout (COLLPLAN_TIMEOUT_S), or never for 0.
+uint64_t deviceTimeoutNs(const WaitPolicy &policy);
+
+class DeviceWorld {
+public:
+  /// Opens the target of one device (CudaTarget in the backend, a host emulation in tests).
+  using TargetFactory = std::function<std::unique_ptr<DeviceTarget>(int device)>;
+
+  /// Every rank of the world in this process: rank r on device deviceOfRank[r] (assignDevices).
+  /// Devices are opened in order of first use; FIFOs live on the first, which every other device
+  /// reaches through peer access (enabled by the caller). Throws RuntimeError.
+  DeviceWorld(std::vector<int> deviceOfRank, const TargetFactory &open, uint64_t timeoutNs);
+  ~DeviceWorld();
+  DeviceWorld(const DeviceWorld &) = delete;
+  DeviceWorld &operator=(const DeviceWorld &) = delete;
+
+  int ranks() const { return int(deviceOfRank_.size()); }
+  int deviceOf(int rank) const { return deviceOfRank_[size_t(rank)]; }
+  DeviceMode mode() const { return deviceMode(deviceOfRank_, false); }
+  const std::vector<DeviceGroup> &groups() const { return groups_; }
+  /// The index into groups() of `rank`'s device.
+  size_t groupOf(int rank) const { return groupOfRank_[size_t(rank)]; }
+  DeviceTarget &target(size_t group) { return *targets_[group]; }
+  /// "8 virtual ranks on device 0 (NVIDIA H100 80GB HBM3)" / "4 ranks on 4 devices (peer
+  /// devices): device 0 (...), ...".
+  std::string describe() const;
+
+  /// Enqueues one call on every rank, one launch per device: calls[r] is rank r's (device
+  /// pointers), streams[g] the stream of groups()[g]. Never waits. Throws as
+  /// LaunchGroup::enqueue, naming the device.
+  void enqueue(const Plan &plan, const std::vector<CallBuffers> &calls,
+               const std::vector<StreamHandle> &streams);
+  /// Enqueues the calls of one device's ranks only (callsOfGroup in groups()[g].ranks order):
+  /// the API's launches, whose ranks on other devices are enqueued by other calls.
+  void enqueueGroup(size_t g, const Plan &plan, const std::vector<CallBuffers> &callsOfGroup,
+                    StreamHandle stream);
+  /// Throws the first failure a kernel of any device recorded.
+  void checkFailure();
+
+private:
+  std::vector<int> deviceOfRank_;
+  std::vector<DeviceGroup> groups_;
+  std::vector<size_t> groupOfRank_;
+  std::vector<std::unique_ptr<DeviceTarget>> targets_;  ///< per group
+  ConnectionTable table_;
+  std::unique_ptr<FifoStore> fifos_;                    ///< on targets_[0]
+  std::vector<std::unique_ptr<LaunchGroup>> launches_;  ///< per group
+};
+
+}  // namespace collplan::cuda
