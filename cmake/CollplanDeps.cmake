@@ -82,14 +82,39 @@ if(COLLPLAN_ENABLE_CUDA)
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)  # CUDA::cudart, for the runtime and its install rules
     set(COLLPLAN_HAVE_CUDA ON)
   endif()
+endif()
+# NCCL (plan-bench --baseline nccl on the cuda backend): nccl.h and libnccl, looked for next to
+# the CUDA toolkit (/usr/local/cuda/include and lib, or lib64) and on the system's paths. Optional:
+# without it the baseline says this build has no NCCL.
+set(COLLPLAN_HAVE_NCCL OFF)
+if(COLLPLAN_HAVE_CUDA AND COLLPLAN_ENABLE_NCCL)
+  find_package(CUDAToolkit QUIET)
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} ENV NCCL_HOME
+            PATH_SUFFIXES include DOC "Directory of nccl.h")
+  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}
+               ENV NCCL_HOME PATH_SUFFIXES lib lib64 DOC "libnccl")
+  if(TARGET CUDA::cudart AND NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+    set(COLLPLAN_HAVE_NCCL ON)
+    file(STRINGS "${NCCL_INCLUDE_DIR}/nccl.h" _nccl_version
+         REGEX "#define NCCL_(MAJOR|MINOR|PATCH) ")
+    string(REGEX REPLACE "[^0-9;]*([0-9]+)[^;]*" "\\1" _nccl_version "${_nccl_version}")
+    string(REPLACE ";" "." COLLPLAN_NCCL_VERSION "${_nccl_version}")
+    add_library(collplan_nccl INTERFACE IMPORTED)
+    target_include_directories(collplan_nccl INTERFACE ${NCCL_INCLUDE_DIR})
+    target_link_libraries(collplan_nccl INTERFACE ${NCCL_LIBRARY} CUDA::cudart)
+  endif()
+endif()
+if(COLLPLAN_HAVE_NCCL)
+  message(STATUS "collplan: NCCL ${COLLPLAN_NCCL_VERSION}: ${NCCL_INCLUDE_DIR}, ${NCCL_LIBRARY}")
 endif()
 if(COLLPLAN_HAVE_MPI)
   message(STATUS "collplan: MPI: ${COLLPLAN_MPI_FAMILY} (${MPI_C_HEADER_DIR}), launcher "
                  "${MPIEXEC_EXECUTABLE}")
 endif()
-message(STATUS "collplan: MPI=${COLLPLAN_HAVE_MPI} CUDA=${COLLPLAN_HAVE_CUDA}")
+message(STATUS "collplan: MPI=${COLLPLAN_HAVE_MPI} CUDA=${COLLPLAN_HAVE_CUDA} NCCL=${COLLPLAN_HAVE_NCCL}")
 
 set(COLLPLAN_WARNINGS -Wall -Wextra -Wno-unused-parameter)
 

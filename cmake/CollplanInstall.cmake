@@ -26,6 +26,15 @@ if(COLLPLAN_HAVE_MPI)
     string(APPEND COLLPLAN_PC_MPI_LIBS " ${lib}")
   endforeach()
 endif()
+# With the cuda backend built in, static users link the CUDA runtime too, and get its API's
+# headers (which they compile with the CUDA toolkit's include directory).
+set(COLLPLAN_CONFIG_HAVE_CUDA ${COLLPLAN_HAVE_CUDA})
+set(COLLPLAN_PC_CUDA_LIBS "")
+if(COLLPLAN_HAVE_CUDA)
+  string(APPEND COLLPLAN_PC_CUDA_LIBS " ${CUDA_cudart_LIBRARY}")
+  list(APPEND COLLPLAN_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/runtime/api/collplan_cuda.h
+                                      ${PROJECT_SOURCE_DIR}/runtime/api/collplan_cuda.hpp)
+endif()
 set(COLLPLAN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/collplan)
 
 install(TARGETS collplan_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)

@@ -208,6 +208,15 @@ TuneResult runTune(const TuneSettings &settings) {
   ProgressBar bar(!settings.quiet && (terminal || settings.progress), terminal);
   const std::vector<uint64_t> requested = bench::sizeSweep(settings.minBytes, settings.maxBytes, 2);
   const Measurer measurer(requireBackend(settings.backend), result.topology, settings.quick);
+  // A backend on devices opens them once first, so a machine without one fails at once, saying
+  // why, instead of once per variant.
+  if (measurer.backend().runsOnDevices()) {
+    try {
+      (void)measurer.backend().openDeviceJob(result.ranks);
+    } catch (const std::exception &e) {
+      throw TuneError("--backend " + settings.backend + ": " + e.what());
+    }
+  }
 
   // 1. Tables, and the variants of each (kind, op) compiled once: plans are dtype-independent.
   std::map<std::pair<int, int>, VariantSet> compiled;

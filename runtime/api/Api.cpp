@@ -140,6 +140,25 @@ collplan_status_t guardedCall(const char *function, const std::function<void()> 
   return guarded(function, body);
 }
 
+Communicator &communicator(collplan_comm_t comm) { return *comms().check(comm).impl; }
+
+bool isLive(collplan_comm_t comm) {
+  try {
+    comms().check(comm);
+    return true;
+  } catch (const RuntimeError &) {
+    return false;
+  }
+}
+
+CallRequest callRequest(const collplan_call_t &call) {
+  CallRequest r = request(call.collective, call.send, call.recv, call.count, call.dtype, call.op,
+                          call.root);
+  r.sendBytes = call.send_bytes;
+  r.recvBytes = call.recv_bytes;
+  return r;
+}
+
 collplan_comm_t adoptWorld(std::unique_ptr<WorldImpl> world, int rank) {
   auto handle = std::make_unique<collplan_comm>();
   handle->impl = std::make_unique<Communicator>(*world, rank);
@@ -401,11 +420,7 @@ collplan_status_t collplan_barrier(collplan_comm_t comm) {
 
 collplan_status_t collplan_call(collplan_comm_t comm, const collplan_call_t *call) {
   if (!call) return setError(COLLPLAN_ERROR_NULL_POINTER, "collplan_call: call is NULL");
-  collplan::CallRequest r = request(call->collective, call->send, call->recv, call->count,
-                                    call->dtype, call->op, call->root);
-  r.sendBytes = call->send_bytes;
-  r.recvBytes = call->recv_bytes;
-  return collective("collplan_call", comm, r);
+  return collective("collplan_call", comm, collplan::api::callRequest(*call));
 }
 
 }  // extern "C"

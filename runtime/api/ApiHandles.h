@@ -14,6 +14,14 @@ namespace collplan::api {
 /// ("function: message"), as every function of collplan.h does.
 collplan_status_t guardedCall(const char *function, const std::function<void()> &body);
 
+/// The communicator of a live handle. Throws RuntimeError: NullPointer for NULL, InvalidArgument
+/// for a handle that is not live.
+Communicator &communicator(collplan_comm_t comm);
+/// Whether `comm` is a live handle.
+bool isLive(collplan_comm_t comm);
+/// collplan_call_t as the communicator takes it.
+CallRequest callRequest(const collplan_call_t &call);
+
 /// A live communicator handle for `rank` of `world`, which it owns: collplan_comm_destroy
 /// destroys both (a world made for one communicator, such as collplan_comm_create_mpi's).
 collplan_comm_t adoptWorld(std::unique_ptr<WorldImpl> world, int rank);

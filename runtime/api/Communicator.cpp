@@ -55,7 +55,13 @@ WorldImpl::WorldImpl(const WorldConfig &config)
   taken_.reset(new std::atomic<bool>[size_t(c.ranks)]);
   for (int r = 0; r < c.ranks; ++r) taken_[size_t(r)] = false;
   calls_.reset(new uint64_t[size_t(c.ranks)]());
-  if (!job_) job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_, c.native});
+  if (backend_.runsOnDevices()) {
+    deviceJob_ = c.rank == -1 ? backend_.openDeviceJob(c.ranks)
+                              : backend_.openDeviceRank(JobOptions{c.ranks, c.rank, c.shmJob, policy_});
+    deviceCalls_ = std::make_unique<DeviceCalls>(*deviceJob_);
+  } else if (!job_) {
+    job_ = backend_.openJob(JobOptions{c.ranks, c.rank, c.shmJob, policy_, c.native});
+  }
 }
 
 WorldImpl::~WorldImpl() = default;
@@ -101,11 +107,14 @@ std::unique_ptr<Transport> WorldImpl::takeTransport(int rank) {
   if (rank < 0 || rank >= config_.ranks)
     fail(ErrorCode::InvalidArgument, "rank " + std::to_string(rank) + " is out of range for " +
                                          std::to_string(config_.ranks) + " ranks");
+  if (deviceJob_ && config_.rank >= 0 && rank != config_.rank)
+    fail(ErrorCode::InvalidArgument, "this process holds rank " + std::to_string(config_.rank) +
+                                         " of the world, not rank " + std::to_string(rank));
   if (taken_[size_t(rank)].exchange(true))
     fail(ErrorCode::InvalidArgument,
          "rank " + std::to_string(rank) + " already has a communicator in this world");
   try {
-    std::unique_ptr<Transport> transport = job_->transport(rank, policy_);
+    std::unique_ptr<Transport> transport = job_ ? job_->transport(rank, policy_) : nullptr;
     ++live_;
     return transport;
   } catch (...) {
@@ -114,18 +123,29 @@ std::unique_ptr<Transport> WorldImpl::takeTransport(int rank) {
   }
 }
 
+const BucketTable &WorldImpl::sharedDefaultTable(CollectiveKind kind, DType dtype,
+                                                 std::optional<ReduceOp> op, int root) {
+  std::lock_guard lock(sharedTablesMutex_);
+  const auto key = std::make_tuple(int(kind), int(dtype), op ? int(*op) : -1, root);
+  auto it = sharedTables_.find(key);
+  if (it == sharedTables_.end())
+    it = sharedTables_.emplace(key, defaultRules().table(kind, dtype, op, ranks(), root)).first;
+  return it->second;
+}
+
 void WorldImpl::returnRank(int rank) {
   taken_[size_t(rank)] = false;
   --live_;
 }
 
-Communicator::Communicator(WorldImpl &world, int rank)
-    : world_(world), rank_(rank),
-      session_(world.takeTransport(rank), world.streamingCopyMinBytes()) {
+Communicator::Communicator(WorldImpl &world, int rank) : world_(world), rank_(rank) {
+  if (std::unique_ptr<Transport> transport = world.takeTransport(rank))
+    session_ = std::make_unique<RankSession>(std::move(transport), world.streamingCopyMinBytes());
 }
 
 Communicator::~Communicator() {
   for (void *p : heapAllocations_) std::free(p);
+  for (void *p : deviceAllocations_) world_.deviceJob()->release(rank_, p);
   world_.returnRank(rank_);
 }
 
@@ -134,7 +154,12 @@ void *Communicator::allocate(size_t bytes) {
   if (bytes > size_t(PTRDIFF_MAX))  // no address space holds it, and page rounding would wrap
     fail(ErrorCode::InvalidArgument, "cannot allocate " + std::to_string(bytes) +
                                          " bytes: more than PTRDIFF_MAX");
-  if (void *shared = session_.transport().allocateShared(bytes)) return shared;
+  if (DeviceJob *devices = world_.deviceJob()) {
+    void *p = devices->allocate(rank_, bytes);
+    deviceAllocations_.insert(p);
+    return p;
+  }
+  if (void *shared = session_->transport().allocateShared(bytes)) return shared;
   void *p = std::aligned_alloc(4096, (bytes + 4095) & ~size_t(4095));
   if (!p) fail(ErrorCode::System, "out of memory allocating " + std::to_string(bytes) + " bytes");
   heapAllocations_.insert(p);
@@ -147,33 +172,37 @@ void Communicator::release(void *p) {
     std::free(p);
     return;
   }
-  if (!session_.transport().freeShared(p))
+  if (deviceAllocations_.erase(p)) {
+    world_.deviceJob()->release(rank_, p);
+    return;
+  }
+  if (!session_ || !session_->transport().freeShared(p))
     fail(ErrorCode::InvalidArgument,
          "pointer was not returned by collplan_mem_alloc on this communicator (or was freed)");
 }
 
-const PreparedProgram &Communicator::programFor(CollectiveKind kind, DType dtype, ReduceOp op,
-                                                int root, uint64_t messageBytes) {
+const Plan &Communicator::planFor(CollectiveKind kind, DType dtype, ReduceOp op, int root,
+                                  uint64_t messageBytes) {
   if (const BucketTable *table = world_.table(kind, dtype, op)) {
     const Plan &plan = table->lookup(messageBytes).plan;
-    if (!needsRoot(kind) || plan.root == root) return session_.prepare(plan);
+    if (!needsRoot(kind) || plan.root == root) return plan;
     // The bundle was tuned with another root: the default rules serve this one.
   }
   const int opIndex = needsReduceOp(kind) ? int(op) : 0;
   const int rootIndex = needsRoot(kind) ? root : 0;
+  std::optional<ReduceOp> planOp;
+  if (needsReduceOp(kind)) planOp = op;
+  if (!session_) return world_.sharedDefaultTable(kind, dtype, planOp, rootIndex).lookup(messageBytes).plan;
   const uint64_t key = uint64_t(int(kind) * 4 + opIndex) << 32 | uint32_t(rootIndex);
   auto it = defaultTables_.find(key);
-  if (it == defaultTables_.end()) {
-    std::optional<ReduceOp> planOp;
-    if (needsReduceOp(kind)) planOp = op;
+  if (it == defaultTables_.end())
     it = defaultTables_
              .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex, rank_))
              .first;
-  }
-  return session_.prepare(it->second.lookup(messageBytes).plan);
+  return it->second.lookup(messageBytes).plan;
 }
 
-void Communicator::run(const CallRequest &req) {
+Communicator::CheckedCall Communicator::check(const CallRequest &req) {
   if (req.collective < 0 || req.collective >= kNumCollectiveKinds)
     fail(ErrorCode::InvalidArgument,
          "unknown collective " + std::to_string(req.collective) + " (expected 0 to 8)");
@@ -225,20 +254,9 @@ void Communicator::run(const CallRequest &req) {
   };
   checkBuffer(req.send, inBytes, req.sendBytes, "send");
   checkBuffer(req.recv, outBytes, req.recvBytes, "recv");
-  // Numbered even when nothing moves, so a peer that moves data in this call is caught.
-  const CallSignature signature{kind, dtype, op, root, world_.nextCall(rank_)};
-  if (kind != CollectiveKind::Barrier && req.count == 0) return;  // nothing moves on any rank
-
-  const PreparedProgram *program = nullptr;
-  try {
-    program = &programFor(kind, dtype, op, root, uint64_t(blocks) * blockBytes);
-  } catch (const RuntimeError &) {
-    throw;
-  } catch (const std::exception &e) {
-    fail(ErrorCode::Plan, where + e.what());
-  }
-  lastAlgorithm_ = program->plan().algorithm;
-  CallBuffers call;
+  CheckedCall out;
+  out.where = where;
+  CallBuffers &call = out.call;
   call.in = req.send;
   call.out = req.recv;
   call.inBytes = inBytes;
@@ -246,9 +264,25 @@ void Communicator::run(const CallRequest &req) {
   call.count = req.count;
   call.dtype = dtype;
   call.op = op;
-  call.signature = signature;
+  // Numbered even when nothing moves, so a peer that moves data in this call is caught.
+  call.signature = CallSignature{kind, dtype, op, root, world_.nextCall(rank_)};
+  if (kind != CollectiveKind::Barrier && req.count == 0) return out;  // nothing moves on any rank
+
   try {
-    session_.run(*program, call);
+    out.plan = &planFor(kind, dtype, op, root, uint64_t(blocks) * blockBytes);
+  } catch (const RuntimeError &) {
+    throw;
+  } catch (const std::exception &e) {
+    fail(ErrorCode::Plan, where + e.what());
+  }
+  lastAlgorithm_ = out.plan->algorithm;
+  return out;
+}
+
+template <typename Body>
+void Communicator::guardExecution(const std::string &where, Body &&body) {
+  try {
+    body();
   } catch (const RuntimeError &e) {
     brokenBy_ = e.what();
     throw RuntimeError(e.code(), where + e.what());
@@ -256,6 +290,35 @@ void Communicator::run(const CallRequest &req) {
     brokenBy_ = e.what();
     fail(ErrorCode::Internal, where + e.what());
   }
+}
+
+void Communicator::run(const CallRequest &req) {
+  if (!session_)
+    fail(ErrorCode::Unsupported,
+         "backend " + std::string(world_.backend().name()) +
+             " enqueues calls on device streams: use collplan_cuda_call (collplan_cuda.h)");
+  const CheckedCall checked = check(req);
+  if (!checked.plan) return;
+  const PreparedProgram *program = nullptr;
+  try {
+    program = &session_->prepare(*checked.plan);
+  } catch (const RuntimeError &) {
+    throw;
+  } catch (const std::exception &e) {
+    fail(ErrorCode::Plan, checked.where + e.what());
+  }
+  guardExecution(checked.where, [&] { session_->run(*program, checked.call); });
+}
+
+void Communicator::enqueue(const CallRequest &req, DeviceStream stream) {
+  if (!world_.deviceCalls())
+    fail(ErrorCode::Unsupported,
+         "backend " + std::string(world_.backend().name()) +
+             " runs calls on the host: use collplan_call (collplan.h)");
+  const CheckedCall checked = check(req);
+  if (!checked.plan) return;
+  guardExecution(checked.where,
+                 [&] { world_.deviceCalls()->submit(rank_, *checked.plan, checked.call, stream); });
 }
 
 }  // namespace collplan

@@ -1,13 +1,17 @@
 // WorldImpl and Communicator: the C++ core behind collplan.h (validation, plan choice, execution).
 #pragma once
 
+#include "runtime/api/DeviceCalls.h"
 #include "runtime/backends/Backend.h"
 #include "runtime/exec/RankSession.h"
 #include "runtime/plan/Plan.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -44,8 +48,16 @@ public:
   const BucketTable *table(CollectiveKind kind, DType dtype, ReduceOp op) const {
     return tables_[int(kind)][int(dtype)][int(op)];
   }
-  /// Hands out rank `rank`'s transport (once per rank at a time). Throws RuntimeError.
+  /// Hands out rank `rank`'s transport (once per rank at a time); nullptr in a device world,
+  /// whose ranks have none. Throws RuntimeError.
   std::unique_ptr<Transport> takeTransport(int rank);
+  /// The devices of a world whose backend runs on them (cuda), else nullptr.
+  DeviceJob *deviceJob() const { return deviceJob_.get(); }
+  DeviceCalls *deviceCalls() const { return deviceCalls_.get(); }
+  /// The default rules' whole-world table for calls no bundle covers, shared by the ranks of a
+  /// device world (a device launches its ranks' calls of one plan object together).
+  const BucketTable &sharedDefaultTable(CollectiveKind kind, DType dtype,
+                                        std::optional<ReduceOp> op, int root);
   void returnRank(int rank);
   int liveCommunicators() const { return live_.load(); }
   /// The number of rank `rank`'s next call, counted over every communicator the rank has had
@@ -63,7 +75,10 @@ private:
   std::optional<Bundle> bundle_;
   const BucketTable *tables_[kNumCollectiveKinds][kNumDTypes][4] = {};
   std::unique_ptr<Job> job_;
-  std::unique_ptr<std::atomic<bool>[]> taken_;
+  std::unique_ptr<DeviceJob> deviceJob_;
+  std::unique_ptr<DeviceCalls> deviceCalls_;
+  std::mutex sharedTablesMutex_;
+  std::map<std::tuple<int, int, int, int>, BucketTable> sharedTables_;  std::unique_ptr<std::atomic<bool>[]> taken_;
   std::unique_ptr<uint64_t[]> calls_;  ///< per rank: calls made (nextCall)
   std::atomic<int> live_{0};
   WaitPolicy policy_;
@@ -98,26 +113,40 @@ public:
 
   /// Throws RuntimeError with the code and message the C API reports.
   void run(const CallRequest &request);
+  /// Enqueues the call on `stream` (a device world's calls, collplan_cuda_call): launched
+  /// once every rank of this rank's device has made its call. Never waits for the device.
+  void enqueue(const CallRequest &request, DeviceStream stream);
 
   /// Memory for call buffers (collplan_mem_alloc): shared with the job's other processes on
-  /// cpu-shm, so peers read it in place; page-aligned heap memory elsewhere. Throws RuntimeError.
+  /// cpu-shm, so peers read it in place; device memory of the rank's device in a device world;
+  /// page-aligned heap memory elsewhere. Throws RuntimeError.
   void *allocate(size_t bytes);
   /// Frees what allocate returned. Throws RuntimeError(InvalidArgument) for any other pointer.
   void release(void *p);
 
 private:
-  const PreparedProgram &programFor(CollectiveKind kind, DType dtype, ReduceOp op, int root,
-                                    uint64_t messageBytes);
+  /// A validated call: its buffers and the plan that serves it (nullptr: nothing moves).
+  struct CheckedCall {
+    CallBuffers call;
+    const Plan *plan = nullptr;
+    std::string where;  ///< "allreduce on rank 2 of 8: ", for errors
+  };
+  CheckedCall check(const CallRequest &request);
+  const Plan &planFor(CollectiveKind kind, DType dtype, ReduceOp op, int root,
+                      uint64_t messageBytes);
+  /// Runs `body`; a failure there leaves the ranks out of step, so it breaks the communicator.
+  template <typename Body> void guardExecution(const std::string &where, Body &&body);
 
   WorldImpl &world_;
   int rank_;
-  RankSession session_;
+  std::unique_ptr<RankSession> session_;  ///< nullptr in a device world
   /// For calls no bundle covers, by (kind, op, root): the default rules' table (built-in plans
   /// by size, DefaultRules.h), built on first use; the session prepares each plan once.
   std::unordered_map<uint64_t, BucketTable> defaultTables_;
   std::string lastAlgorithm_;
   std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
   std::unordered_set<void *> heapAllocations_;  ///< allocate()'s memory outside the transport
+  std::unordered_set<void *> deviceAllocations_;  ///< allocate()'s memory in a device world
 };
 
 }  // namespace collplan

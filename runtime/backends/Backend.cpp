@@ -13,6 +13,10 @@ std::unique_ptr<DeviceJob> Backend::openDeviceJob(int) const {
   throw std::logic_error(std::string(name()) + " runs ranks on the host; it opens no device job");
 }
 
+std::unique_ptr<DeviceJob> Backend::openDeviceRank(const JobOptions &) const {
+  return openDeviceJob(0);  // refuses as openDeviceJob does
+}
+
 const std::vector<const Backend *> &backends() {
   static const std::vector<const Backend *> registry = {
       &cpuThreadsBackend(), &cpuShmBackend(),

@@ -92,6 +92,12 @@ public:
   /// Enqueues one call of `plan` on every rank: calls[r] is rank r's (device pointers). Throws
   /// RuntimeError(Plan) for a plan the devices cannot run, and a failure a kernel recorded.
   virtual void enqueue(const Plan &plan, const std::vector<CallBuffers> &calls) = 0;
+  /// The ranks one launch runs with rank `rank`: those of its device, ascending.
+  virtual const std::vector<int> &ranksWith(int rank) const = 0;
+  /// Enqueues one call of `plan` on the ranks of `rank`'s device only, on `stream` (the API's
+  /// launches): calls[i] is ranksWith(rank)[i]'s. Throws as enqueue.
+  virtual void enqueueDevice(int rank, const Plan &plan, const std::vector<CallBuffers> &calls,
+                             DeviceStream stream) = 0;
   /// Marks the start of a timed span on every stream (device events; no wait).
   virtual void startTimer() = 0;
   /// Waits for the streams and returns the seconds since startTimer on the slowest device;
@@ -151,6 +157,10 @@ public:
   /// devices the backend's environment assigns. Throws RuntimeError (Unsupported where no device
   /// is usable) naming the reason.
   virtual std::unique_ptr<DeviceJob> openDeviceJob(int ranks) const;
+  /// Backends that run on devices: this process's one rank (`options.rank`) of a job whose
+  /// ranks are processes, which every process opens alike with the same `options.job` name.
+  /// The job holds that rank alone (ranksWith(rank) is {rank}). Throws RuntimeError.
+  virtual std::unique_ptr<DeviceJob> openDeviceRank(const JobOptions &options) const;
   /// Simulated backends: the time of `plan` on `topology` for a message of `bytes`, in µs.
   /// Throws SimError where the plan cannot run there.
   virtual double simulateUs(const Plan &plan, const Topology &topology, uint64_t bytes) const;

@@ -444,7 +444,10 @@ def test_bench_errors(env):
         (["--backend", "sim", "--topology", "bogus:3"], "unknown topology"),
         (["--backend", "sim", "--topology", "ring:4", "--plan", plan], "has 4 ranks"),
         (["--ranks", "2", "--topology", "ring:2"], "only used by --backend sim"),
-        (["--ranks", "2", "--baseline", "nccl"], "unknown baseline"),
+        (["--ranks", "2", "--baseline", "nvshmem"],
+         "--baseline: unknown baseline \"nvshmem\" (expected: mpi, nccl)"),
+        (["--ranks", "2", "--baseline", "nccl"],
+         "so it needs a backend whose ranks run on devices"),
         (["--ranks", "2", "--dtype", "f16", "--baseline", "mpi"], "MPI has no f16"),
         (["--ranks", "2", "-c", "broadcast", "--root", "5"], "--root 5 is out of range"),
     ]

@@ -15,7 +15,7 @@ import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from e2e_support import SVG, Failure, check, run_main  # noqa: E402
+from e2e_support import SKIP, SVG, Failure, check, run_main  # noqa: E402
 
 U64_MAX = 18446744073709551615
 
@@ -179,6 +179,21 @@ def test_tune_interrupt(env):
         doc = check_bundle(bundle, "cpu-threads", 2, [("allreduce", "f32", "sum")])
         check(doc["tuner"]["partial"], "partial bundle not marked partial")
         run_bundle(env, bundle, 2, "allreduce", "8", "64K")
+
+
+def test_tune_cuda_without_a_device(env):
+    """Where the cuda backend is built but no GPU is visible, plan-tune stops before its first
+    variant, with the CUDA runtime's reason, rather than failing each variant."""
+    if "cuda" not in env.run("plan-tune", "--help").stdout:
+        return SKIP  # this build has no cuda backend
+    p = env.run("plan-tune", "--backend", "cuda", "--topology", "ring:2", "--quick",
+                "-a", "ring", "-o", os.path.join(env.work, "cuda.bundle.json"), expect=None)
+    if p.returncode == 0:
+        return SKIP  # a GPU is here: it tuned, which the GPU tests check
+    check(p.returncode == 1, f"plan-tune --backend cuda: exit {p.returncode}\n{p.stderr[-1500:]}")
+    check("plan-tune: error: --backend cuda: the cuda backend found no usable device: " in p.stderr,
+          f"plan-tune --backend cuda: stderr lacks the reason:\n{p.stderr[-1500:]}")
+    check("failed to run" not in p.stderr, "plan-tune --backend cuda tried variants:\n" + p.stderr)
 
 
 def test_tune_errors(env):

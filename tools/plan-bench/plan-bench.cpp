@@ -1,5 +1,5 @@
 // plan-bench: runs plans (a plan file, a bundle or the built-in plans) on a backend over a size
-// range and prints the nccl-tests table, optionally next to MPI's own collective.
+// range and prints the nccl-tests table, optionally next to MPI's or NCCL's own collective.
 #include "runtime/backends/Backend.h"
 #include "runtime/topology/Resolver.h"
 #include "tools/named-algorithm/NamedAlgorithm.h"
@@ -143,7 +143,10 @@ int main(int argc, char **argv) {
   app.add_flag("--no-verify", o.noVerify,
                "Load plan and bundle files without proving them (plan-verify): for trusted files, "
                "or to measure a plan known to be wrong");
-  app.add_option("--baseline", o.baseline, "\"mpi\": also time MPI's own collective with mpirun");
+  app.add_option("--baseline", o.baseline,
+                 "Also time the library's own collective: \"mpi\" (MPI's, under mpirun; in the "
+                 "same launch with --backend mpi) or \"nccl\" (NCCL's, on the same GPUs with "
+                 "--backend cuda and one device per rank in COLLPLAN_CUDA_DEVICES)");
   app.add_option("--mpirun", o.mpirun, "mpirun command for --baseline mpi")->capture_default_str();
   app.add_option("--mpi-helper", o.mpiHelper, "The collplan-mpi-baseline program (default: next to plan-bench)");
   app.add_flag("--json", o.json, "Print JSON instead of the table");

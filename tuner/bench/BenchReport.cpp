@@ -37,7 +37,7 @@ void printTable(std::FILE *out, const BenchInfo &info, const std::vector<BenchRo
   const bool baseline = !info.baseline.empty();
   std::fprintf(out, "#%11s %12s %6s %6s %5s %12s %12s %12s %7s", "size", "count", "type", "redop",
                "root", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
-  if (baseline) std::fprintf(out, " %12s %7s", "mpi(us)", "ratio");
+  if (baseline) std::fprintf(out, " %12s %7s", (info.baselineColumn + "(us)").c_str(), "ratio");
   std::fprintf(out, "  %s\n", "algorithm");
   for (const BenchRow &row : rows) {
     std::fprintf(out, "%12llu %12llu %6s %6s %5d %12.2f %12.3f %12.3f",

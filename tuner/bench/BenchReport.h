@@ -29,6 +29,7 @@ struct BenchInfo {
   std::string source;    ///< PlanSource::label()
   std::string topology;  ///< sim only
   std::string baseline;  ///< e.g. "MPI_Allreduce (Open MPI via mpirun)"; empty: none
+  std::string baselineColumn = "mpi";  ///< the baseline's column in the table: "mpi(us)", "nccl(us)"
   int warmup = 0;
   int reps = 0;  ///< 0: auto
 };

@@ -3,6 +3,7 @@
 
 #include "runtime/topology/Resolver.h"
 #include "tuner/bench/ByteSize.h"
+#include "tuner/bench/NcclBaseline.h"
 #include "tuner/bench/PlanSource.h"
 #include "tuner/bench/RunBench.h"
 
@@ -12,6 +13,42 @@ namespace collplan::bench {
 namespace {
 
 bool compiles(const BenchRequest &r) { return !r.algorithm.empty() && r.algorithm != "default"; }
+
+/// The collective a request times beside the plans.
+enum class BaselineKind { None, Mpi, Nccl };
+
+BaselineKind parseBaseline(const std::string &name) {
+  if (name.empty()) return BaselineKind::None;
+  if (name == "mpi") return BaselineKind::Mpi;
+  if (name == "nccl") return BaselineKind::Nccl;
+  throw BenchRequestError("--baseline: unknown baseline \"" + name + "\" (expected: mpi, nccl)");
+}
+
+/// A baseline's check (std::invalid_argument) as the request's error.
+template <typename Check> void asRequestError(const Check &check) {
+  try {
+    check();
+  } catch (const BenchRequestError &) {
+    throw;
+  } catch (const std::invalid_argument &e) {
+    throw BenchRequestError(e.what());
+  }
+}
+
+/// --baseline mpi runs MPI's collective on host processes: under an mpirun of its own, or in the
+/// launch of a backend that has MPI's collectives (mpi).
+void checkMpiBackend(const BenchRequest &r, const Backend &backend) {
+  if (backend.simulated())
+    throw BenchRequestError(
+        "--baseline mpi runs real processes: use it with a cpu backend, not sim");
+  if (backend.runsOnDevices())
+    throw BenchRequestError("--baseline mpi times MPI on host processes, not the devices of "
+                            "--backend " + r.backend + ": use --baseline nccl there");
+  if (backend.startedByItsLauncher() && !backend.nativeCollectives())
+    throw BenchRequestError("--baseline mpi starts an mpirun of its own, which cannot run beside "
+                            "the processes of --backend " + r.backend +
+                            ": measure the baseline in a run with a cpu backend");
+}
 
 /// The case: a plan file supplies defaults for the collective, op, root and ranks.
 BenchCase resolveCase(const BenchRequest &r, const Plan *p, int topologyRanks, int bundleRanks) {
@@ -41,23 +78,47 @@ BenchCase resolveCase(const BenchRequest &r, const Plan *p, int topologyRanks, i
 }
 
 /// Checks the options that need no file: sources, backend, topology, baseline, repetitions.
-void checkRequest(const BenchRequest &r, const Backend &backend, bool haveBundle) {
+BaselineKind checkRequest(const BenchRequest &r, const Backend &backend, bool haveBundle) {
   const bool sim = backend.simulated();
   if (sim && r.topology.empty() && !haveBundle)
     throw BenchRequestError("--backend sim needs --topology SPEC (" + acceptedTopologySpecs() + ")");
   if (!sim && !compiles(r) && !r.topology.empty())
     throw BenchRequestError("--topology is only used by --backend sim and --algorithm NAME");
-  if (!r.baseline.empty() && r.baseline != "mpi")
-    throw BenchRequestError("--baseline: unknown baseline \"" + r.baseline + "\" (expected: mpi)");
-  if (!r.baseline.empty() && sim)
-    throw BenchRequestError("--baseline mpi runs real processes: use it with a cpu backend, not sim");
-  if (!r.baseline.empty() && backend.startedByItsLauncher() && !backend.nativeCollectives())
-    throw BenchRequestError("--baseline mpi starts an mpirun of its own, which cannot run beside "
-                            "the processes of --backend " + r.backend +
-                            ": measure the baseline in a run with a cpu backend");
+  const BaselineKind baseline = parseBaseline(r.baseline);
+  if (baseline == BaselineKind::Mpi) checkMpiBackend(r, backend);
+  if (baseline == BaselineKind::Nccl) asRequestError([&] { checkNcclBackend(backend); });
   if (r.warmup < 0) throw BenchRequestError("--warmup must be >= 0");
   if (r.reps < 0) throw BenchRequestError("--reps must be >= 1 (or 0 for auto)");
+  return baseline;
 }
+
+/// Checks that the baseline can run the case, before anything is measured. Returns the
+/// backend's own collectives where the MPI baseline runs in its launch (mpi), else nullptr.
+const NativeCollectives *checkBaseline(BaselineKind baseline, const BenchRequest &r,
+                                       const Backend &backend, const BenchCase &c) {
+  if (baseline == BaselineKind::Nccl) asRequestError([&] { checkNcclBaseline(c, backend); });
+  if (baseline != BaselineKind::Mpi) return nullptr;
+  // On the mpi backend, MPI's collectives run in this launch, on the job's own processes;
+  // elsewhere the baseline is a separate mpirun of the helper.
+  const NativeCollectives *native = backend.nativeCollectives();
+  if (!native) {
+    checkMpiBaseline(c, r.mpi);
+    return nullptr;
+  }
+  try {
+    native->check(c.kind, c.dtype);
+  } catch (const std::invalid_argument &e) {
+    throw BenchRequestError(std::string("--baseline mpi: ") + e.what());
+  }
+  return native;
+}
+
+/// A baseline's time per size (µs) and what the report calls it.
+struct BaselineTimes {
+  std::vector<double> us;  ///< empty: no baseline
+  std::string label;       ///< "MPI_Allreduce (mpirun -np 4)"
+  std::string column;      ///< "mpi": the table's "mpi(us)"
+};
 
 /// A bundle names the backend and topology it was tuned for: a run elsewhere is refused unless
 /// allowed (then it is a note).
@@ -77,6 +138,39 @@ void checkBundleFits(const BenchRequest &r, const Bundle &bundle, const Topology
 std::vector<double> medians(const std::vector<SizeResult> &results) {
   std::vector<double> out;
   for (const SizeResult &r : results) out.push_back(r.timeUs);
+  return out;
+}
+
+/// Runs the baseline the request asks for (checked by checkBaseline) on every size.
+BaselineTimes runBaseline(BaselineKind baseline, const NativeCollectives *native,
+                          const BenchRequest &r, const Backend &backend, const BenchCase &c,
+                          const std::vector<SizePoint> &sizes, const LoopSettings &settings) {
+  BaselineTimes out;
+  const auto note = [&](const std::string &line) {
+    if (r.note && backend.reportsLaunches()) r.note(line);
+  };
+  switch (baseline) {
+  case BaselineKind::None: break;
+  case BaselineKind::Mpi:
+    out.column = "mpi";
+    if (native) {
+      note("running " + native->functionName(c.kind) + "...");
+      out.us = medians(runNativeBench(backend, c, sizes, settings));
+      out.label = native->functionName(c.kind) + " (the same launch)";
+    } else {
+      note("running " + std::string(mpiFunctionName(c.kind)) + " under mpirun...");
+      out.us = runMpiBaseline(c, sizes, settings, r.mpi);
+      out.label = std::string(mpiFunctionName(c.kind)) + " (mpirun -np " +
+                  std::to_string(c.ranks) + ")";
+    }
+    break;
+  case BaselineKind::Nccl:
+    out.column = "nccl";
+    note("running " + ncclFunctionName(c.kind) + "...");
+    out.us = runNcclBaseline(backend, c, sizes, settings);
+    out.label = ncclFunctionName(c.kind) + " (" + ncclVersion() + ", the same devices)";
+    break;
+  }
   return out;
 }
 
@@ -102,7 +196,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   if (topologyFromBundle && bundle->topology.is_null())
     throw BenchRequestError("--backend sim needs --topology SPEC: " + r.bundleFile +
                             " records no topology (" + acceptedTopologySpecs() + ")");
-  checkRequest(r, *backend, bundle != nullptr);
+  const BaselineKind baselineKind = checkRequest(r, *backend, bundle != nullptr);
   const std::vector<uint64_t> bytes = sizeSweep(r.minBytes, r.maxBytes, r.stepFactor);
 
   std::optional<Topology> topology;
@@ -128,18 +222,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
                             : bundle ? PlanSource::fromBundle(bundle, r.bundleFile, c)
                                      : PlanSource::builtIn(c);
   const std::vector<SizePoint> sizes = sizePoints(c, bytes);
-  // On the mpi backend, MPI's collectives run in this launch, on the job's own processes;
-  // elsewhere the baseline is a separate mpirun of the helper.
-  const NativeCollectives *native = r.baseline.empty() ? nullptr : backend->nativeCollectives();
-  if (native) {
-    try {
-      native->check(c.kind, c.dtype);
-    } catch (const std::invalid_argument &e) {
-      throw BenchRequestError(std::string("--baseline mpi: ") + e.what());
-    }
-  } else if (!r.baseline.empty()) {
-    checkMpiBaseline(c, r.mpi);
-  }
+  const NativeCollectives *native = checkBaseline(baselineKind, r, *backend, c);
 
   ProgressFn progress;
   if (r.progress)
@@ -152,14 +235,8 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   settings.check = r.check;
   const std::vector<SizeResult> results =
       runBench(*backend, source, c, sizes, settings, progress, topology ? &*topology : nullptr);
-  std::vector<double> baseline;
-  if (native) {
-    if (r.note && backend->reportsLaunches()) r.note("running " + native->functionName(c.kind) + "...");
-    baseline = medians(runNativeBench(*backend, c, sizes, settings));
-  } else if (!r.baseline.empty()) {
-    if (r.note) r.note("running " + std::string(mpiFunctionName(c.kind)) + " under mpirun...");
-    baseline = runMpiBaseline(c, sizes, settings, r.mpi);
-  }
+  const BaselineTimes baseline =
+      runBaseline(baselineKind, native, r, *backend, c, sizes, settings);
 
   BenchOutcome out;
   out.reports = backend->reportsLaunches();
@@ -169,7 +246,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
     row.timeUs = results[i].timeUs;
     if (!sim && settings.check) row.wrong = results[i].wrong;
     row.algorithm = source.planFor(sizes[i].bytes).algorithm;
-    if (!baseline.empty()) row.baselineUs = baseline[i];
+    if (!baseline.us.empty()) row.baselineUs = baseline.us[i];
     out.wrongSizes += row.wrong && *row.wrong > 0;
     out.rows.push_back(row);
   }
@@ -179,10 +256,8 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   info.simulated = sim;
   info.source = source.label();
   info.topology = topologyFromBundle ? r.bundleFile + "'s" : r.topology;
-  if (native)
-    info.baseline = native->functionName(c.kind) + " (the same launch)";
-  else if (!r.baseline.empty())
-    info.baseline = std::string(mpiFunctionName(c.kind)) + " (mpirun -np " + std::to_string(c.ranks) + ")";
+  info.baseline = baseline.label;
+  info.baselineColumn = baseline.column;
   info.warmup = r.warmup;
   info.reps = r.reps;
   return out;

@@ -46,7 +46,10 @@ struct BenchRequest {
   int warmup = 3, reps = 0;  ///< reps 0: autoRepetitions
   bool check = true;
   PlanLoadOptions load;
-  std::string baseline;  ///< "" or "mpi"
+  /// "" (none), "mpi" (MPI's own collective: under mpirun beside a cpu backend, in the same
+  /// launch on the mpi backend) or "nccl" (NCCL's, on the devices of a backend that runs on
+  /// devices, cuda).
+  std::string baseline;
   MpiBaselineOptions mpi;
   /// Before each size: its index, the number of sizes, the size.
   std::function<void(size_t index, size_t sizes, const SizePoint &size)> progress;
@@ -64,7 +67,8 @@ struct BenchOutcome {
 
 /// Resolves the request (throws BenchRequestError, or PlanError / TopologyError for bad files),
 /// runs every size on the backend (RuntimeError / SimError when a run fails) and, with
-/// baseline "mpi", MPI's own collective under mpirun.
+/// baseline "mpi", MPI's own collective (under mpirun, or in the mpi backend's launch), with
+/// baseline "nccl", NCCL's on the same devices (NcclBaseline.h).
 BenchOutcome runBenchRequest(const BenchRequest &request);
 
 }  // namespace collplan::bench

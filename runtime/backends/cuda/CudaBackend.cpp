@@ -44,6 +44,13 @@ public:
   void enqueue(const Plan &plan, const std::vector<CallBuffers> &calls) override {
     world_->enqueue(plan, calls, handles_);
   }
+  const std::vector<int> &ranksWith(int rank) const override {
+    return world_->groups()[world_->groupOf(rank)].ranks;
+  }
+  void enqueueDevice(int rank, const Plan &plan, const std::vector<CallBuffers> &calls,
+                     DeviceStream stream) override {
+    world_->enqueueGroup(world_->groupOf(rank), plan, calls, stream);
+  }
   void startTimer() override {
     for (const auto &stream : streams_) stream->markStart();
   }
@@ -92,6 +99,13 @@ public:
   std::unique_ptr<DeviceJob> openDeviceJob(int ranks) const override {
     return std::make_unique<CudaJob>(openCudaWorld(ranks, defaultWaitPolicy()));
   }
+  std::unique_ptr<DeviceJob> openDeviceRank(const JobOptions &o) const override {
+    if (o.job.empty())
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         "a cuda world of processes needs a job name (collplan_config_t::shm_job) "
+                         "that every process of the job shares");
+    return std::make_unique<CudaJob>(openCudaRank(o.ranks, o.rank, o.job, o.policy));
+  }
 };
 
 }  // namespace
@@ -106,6 +120,18 @@ std::unique_ptr<DeviceWorld> openCudaWorld(int ranks, const WaitPolicy &policy) 
   return std::make_unique<DeviceWorld>(
       std::move(deviceOfRank), [](int device) { return std::make_unique<CudaTarget>(device); },
       deviceTimeoutNs(policy));
+}
+
+std::unique_ptr<DeviceWorld> openCudaRank(int ranks, int rank, const std::string &job,
+                                          const WaitPolicy &policy) {
+  std::string why;
+  const int devices = visibleDevices(&why);
+  if (devices == 0)
+    throw RuntimeError(ErrorCode::Unsupported, "the cuda backend found no usable device: " + why);
+  const int device = assignDevices(ranks, rank, devices, deviceSpec())[size_t(rank)];
+  return std::make_unique<DeviceWorld>(
+      ranks, rank, device, job, [](int d) { return std::make_unique<CudaTarget>(d); }, policy,
+      ipcStagingBytesFromEnv());
 }
 
 }  // namespace cuda

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace collplan::cuda {
 
@@ -126,6 +127,31 @@ void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle st
   check(cudaEventRecord(last, cudaStream_t(stream)), "cudaEventRecord");
   lastStream_ = stream;
   launched_ = true;
+}
+
+IpcHandle CudaTarget::exportMemory(void *p) {
+  static_assert(sizeof(cudaIpcMemHandle_t) == kIpcHandleBytes);
+  select();
+  cudaIpcMemHandle_t handle;
+  check(cudaIpcGetMemHandle(&handle, p), "cudaIpcGetMemHandle");
+  IpcHandle out;
+  std::memcpy(out.bytes, &handle, kIpcHandleBytes);
+  return out;
+}
+
+void *CudaTarget::openMemory(const IpcHandle &handle) {
+  select();
+  cudaIpcMemHandle_t theirs;
+  std::memcpy(&theirs, handle.bytes, kIpcHandleBytes);
+  void *p = nullptr;
+  check(cudaIpcOpenMemHandle(&p, theirs, cudaIpcMemLazyEnablePeerAccess),
+        "cudaIpcOpenMemHandle of a peer's arena");
+  return p;
+}
+
+void CudaTarget::closeMemory(void *mapped) {
+  select();
+  check(cudaIpcCloseMemHandle(mapped), "cudaIpcCloseMemHandle");
 }
 
 }  // namespace collplan::cuda

@@ -33,6 +33,9 @@ public:
   DeviceError &errorRecord() override { return *error_; }
   uint32_t residentBlocks() const override { return residentBlocks_; }
   void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) override;
+  IpcHandle exportMemory(void *p) override;
+  void *openMemory(const IpcHandle &handle) override;
+  void closeMemory(void *mapped) override;
 
   /// Host-to-device and device-to-host copies that wait (the benchmark's set-up and checks).
   void copyIn(void *dst, const void *src, size_t bytes);

@@ -5,12 +5,20 @@
 #include "runtime/backends/cuda/DeviceProgram.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace collplan::cuda {
 
 /// A stream of the device's API (cudaStream_t), kept opaque so no header here needs CUDA's.
 using StreamHandle = void *;
+
+/// Bytes of a handle that lets another process map device memory: sizeof(cudaIpcMemHandle_t),
+/// which CUDA fixes at 64. Opaque bytes, so headers here stay free of CUDA's.
+inline constexpr size_t kIpcHandleBytes = 64;
+struct IpcHandle {
+  uint8_t bytes[kIpcHandleBytes] = {};
+};
 
 class DeviceTarget {
 public:
@@ -32,6 +40,13 @@ public:
   /// Enqueues the kernel with `blocks` blocks on `stream`, after whatever the previous launch
   /// of this target was enqueued behind (launches of one world never overlap).
   virtual void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) = 0;
+
+  /// Processes that each hold one rank (CUDA IPC): the handle of memory from allocate() that
+  /// another process opens, the mapping of a peer's handle in this process, and its release.
+  /// Throw RuntimeError naming the device when the device or driver refuses.
+  virtual IpcHandle exportMemory(void *p) = 0;
+  virtual void *openMemory(const IpcHandle &handle) = 0;
+  virtual void closeMemory(void *mapped) = 0;
 };
 
 }  // namespace collplan::cuda

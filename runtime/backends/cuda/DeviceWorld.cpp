@@ -1,15 +1,106 @@
 // DeviceWorld: opening a world's devices and splitting each call into one launch per device.
 #include "runtime/backends/cuda/DeviceWorld.h"
 
+#include "runtime/backends/cuda/IpcBoard.h"
+#include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 
 #include <limits>
+#include <unistd.h>
 
 namespace collplan::cuda {
 
 uint64_t deviceTimeoutNs(const WaitPolicy &policy) {
   if (policy.timeout.count() <= 0) return std::numeric_limits<uint64_t>::max();
   return uint64_t(policy.timeout.count()) * 1'000'000ull;
+}
+
+size_t ipcStagingBytesFromEnv() {
+  return size_t(unsignedFromEnv("COLLPLAN_CUDA_IPC_STAGING_BYTES", 256ull << 20, "a number of bytes"));
+}
+
+namespace {
+
+/// The FIFOs of a world of processes: in the receiver's arena, at (sender, channel).
+class IpcFifos final : public FifoPlacement {
+public:
+  explicit IpcFifos(std::vector<char *> arenaOfRank) : arenaOfRank_(std::move(arenaOfRank)) {}
+  DeviceFifo *fifo(uint32_t, const ConnectionTable::Key &key) override {
+    if (key.channel >= kIpcChannels)
+      throw RuntimeError(ErrorCode::Plan,
+                         "the plan sends from rank " + std::to_string(key.sender) + " to rank " +
+                             std::to_string(key.receiver) + " on channel " +
+                             std::to_string(key.channel) + "; a world of processes has FIFOs for " +
+                             std::to_string(kIpcChannels) + " channels");
+    return reinterpret_cast<DeviceFifo *>(arenaOfRank_[size_t(key.receiver)]) +
+           size_t(key.sender) * kIpcChannels + key.channel;
+  }
+
+private:
+  std::vector<char *> arenaOfRank_;
+};
+
+}  // namespace
+
+DeviceWorld::DeviceWorld(int ranks, int rank, int device, const std::string &job,
+                         const TargetFactory &open, const WaitPolicy &policy, size_t stagingBytes)
+    : deviceOfRank_(size_t(std::max(ranks, 0)), -1), localRank_(rank), groups_{{device, {rank}}},
+      groupOfRank_(size_t(std::max(ranks, 0)), 0) {
+  if (ranks < 1 || rank < 0 || rank >= ranks)
+    throw RuntimeError(ErrorCode::InvalidArgument, "rank " + std::to_string(rank) +
+                                                       " of a world of " + std::to_string(ranks) +
+                                                       " processes");
+  targets_.push_back(open(device));
+  DeviceTarget &target = *targets_[0];
+  const size_t fifoBytes = sizeof(DeviceFifo) * size_t(ranks) * kIpcChannels;
+  arena_ = target.allocate(fifoBytes + stagingBytes);
+  try {
+    connectPeers(ranks, rank, device, job, policy, fifoBytes, stagingBytes);
+  } catch (...) {
+    for (void *mapped : peerMappings_) target.closeMemory(mapped);
+    target.release(arena_);
+    throw;
+  }
+}
+
+void DeviceWorld::connectPeers(int ranks, int rank, int device, const std::string &job,
+                               const WaitPolicy &policy, size_t fifoBytes, size_t stagingBytes) {
+  DeviceTarget &target = *targets_[0];
+  IpcEntry mine;
+  mine.device = device;
+  mine.pid = int32_t(::getpid());
+  mine.arenaBytes = fifoBytes + stagingBytes;
+  const IpcHandle handle = target.exportMemory(arena_);
+  std::copy(std::begin(handle.bytes), std::end(handle.bytes), mine.handle);
+  IpcBoard board = IpcBoard::open(job, ranks, rank, policy);
+  board.publish(mine);
+  const std::vector<IpcEntry> entries = board.waitForAll(policy);
+
+  std::vector<char *> arenaOfRank(size_t(ranks), nullptr), stagingOfRank(size_t(ranks), nullptr);
+  for (int q = 0; q < ranks; ++q) {
+    const IpcEntry &entry = entries[size_t(q)];
+    deviceOfRank_[size_t(q)] = entry.device;
+    if (entry.arenaBytes != mine.arenaBytes)
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         "rank " + std::to_string(q) + "'s arena holds " +
+                             std::to_string(entry.arenaBytes) + " bytes, rank " +
+                             std::to_string(rank) + "'s " + std::to_string(mine.arenaBytes) +
+                             ": every process must set COLLPLAN_CUDA_IPC_STAGING_BYTES alike");
+    void *mapped = arena_;
+    if (q != rank) {
+      IpcHandle theirs;
+      std::copy(std::begin(entry.handle), std::end(entry.handle), theirs.bytes);
+      mapped = target.openMemory(theirs);
+      peerMappings_.push_back(mapped);
+    }
+    arenaOfRank[size_t(q)] = static_cast<char *>(mapped);
+    stagingOfRank[size_t(q)] = static_cast<char *>(mapped) + fifoBytes;
+  }
+  fifos_ = std::make_unique<IpcFifos>(arenaOfRank);
+  MappedStaging staging{stagingOfRank[size_t(rank)], stagingBytes, stagingOfRank};
+  launches_.push_back(std::make_unique<LaunchGroup>(target, *fifos_, table_, std::vector<int>{rank},
+                                                    ranks, deviceTimeoutNs(policy),
+                                                    std::move(staging)));
 }
 
 DeviceWorld::DeviceWorld(std::vector<int> deviceOfRank, const TargetFactory &open,
@@ -25,16 +116,20 @@ DeviceWorld::DeviceWorld(std::vector<int> deviceOfRank, const TargetFactory &ope
   fifos_ = std::make_unique<FifoStore>(*targets_[0]);
   for (size_t g = 0; g < groups_.size(); ++g)
     launches_.push_back(std::make_unique<LaunchGroup>(*targets_[g], *fifos_, table_,
-                                                      groups_[g].ranks, ranks(),
-                                                      /*shareAddresses=*/true, timeoutNs));
+                                                      groups_[g].ranks, ranks(), timeoutNs));
 }
 
 DeviceWorld::~DeviceWorld() {
   launches_.clear();  // their buffers before the FIFOs, the FIFOs before the devices
   fifos_.reset();
+  for (void *mapped : peerMappings_) targets_[0]->closeMemory(mapped);
+  if (arena_) targets_[0]->release(arena_);
 }
 
 std::string DeviceWorld::describe() const {
+  if (localRank_ >= 0)
+    return "rank " + std::to_string(localRank_) + " of " + std::to_string(ranks()) +
+           " processes (ipc processes) on " + targets_[0]->describe();
   if (groups_.size() == 1)
     return std::to_string(ranks()) + (ranks() == 1 ? " rank on " : " virtual ranks on ") +
            targets_[0]->describe();

@@ -16,6 +16,13 @@ namespace collplan::cuda {
 /// The kernels' give-up time for `policy`: its timeout (COLLPLAN_TIMEOUT_S), or never for 0.
 uint64_t deviceTimeoutNs(const WaitPolicy &policy);
 
+/// Plan channels a world of processes has FIFOs for, per pair of ranks: each rank's arena holds
+/// the FIFOs of every sender to it on each of these channels.
+inline constexpr uint32_t kIpcChannels = 64;
+/// COLLPLAN_CUDA_IPC_STAGING_BYTES, else 256 MiB: the staging arena of each rank of a world of
+/// processes (the values it sends wait there for its peers).
+size_t ipcStagingBytesFromEnv();
+
 class DeviceWorld {
 public:
   /// Opens the target of one device (CudaTarget in the backend, a host emulation in tests).
@@ -25,13 +32,19 @@ public:
   /// Devices are opened in order of first use; FIFOs live on the first, which every other device
   /// reaches through peer access (enabled by the caller). Throws RuntimeError.
   DeviceWorld(std::vector<int> deviceOfRank, const TargetFactory &open, uint64_t timeoutNs);
+  /// Rank `rank` of a world of `ranks` processes, one rank each, on `device`: its arena (its
+  /// incoming FIFOs and `stagingBytes` of staging) is published on the job's IpcBoard and every
+  /// peer's is mapped (DeviceTarget::openMemory). Every process of the job constructs it alike;
+  /// a peer that does not within `policy.timeout` is named (RuntimeError(Timeout)).
+  DeviceWorld(int ranks, int rank, int device, const std::string &job, const TargetFactory &open,
+              const WaitPolicy &policy, size_t stagingBytes);
   ~DeviceWorld();
   DeviceWorld(const DeviceWorld &) = delete;
   DeviceWorld &operator=(const DeviceWorld &) = delete;
 
   int ranks() const { return int(deviceOfRank_.size()); }
   int deviceOf(int rank) const { return deviceOfRank_[size_t(rank)]; }
-  DeviceMode mode() const { return deviceMode(deviceOfRank_, false); }
+  DeviceMode mode() const { return deviceMode(deviceOfRank_, localRank_ >= 0); }
   const std::vector<DeviceGroup> &groups() const { return groups_; }
   /// The index into groups() of `rank`'s device.
   size_t groupOf(int rank) const { return groupOfRank_[size_t(rank)]; }
@@ -53,13 +66,20 @@ public:
   void checkFailure();
 
 private:
+  /// A world of processes: publishes this rank's arena, maps its peers', and opens the launch.
+  void connectPeers(int ranks, int rank, int device, const std::string &job,
+                    const WaitPolicy &policy, size_t fifoBytes, size_t stagingBytes);
+
   std::vector<int> deviceOfRank_;
+  int localRank_ = -1;  ///< a world of processes: this process's rank; else -1
   std::vector<DeviceGroup> groups_;
   std::vector<size_t> groupOfRank_;
   std::vector<std::unique_ptr<DeviceTarget>> targets_;  ///< per group
   ConnectionTable table_;
-  std::unique_ptr<FifoStore> fifos_;                    ///< on targets_[0]
+  std::unique_ptr<FifoPlacement> fifos_;
   std::vector<std::unique_ptr<LaunchGroup>> launches_;  ///< per group
+  void *arena_ = nullptr;               ///< a world of processes: this rank's FIFOs and staging
+  std::vector<void *> peerMappings_;    ///< and its peers' arenas, mapped
 };
 
 }  // namespace collplan::cuda

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "runtime/backends/cpu/ShmSegment.h"
+#include "runtime/backends/cuda/DeviceTarget.h"
 #include "runtime/exec/Wait.h"
 
 #include <cstddef>
@@ -10,11 +11,6 @@
 #include <vector>
 
 namespace collplan::cuda {
-
-/// Bytes of a CUDA IPC memory handle: sizeof(cudaIpcMemHandle_t), which CUDA fixes at 64. This
-/// header stays free of CUDA headers, so the backend, which has the type, copies it in and out
-/// as opaque bytes.
-inline constexpr size_t kIpcHandleBytes = 64;
 
 /// What one rank publishes about the device memory its peers map.
 struct IpcEntry {

@@ -28,7 +28,7 @@ FifoStore::~FifoStore() {
   for (DeviceFifo *chunk : chunks_) target_.release(chunk);
 }
 
-DeviceFifo *FifoStore::fifo(uint32_t id) {
+DeviceFifo *FifoStore::fifo(uint32_t id, const ConnectionTable::Key &) {
   while (chunks_.size() <= id / kChunk)
     chunks_.push_back(static_cast<DeviceFifo *>(target_.allocate(sizeof(DeviceFifo) * kChunk)));
   return chunks_[id / kChunk] + id % kChunk;
@@ -64,12 +64,15 @@ struct LaunchGroup::PlanState {
   std::map<std::string, std::unique_ptr<Image>> images;    ///< by call shape
 };
 
-LaunchGroup::LaunchGroup(DeviceTarget &target, FifoStore &fifos, ConnectionTable &table,
-                         std::vector<int> ranks, int worldRanks, bool shareAddresses,
-                         uint64_t timeoutNs)
+LaunchGroup::LaunchGroup(DeviceTarget &target, FifoPlacement &fifos, ConnectionTable &table,
+                         std::vector<int> ranks, int worldRanks, uint64_t timeoutNs,
+                         MappedStaging mapped)
     : target_(target), fifos_(fifos), table_(table), ranks_(std::move(ranks)),
-      worldRanks_(worldRanks), shareAddresses_(shareAddresses), timeoutNs_(timeoutNs),
-      forcedBlocks_(blocksPerChannelFromEnv()) {
+      worldRanks_(worldRanks), mapped_(std::move(mapped)), shareAddresses_(!mapped_.base),
+      timeoutNs_(timeoutNs), forcedBlocks_(blocksPerChannelFromEnv()) {
+  if (mapped_.base && (ranks_.size() != 1 || mapped_.ofRank.size() != size_t(worldRanks_)))
+    throw RuntimeError(ErrorCode::Internal,
+                       "mapped staging is for one rank with the arenas of every world rank");
   if (ranks_.empty() || ranks_.size() > size_t(kMaxLaunchRanks))
     throw RuntimeError(ErrorCode::InvalidArgument,
                        target_.describe() + ": " + std::to_string(ranks_.size()) +
@@ -135,8 +138,23 @@ LaunchGroup::Image &LaunchGroup::imageFor(PlanState &state, const std::vector<Ca
   std::vector<ConnectionView> views;
   for (uint32_t id : host.connectionIds) {
     if (views.size() <= id) views.resize(id + 1);
-    views[id].fifo = fifos_.fifo(id);
+    const ConnectionTable::Key &key = table_.key(id);
+    ConnectionView &view = views[id];
+    view.fifo = fifos_.fifo(id, key);
+    if (mapped_.base) {  // slots hold offsets into the sender's arena
+      view.senderOrigin = uint64_t(uintptr_t(mapped_.ofRank[size_t(key.sender)]));
+      view.receiverOrigin = view.senderOrigin;
+    }
   }
+  if (mapped_.base)
+    for (size_t r = 0; r < ranks_.size(); ++r)
+      if (fresh->stagingBytes[r] > mapped_.bytes)
+        throw RuntimeError(ErrorCode::Plan,
+                           "plan \"" + state.programs[0]->plan().algorithm + "\" stages " +
+                               std::to_string(fresh->stagingBytes[r]) + " bytes on rank " +
+                               std::to_string(ranks_[r]) + " at this size; its arena holds " +
+                               std::to_string(mapped_.bytes) +
+                               " (COLLPLAN_CUDA_IPC_STAGING_BYTES)");
   std::vector<std::byte> bytes;
   const size_t channelsAt = place(bytes, host.channels), opsAt = place(bytes, host.ops),
                refsAt = place(bytes, host.refs), idsAt = place(bytes, host.connectionIds),
@@ -242,7 +260,8 @@ void LaunchGroup::enqueue(const Plan &plan, const std::vector<CallBuffers> &call
     args.bases[r][0] = const_cast<char *>(inputs[r]);
     args.bases[r][1] = static_cast<char *>(calls[r].out);
     args.bases[r][2] = reserve(tmp_, r, image.tmpBytes[r]);
-    args.bases[r][3] = reserve(staging_, r, image.stagingBytes[r]);
+    args.bases[r][3] =
+        mapped_.base ? mapped_.base : reserve(staging_, r, image.stagingBytes[r]);
   }
   lastBlocksPerChannel_ = args.blocksPerChannel;
   if (args.numChannels) target_.launch(args, args.numChannels * args.blocksPerChannel, stream);

@@ -1,5 +1,5 @@
 // LaunchGroup: the ranks of a world that share one device, run by one kernel launch per call;
-// FifoStore: the world's FIFOs in device memory.
+// where the world's FIFOs live (FifoPlacement).
 #pragma once
 
 #include "runtime/backends/cuda/DeviceImage.h"
@@ -15,15 +15,25 @@
 
 namespace collplan::cuda {
 
-/// The FIFOs of a world, zero-filled, allocated in chunks that never move (their counters carry
-/// on over every call).
-class FifoStore {
+/// Where each FIFO of a world lives, in this process's addresses. A FIFO never moves: its
+/// counters carry on over every call.
+class FifoPlacement {
+public:
+  virtual ~FifoPlacement() = default;
+  /// The FIFO of connection `id` (`key` says whose): zero-filled on first use. Throws
+  /// RuntimeError(Plan) for a connection the placement has no room for.
+  virtual DeviceFifo *fifo(uint32_t id, const ConnectionTable::Key &key) = 0;
+};
+
+/// The FIFOs of a world held by one process, numbered by its ConnectionTable, allocated in
+/// chunks on one device.
+class FifoStore final : public FifoPlacement {
 public:
   explicit FifoStore(DeviceTarget &target) : target_(target) {}
-  ~FifoStore();
+  ~FifoStore() override;
   FifoStore(const FifoStore &) = delete;
   FifoStore &operator=(const FifoStore &) = delete;
-  DeviceFifo *fifo(uint32_t id);
+  DeviceFifo *fifo(uint32_t id, const ConnectionTable::Key &key) override;
 
 private:
   static constexpr uint32_t kChunk = 256;
@@ -41,12 +51,24 @@ uint32_t blocksPerChannelFromEnv();
 uint32_t chooseBlocksPerChannel(uint32_t channels, uint64_t largestOpBytes,
                                 uint32_t residentBlocks, uint32_t forced);
 
+/// The staging of a rank whose peers are other processes: a fixed arena they map, since the
+/// values it sends are read there (peers read nothing else of it).
+struct MappedStaging {
+  char *base = nullptr;  ///< this rank's arena
+  size_t bytes = 0;
+  /// Per world rank: where that rank's arena is mapped in this process.
+  std::vector<char *> ofRank;
+};
+
 class LaunchGroup {
 public:
   /// `ranks`: the plan ranks this device runs (at most kMaxLaunchRanks); `worldRanks`: the
-  /// world's. `shareAddresses`: peers read every buffer in place (RankConnections).
-  LaunchGroup(DeviceTarget &target, FifoStore &fifos, ConnectionTable &table,
-              std::vector<int> ranks, int worldRanks, bool shareAddresses, uint64_t timeoutNs);
+  /// world's. Without `mapped`, peers share addresses and read every buffer in place; with it
+  /// (one rank, peers in other processes), everything sent is staged in its arena, and slots
+  /// hold offsets from the sender's arena.
+  LaunchGroup(DeviceTarget &target, FifoPlacement &fifos, ConnectionTable &table,
+              std::vector<int> ranks, int worldRanks, uint64_t timeoutNs,
+              MappedStaging mapped = {});
   ~LaunchGroup();
   LaunchGroup(const LaunchGroup &) = delete;
   LaunchGroup &operator=(const LaunchGroup &) = delete;
@@ -75,10 +97,11 @@ private:
   char *reserve(std::vector<std::pair<void *, size_t>> &arenas, size_t rank, size_t bytes);
 
   DeviceTarget &target_;
-  FifoStore &fifos_;
+  FifoPlacement &fifos_;
   ConnectionTable &table_;
   std::vector<int> ranks_;
   int worldRanks_;
+  MappedStaging mapped_;
   bool shareAddresses_;
   uint64_t timeoutNs_;
   uint32_t forcedBlocks_;

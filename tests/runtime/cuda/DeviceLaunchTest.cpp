@@ -74,7 +74,7 @@ TEST_F(CudaDevice, EveryBuiltInPlanEveryDtypeOddCountsInPlace) {
     ConnectionTable table;
     std::vector<int> ranks(static_cast<size_t>(n));
     std::iota(ranks.begin(), ranks.end(), 0);
-    LaunchGroup group(target, fifos, table, ranks, n, true, 10'000'000'000ull);
+    LaunchGroup group(target, fifos, table, ranks, n, 10'000'000'000ull);
     std::deque<Plan> plans;  // prepared by address: they outlive the group's use
     for (const BuiltInPlan &built : builtInPlans())
       for (CollectiveKind kind : built.kinds)

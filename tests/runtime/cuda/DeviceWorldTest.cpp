@@ -1,9 +1,8 @@
 // DeviceWorld and the benchmark's device loop on emulated devices: virtual ranks on one device,
 // and ranks spread over several devices whose launches run together (peer devices), checked
 // against the host reference for every size of a sweep.
-#include "HostTarget.h"
+#include "EmulatedJob.h"
 
-#include "runtime/backends/cuda/DeviceWorld.h"
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/DefaultPlans.h"
 #include "tuner/bench/DeviceLoop.h"
@@ -11,64 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstring>
 #include <limits>
 
 using namespace collplan;
 using namespace collplan::cuda;
 
 namespace {
-
-/// A DeviceJob over emulated devices (asynchronous HostTargets), timed by the host clock.
-class EmulatedJob final : public DeviceJob {
-public:
-  explicit EmulatedJob(std::vector<int> deviceOfRank, uint64_t timeoutNs = 30'000'000'000ull)
-      : world_(std::move(deviceOfRank),
-               [this](int device) {
-                 auto target = std::make_unique<test::HostTarget>(512, /*asynchronous=*/true);
-                 targets_.push_back(target.get());
-                 opened_.push_back(device);
-                 return target;
-               },
-               timeoutNs),
-        streams_(world_.groups().size(), nullptr) {}
-
-  DeviceWorld &world() { return world_; }
-  const std::vector<int> &opened() const { return opened_; }
-  std::string describe() const override { return world_.describe(); }
-  int ranks() const override { return world_.ranks(); }
-  int deviceOf(int rank) const override { return world_.deviceOf(rank); }
-  DeviceStream streamOf(int) const override { return nullptr; }
-  void *allocate(int rank, size_t bytes) override {
-    return world_.target(world_.groupOf(rank)).allocate(bytes);
-  }
-  void release(int rank, void *p) override { world_.target(world_.groupOf(rank)).release(p); }
-  void copyIn(int, void *device, const void *host, size_t bytes) override {
-    std::memcpy(device, host, bytes);
-  }
-  void copyOut(int, void *host, const void *device, size_t bytes) override {
-    std::memcpy(host, device, bytes);
-  }
-  void enqueue(const Plan &plan, const std::vector<CallBuffers> &calls) override {
-    world_.enqueue(plan, calls, streams_);
-  }
-  void startTimer() override { start_ = std::chrono::steady_clock::now(); }
-  double stopTimer() override {
-    synchronize();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-  void synchronize() override {
-    for (test::HostTarget *target : targets_) target->synchronize();
-    world_.checkFailure();
-  }
-
-private:
-  std::vector<test::HostTarget *> targets_;
-  std::vector<int> opened_;
-  DeviceWorld world_;
-  std::vector<StreamHandle> streams_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 /// The built-in plans' sweep on a job of `deviceOfRank`: every size checked, `reps` timings
 /// each. A job per sweep: a world keeps what it prepared for a plan by the plan's address, so
@@ -77,7 +24,7 @@ void expectSweepCorrect(const std::vector<int> &deviceOfRank, bench::BenchCase c
   c.ranks = int(deviceOfRank.size());
   const bench::PlanSource source = bench::PlanSource::builtIn(c);
   const std::vector<bench::SizePoint> sizes = bench::sizePoints(c, {8, 1000, 40000, 300000});
-  EmulatedJob job(deviceOfRank);
+  test::EmulatedJob job(deviceOfRank);
   bench::LoopSettings settings;
   settings.warmup = 1;
   settings.reps = 2;
@@ -95,7 +42,7 @@ void expectSweepCorrect(const std::vector<int> &deviceOfRank, bench::BenchCase c
 
 TEST(DeviceWorld, VirtualRanksOnOneDevice) {
   const std::vector<int> devices = {0, 0, 0, 0, 0};
-  EmulatedJob job(devices);
+  test::EmulatedJob job(devices);
   EXPECT_EQ(job.world().mode(), DeviceMode::VirtualRanks);
   EXPECT_EQ(job.describe(), "5 virtual ranks on host emulation");
   EXPECT_EQ(job.opened(), std::vector<int>{0});
@@ -109,7 +56,7 @@ TEST(DeviceWorld, VirtualRanksOnOneDevice) {
 /// the FIFOs, as kernels of peer devices do.
 TEST(DeviceWorld, RanksSpreadOverDevicesRunTogether) {
   const std::vector<int> devices = {1, 0, 1, 2, 0, 2};
-  EmulatedJob job(devices);
+  test::EmulatedJob job(devices);
   EXPECT_EQ(job.world().mode(), DeviceMode::PeerDevices);
   EXPECT_EQ(job.opened(), (std::vector<int>{1, 0, 2}));  // in order of first use
   EXPECT_EQ(job.world().groupOf(3), 2u);
@@ -127,7 +74,7 @@ TEST(DeviceWorld, OneRankPerDevice) {
 /// A call whose ranks disagree (here: a rank missing from a device's launch) is refused before
 /// anything is launched.
 TEST(DeviceWorld, RefusesCallsThatDoNotMatchItsRanks) {
-  EmulatedJob job({0, 1});
+  test::EmulatedJob job({0, 1});
   const Plan plan = defaultPlan(CollectiveKind::AllReduce, 2, ReduceOp::Sum, 0);
   try {
     job.world().enqueue(plan, std::vector<CallBuffers>(1), {nullptr, nullptr});

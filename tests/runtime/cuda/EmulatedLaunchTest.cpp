@@ -29,7 +29,7 @@ struct World {
       : target(resident), fifos(target) {
     std::vector<int> all(size_t(ranks), 0);
     std::iota(all.begin(), all.end(), 0);
-    group = std::make_unique<LaunchGroup>(target, fifos, table, all, ranks, true, timeoutNs);
+    group = std::make_unique<LaunchGroup>(target, fifos, table, all, ranks, timeoutNs);
   }
   test::HostTarget target;
   FifoStore fifos;
@@ -179,7 +179,7 @@ TEST(CudaEmulated, AMissingRankTimesOutWithWhatEachWaitsFor) {
   test::HostTarget target;
   FifoStore fifos(target);
   ConnectionTable table;
-  LaunchGroup group(target, fifos, table, {1}, 2, true, /*timeoutNs=*/50'000'000);
+  LaunchGroup group(target, fifos, table, {1}, 2, /*timeoutNs=*/50'000'000);
   const Plan plan = ringAllReducePlan(2, ReduceOp::Sum);
   std::vector<float> in(8, 1.0f), out(8, 0.0f);
   CallBuffers call;
@@ -207,7 +207,7 @@ TEST(CudaEmulated, EveryAllocationIsReleased) {
   {
     FifoStore fifos(target);
     ConnectionTable table;
-    LaunchGroup group(target, fifos, table, {0, 1}, 2, true, 1'000'000'000);
+    LaunchGroup group(target, fifos, table, {0, 1}, 2, 1'000'000'000);
     EXPECT_GT(target.liveAllocations(), 0u);
   }
   EXPECT_EQ(target.liveAllocations(), 0u);

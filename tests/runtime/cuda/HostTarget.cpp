@@ -3,12 +3,16 @@
 
 #include "runtime/backends/cuda/ChannelRunner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace collplan::cuda::test {
 namespace {
@@ -51,20 +55,47 @@ private:
 
 HostTarget::~HostTarget() {
   synchronize();
-  for (void *p : live_) std::free(p);
+  for (auto &[p, bytes] : opened_) ::munmap(p, bytes);
+  for (auto &[p, bytes] : live_) ::munmap(p, bytes);
 }
 
 void *HostTarget::allocate(size_t bytes) {
-  void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, bytes);
-  live_.insert(p);
+  const size_t mapped = std::max<size_t>((bytes + 4095) / 4096 * 4096, 4096);
+  void *p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  live_[p] = mapped;  // zero-filled: fresh pages
   return p;
 }
 
 void HostTarget::release(void *p) {
-  if (!live_.erase(p)) throw std::logic_error("HostTarget: release of memory it did not allocate");
-  std::free(p);
+  auto it = live_.find(p);
+  if (it == live_.end()) throw std::logic_error("HostTarget: release of memory it did not allocate");
+  ::munmap(p, it->second);
+  live_.erase(it);
+}
+
+IpcHandle HostTarget::exportMemory(void *p) {
+  const Mapping m{p, live_.at(p)};
+  IpcHandle handle;
+  std::memcpy(handle.bytes, &m, sizeof m);
+  return handle;
+}
+
+void *HostTarget::openMemory(const IpcHandle &handle) {
+  Mapping m;
+  std::memcpy(&m, handle.bytes, sizeof m);
+  // old_size 0 on a shared mapping: a second mapping of the same pages, at another address.
+  void *p = ::mremap(m.address, 0, m.bytes, MREMAP_MAYMOVE);
+  if (p == MAP_FAILED) throw std::runtime_error("HostTarget: cannot map a peer's memory");
+  opened_[p] = m.bytes;
+  return p;
+}
+
+void HostTarget::closeMemory(void *mapped) {
+  auto it = opened_.find(mapped);
+  if (it == opened_.end()) throw std::logic_error("HostTarget: close of memory it did not open");
+  ::munmap(mapped, it->second);
+  opened_.erase(it);
 }
 
 void HostTarget::upload(void *dst, const void *src, size_t bytes) { std::memcpy(dst, src, bytes); }

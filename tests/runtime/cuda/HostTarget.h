@@ -6,7 +6,7 @@
 #include "runtime/backends/cuda/DeviceTarget.h"
 
 #include <atomic>
-#include <set>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -28,6 +28,11 @@ public:
   DeviceError &errorRecord() override { return error_; }
   uint32_t residentBlocks() const override { return resident_; }
   void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) override;
+  /// In-process "IPC": memory is a shared mapping, its handle the address and size, and opening
+  /// it maps the same pages at another address (as a peer process sees them).
+  IpcHandle exportMemory(void *p) override;
+  void *openMemory(const IpcHandle &handle) override;
+  void closeMemory(void *mapped) override;
   /// Waits for the launch still running, if any.
   void synchronize();
 
@@ -40,7 +45,12 @@ private:
   LaunchArgs running_{};  ///< the arguments the running blocks read
   std::vector<std::thread> blocks_;
   DeviceError error_{};
-  std::set<void *> live_;
+  struct Mapping {
+    void *address = nullptr;
+    size_t bytes = 0;
+  };
+  std::map<void *, size_t> live_;  ///< bytes mapped
+  std::map<void *, size_t> opened_;
   uint32_t launches_ = 0;
 };
 
