@@ -73,10 +73,12 @@ typedef struct collplan_comm *collplan_comm_t;
 /** How to build a world. Start from collplan_config_init (or _from_env) and set the fields;
  *  there are no hidden defaults: every field a backend needs must be set. */
 typedef struct collplan_config {
-  const char *backend;       /**< "cpu-threads" or "cpu-shm" */
+  const char *backend;       /**< "cpu-threads", "cpu-shm" or "cuda" (collplan_cuda.h) */
   int ranks;                 /**< ranks in the job, >= 1 */
-  int rank;                  /**< cpu-shm: this process's rank; cpu-threads: -1 (all ranks) */
-  const char *shm_job;       /**< cpu-shm: job name shared by all its processes; else NULL */
+  int rank;                  /**< cpu-shm, and cuda over processes: this process's rank;
+                                  cpu-threads, and cuda in one process: -1 (all ranks) */
+  const char *shm_job;       /**< cpu-shm and cuda over processes: job name shared by all its
+                                  processes; else NULL */
   const char *topology_file; /**< topology JSON (checked against the bundle), or NULL */
   const char *bundle_file;   /**< tuned plan bundle, or NULL for the built-in plans */
 } collplan_config_t;

@@ -10,11 +10,16 @@
 extern "C" {
 #endif
 
-/* A cuda world (collplan_config_t: backend "cuda", ranks N, rank -1) holds every rank in this
- * process. COLLPLAN_CUDA_DEVICES places them: unset, every rank on device 0 (virtual ranks,
- * each with its own buffers); "0,1,2,3", rank r on the r-th device listed (devices that are
- * peers of each other). Buffers are device memory of the rank's device (collplan_mem_alloc
- * gives such memory, or cudaMalloc on that device). */
+/* A cuda world (collplan_config_t: backend "cuda", ranks N) holds every rank in this process
+ * (rank -1), or one rank per process (rank r, shm_job the job name every process shares, as
+ * collplan-shm-launch sets them: collplan_config_from_env, then backend = "cuda"), whose peers'
+ * memory is mapped through CUDA IPC. COLLPLAN_CUDA_DEVICES places the ranks: unset, every rank of
+ * one process on device 0 (virtual ranks, each with its own buffers), or rank r of a job of
+ * processes on device r % devices; "0,1,2,3", rank r on the r-th device listed (devices that
+ * are peers of each other). Buffers are device memory of the rank's device (collplan_mem_alloc
+ * gives such memory, or cudaMalloc on that device). Synchronize the streams before
+ * collplan_world_destroy; in a job of processes it waits until every process is destroying its
+ * world, so no process frees memory a peer may still read. */
 
 /** Enqueues `call` for the communicator's rank on `stream`, after the work already on it, and
  *  returns without waiting for the device; the call can be captured in a CUDA graph. The

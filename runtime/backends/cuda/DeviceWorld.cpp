@@ -1,7 +1,6 @@
 // DeviceWorld: opening a world's devices and splitting each call into one launch per device.
 #include "runtime/backends/cuda/DeviceWorld.h"
 
-#include "runtime/backends/cuda/IpcBoard.h"
 #include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 
@@ -72,9 +71,10 @@ void DeviceWorld::connectPeers(int ranks, int rank, int device, const std::strin
   mine.arenaBytes = fifoBytes + stagingBytes;
   const IpcHandle handle = target.exportMemory(arena_);
   std::copy(std::begin(handle.bytes), std::end(handle.bytes), mine.handle);
-  IpcBoard board = IpcBoard::open(job, ranks, rank, policy);
-  board.publish(mine);
-  const std::vector<IpcEntry> entries = board.waitForAll(policy);
+  board_ = std::make_unique<IpcBoard>(IpcBoard::open(job, ranks, rank, policy));
+  policy_ = policy;
+  board_->publish(mine);
+  const std::vector<IpcEntry> entries = board_->waitForAll(policy);
 
   std::vector<char *> arenaOfRank(size_t(ranks), nullptr), stagingOfRank(size_t(ranks), nullptr);
   for (int q = 0; q < ranks; ++q) {
@@ -120,6 +120,7 @@ DeviceWorld::DeviceWorld(std::vector<int> deviceOfRank, const TargetFactory &ope
 }
 
 DeviceWorld::~DeviceWorld() {
+  if (board_) board_->leave(policy_);
   launches_.clear();  // their buffers before the FIFOs, the FIFOs before the devices
   fifos_.reset();
   for (void *mapped : peerMappings_) targets_[0]->closeMemory(mapped);

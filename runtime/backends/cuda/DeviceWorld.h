@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/backends/cuda/DeviceSetup.h"
+#include "runtime/backends/cuda/IpcBoard.h"
 #include "runtime/backends/cuda/LaunchGroup.h"
 #include "runtime/exec/Wait.h"
 
@@ -35,7 +36,9 @@ public:
   /// Rank `rank` of a world of `ranks` processes, one rank each, on `device`: its arena (its
   /// incoming FIFOs and `stagingBytes` of staging) is published on the job's IpcBoard and every
   /// peer's is mapped (DeviceTarget::openMemory). Every process of the job constructs it alike;
-  /// a peer that does not within `policy.timeout` is named (RuntimeError(Timeout)).
+  /// a peer that does not within `policy.timeout` is named (RuntimeError(Timeout)). Its
+  /// destruction waits (up to `policy.timeout`) until every process's world is being destroyed,
+  /// so no arena is freed while a peer may read it: synchronize the streams first.
   DeviceWorld(int ranks, int rank, int device, const std::string &job, const TargetFactory &open,
               const WaitPolicy &policy, size_t stagingBytes);
   ~DeviceWorld();
@@ -80,6 +83,8 @@ private:
   std::vector<std::unique_ptr<LaunchGroup>> launches_;  ///< per group
   void *arena_ = nullptr;               ///< a world of processes: this rank's FIFOs and staging
   std::vector<void *> peerMappings_;    ///< and its peers' arenas, mapped
+  std::unique_ptr<IpcBoard> board_;     ///< where the ranks meet again before freeing them
+  WaitPolicy policy_;
 };
 
 }  // namespace collplan::cuda

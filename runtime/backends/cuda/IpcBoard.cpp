@@ -13,12 +13,13 @@ namespace {
 
 /// "cudaipc" in ASCII (little-endian) and the layout's version in the top byte: bump it whenever
 /// IpcHeader, IpcSlot or IpcEntry change, so a board of another version is refused.
-constexpr uint64_t kIpcMagic = 0x0163706961647563ull;
+constexpr uint64_t kIpcMagic = 0x0263706961647563ull;
 
 /// The board's first cache line. Rank 0 writes `ranks`, then publishes `magic` (release).
 struct alignas(64) IpcHeader {
   std::atomic<uint64_t> magic;
   int32_t ranks;
+  std::atomic<int32_t> leaving;  ///< ranks that reached leave()
 };
 
 /// Slot states: a rank claims its slot (compare-and-swap), writes the entry, then marks it
@@ -32,6 +33,7 @@ struct alignas(64) IpcSlot {
 };
 
 static_assert(std::atomic<uint32_t>::is_always_lock_free &&
+                  std::atomic<int32_t>::is_always_lock_free &&
                   std::atomic<uint64_t>::is_always_lock_free,
               "the board's flags are shared between processes");
 
@@ -197,6 +199,15 @@ std::vector<IpcEntry> IpcBoard::waitForAll(const WaitPolicy &policy) const {
   }
   removeName();  // every rank has opened the board: nobody needs the name any more
   return entries;
+}
+
+bool IpcBoard::leave(const WaitPolicy &policy) const noexcept {
+  std::atomic<int32_t> &leaving = headerOf(segment_).leaving;
+  leaving.fetch_add(1, std::memory_order_acq_rel);
+  Backoff backoff(policy);
+  while (leaving.load(std::memory_order_acquire) < ranks_)
+    if (!backoff.pause()) return false;
+  return true;
 }
 
 void IpcBoard::removeName() const noexcept {

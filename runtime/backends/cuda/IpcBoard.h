@@ -51,6 +51,12 @@ public:
   /// runs while it waits. On rank 0 it then removes the object's name (mappings stay valid).
   std::vector<IpcEntry> waitForAll(const WaitPolicy &policy) const;
 
+  /// Marks this rank as leaving the job and waits, under `policy`, until every rank has: no
+  /// rank frees the memory it published while a peer may still use it. False when the wait
+  /// timed out (then the caller frees anyway). The board stays mapped after waitForAll, so this
+  /// works once the name is gone. Once per rank.
+  bool leave(const WaitPolicy &policy) const noexcept;
+
   /// "/collplan-<job>-cuda-ipc": the object's name (under /dev/shm).
   static std::string objectName(const std::string &job);
 

@@ -165,6 +165,21 @@ TEST(CudaIpcBoard, RankZeroRemovesTheNameOnceAllAreReady) {
   EXPECT_TRUE(allEntries(one.waitForAll(policy), 2));  // the mapping outlives the name
 }
 
+/// leave() waits for every rank, after the name is gone, and gives up (false) past the timeout.
+TEST(CudaIpcBoard, LeaveWaitsForEveryRank) {
+  NoLeftover guard{uniqueJob()};
+  const WaitPolicy policy = policyOf(std::chrono::seconds(30));
+  IpcBoard zero = IpcBoard::open(guard.job, 3, 0);
+  IpcBoard one = IpcBoard::open(guard.job, 3, 1, policy);
+  IpcBoard two = IpcBoard::open(guard.job, 3, 2, policy);
+  for (IpcBoard *b : {&zero, &one, &two}) b->publish(entryOf(b->rank()));
+  EXPECT_TRUE(allEntries(zero.waitForAll(policy), 3));
+  EXPECT_FALSE(zero.leave(policyOf(std::chrono::milliseconds(30)))) << "left before rank 1 and 2";
+  std::thread late([&] { EXPECT_TRUE(two.leave(policy)); });
+  EXPECT_TRUE(one.leave(policy));
+  late.join();
+}
+
 TEST(CudaIpcBoard, TimeoutNamesTheRanksThatDidNotPublish) {
   NoLeftover guard{uniqueJob()};
   const WaitPolicy policy = policyOf(std::chrono::milliseconds(50));
