@@ -2,7 +2,7 @@
 #include "tuner/bench/NcclBaseline.h"
 
 #include "runtime/backends/cuda/DeviceSetup.h"
-#include "tuner/bench/CheckData.h"
+#include "tuner/bench/DeviceLoop.h"
 
 #include <algorithm>
 #include <exception>
@@ -200,33 +200,6 @@ private:
   int exceptions_;
 };
 
-/// A rank's input and output in its device's memory, released with this object.
-class RankBuffers {
-public:
-  RankBuffers(DeviceJob &job, int rank, size_t inBytes, size_t outBytes)
-      : job_(job), rank_(rank), in_(job.allocate(rank, inBytes + 8)) {
-    try {
-      out_ = job.allocate(rank, outBytes + 8);
-    } catch (...) {
-      job.release(rank, in_);
-      throw;
-    }
-  }
-  ~RankBuffers() {
-    job_.release(rank_, in_);
-    job_.release(rank_, out_);
-  }
-  RankBuffers(const RankBuffers &) = delete;
-  RankBuffers &operator=(const RankBuffers &) = delete;
-  void *in() const { return in_; }
-  void *out() const { return out_; }
-
-private:
-  DeviceJob &job_;
-  int rank_;
-  void *in_ = nullptr, *out_ = nullptr;
-};
-
 /// What one rank passes to NCCL for one call.
 struct RankCall {
   int rank = 0;
@@ -313,54 +286,6 @@ void enqueueCall(const BenchCase &c, const std::vector<RankCall> &calls, size_t 
   checkNccl(ended, "ncclGroupEnd");
 }
 
-/// Every rank's output poisoned, one call, and the elements that differ from the reference.
-uint64_t checkedCall(DeviceJob &job, const BenchCase &c, const std::vector<RankCall> &calls,
-                     size_t count) {
-  std::vector<char> host;
-  for (const RankCall &call : calls) {
-    host.assign(outputBytes(c, call.rank, count) + 8, 0);
-    poisonOutput(c, call.rank, count, host.data());
-    job.copyIn(call.rank, call.out, host.data(), outputBytes(c, call.rank, count));
-  }
-  enqueueCall(c, calls, count);
-  job.synchronize();
-  uint64_t wrong = 0;
-  for (const RankCall &call : calls) {
-    host.assign(outputBytes(c, call.rank, count) + 8, 0);
-    job.copyOut(call.rank, host.data(), call.out, outputBytes(c, call.rank, count));
-    wrong += countWrong(c, call.rank, count, host.data());
-  }
-  return wrong;
-}
-
-/// Every size on the job: [checked call], warm-up calls, then reps timed calls.
-RankTimes timeSizes(DeviceJob &job, const BenchCase &c, const std::vector<RankCall> &calls,
-                    const std::vector<SizePoint> &sizes, const LoopSettings &settings) {
-  RankTimes times;
-  for (const SizePoint &size : sizes) {
-    if (settings.check && c.kind != CollectiveKind::Barrier) {
-      if (const uint64_t wrong = checkedCall(job, c, calls, size.count))
-        throw std::runtime_error("--baseline nccl: " + ncclFunctionName(c.kind) + " gave " +
-                                 std::to_string(wrong) + " wrong elements at " +
-                                 std::to_string(size.bytes) + " bytes (" + describe(c) +
-                                 "): collplan passes NCCL buffers it does not expect (a bug)");
-    }
-    for (int w = 0; w < settings.warmup; ++w) enqueueCall(c, calls, size.count);
-    job.synchronize();
-    const int reps = settings.reps > 0 ? settings.reps : autoRepetitions(size.bytes);
-    std::vector<double> seconds;
-    seconds.reserve(size_t(reps));
-    for (int r = 0; r < reps; ++r) {
-      job.startTimer();
-      enqueueCall(c, calls, size.count);
-      seconds.push_back(job.stopTimer());
-    }
-    times.seconds.push_back(std::move(seconds));
-    times.wrong.push_back(0);
-  }
-  return times;
-}
-
 }  // namespace
 
 bool ncclBuiltIn() { return true; }
@@ -390,29 +315,31 @@ std::vector<double> runNcclBaseline(const Backend &backend, const BenchCase &c,
   const std::unique_ptr<DeviceJob> job = backend.openDeviceJob(c.ranks);
   checkNcclDevices(*job);
   const CurrentDeviceGuard currentDevice;
-  size_t maxCount = 0;
-  for (const SizePoint &s : sizes) maxCount = std::max(maxCount, s.count);
-  std::vector<std::unique_ptr<RankBuffers>> buffers;
-  std::vector<char> host;
-  for (int r = 0; r < c.ranks; ++r) {
-    const size_t inBytes = inputBytes(c, r, maxCount);
-    buffers.push_back(std::make_unique<RankBuffers>(*job, r, inBytes, outputBytes(c, r, maxCount)));
-    host.assign(inBytes + 8, 0);
-    fillInput(c, r, maxCount, host.data());  // element e's value does not depend on the count
-    job->copyIn(r, buffers.back()->in(), host.data(), inBytes);
-  }
+  const DeviceSweepBuffers buffers(*job, c, sizes);
   // After the buffers, so the communicators go first: aborted on an error, they stop the kernels
   // that could still use the buffers.
   std::vector<int> devices;
   for (int r = 0; r < c.ranks; ++r) devices.push_back(job->deviceOf(r));
   const NcclComms comms(devices);
-  std::vector<RankCall> calls;
-  for (int r = 0; r < c.ranks; ++r)
-    calls.push_back({r, buffers[size_t(r)]->in(), buffers[size_t(r)]->out(), comms.of(r),
-                     static_cast<cudaStream_t>(job->streamOf(r))});
+  std::vector<RankCall> ncclCalls(size_t(c.ranks));
+  const RankTimes times = runDeviceSweep(
+      *job, buffers, c, sizes, settings, {},
+      [&](const SizePoint &size, const std::vector<CallBuffers> &calls) {
+        for (int r = 0; r < c.ranks; ++r)
+          ncclCalls[size_t(r)] = {r, calls[size_t(r)].in, calls[size_t(r)].out, comms.of(r),
+                                  static_cast<cudaStream_t>(job->streamOf(r))};
+        enqueueCall(c, ncclCalls, size.count);
+      });
   std::vector<double> medians;
-  for (const SizeResult &s : combineRanks({timeSizes(*job, c, calls, sizes, settings)}))
-    medians.push_back(s.timeUs);
+  const std::vector<SizeResult> results = combineRanks({times});
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].wrong)
+      throw std::runtime_error("--baseline nccl: " + ncclFunctionName(c.kind) + " gave " +
+                               std::to_string(results[i].wrong) + " wrong elements at " +
+                               std::to_string(sizes[i].bytes) + " bytes (" + describe(c) +
+                               "): collplan passes NCCL buffers it does not expect (a bug)");
+    medians.push_back(results[i].timeUs);
+  }
   return medians;
 }
 
