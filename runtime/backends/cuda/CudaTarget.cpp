@@ -31,6 +31,12 @@ void enablePeerAccess(const std::vector<int> &deviceOfRank) {
   std::vector<int> devices;
   for (int d : deviceOfRank)
     if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+  int previous = 0;
+  cudaGetDevice(&previous);
+  struct Restore {
+    int device;
+    ~Restore() { cudaSetDevice(device); }
+  } restore{previous};
   for (int from : devices)
     for (int to : devices) {
       if (from == to) continue;
@@ -53,10 +59,20 @@ void CudaTarget::check(int status, const std::string &what) const {
                                             cudaGetErrorString(cudaError_t(status)));
 }
 
-void CudaTarget::select() const { check(cudaSetDevice(device_), "cudaSetDevice"); }
+CudaTarget::Selected::~Selected() {
+  if (previous_ >= 0) cudaSetDevice(previous_);
+}
+
+CudaTarget::Selected CudaTarget::select() const {
+  int previous = -1;
+  check(cudaGetDevice(&previous), "cudaGetDevice");
+  if (previous == device_) return Selected(-1);
+  check(cudaSetDevice(device_), "cudaSetDevice");
+  return Selected(previous);
+}
 
 CudaTarget::CudaTarget(int device) : device_(device), description_("device " + std::to_string(device)) {
-  select();
+  const Selected current = select();
   cudaDeviceProp props{};
   check(cudaGetDeviceProperties(&props, device_), "cudaGetDeviceProperties");
   description_ += std::string(" (") + props.name + ")";
@@ -82,7 +98,7 @@ CudaTarget::~CudaTarget() {
 }
 
 void *CudaTarget::allocate(size_t bytes) {
-  select();
+  const Selected current = select();
   void *p = nullptr;
   check(cudaMalloc(&p, bytes), "cudaMalloc of " + std::to_string(bytes) + " bytes");
   check(cudaMemset(p, 0, bytes), "cudaMemset");
@@ -90,36 +106,44 @@ void *CudaTarget::allocate(size_t bytes) {
 }
 
 void CudaTarget::release(void *p) {
-  select();
+  const Selected current = select();
   check(cudaFree(p), "cudaFree");
 }
 
 void CudaTarget::upload(void *dst, const void *src, size_t bytes) { copyIn(dst, src, bytes); }
 
 void CudaTarget::copyIn(void *dst, const void *src, size_t bytes) {
-  select();
+  const Selected current = select();
   check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
 }
 
 void CudaTarget::copyOut(void *dst, const void *src, size_t bytes) {
-  select();
+  const Selected current = select();
   check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the device");
 }
 
 void CudaTarget::copyAsync(void *dst, const void *src, size_t bytes, StreamHandle stream) {
-  select();
+  const Selected current = select();
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cudaStream_t(stream)),
         "cudaMemcpyAsync of a staged input");
 }
 
 void CudaTarget::synchronize(StreamHandle stream) {
-  select();
+  const Selected current = select();
   check(cudaStreamSynchronize(cudaStream_t(stream)), "cudaStreamSynchronize");
 }
 
 void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) {
-  select();
+  const Selected current = select();
   const cudaEvent_t last = static_cast<cudaEvent_t>(lastEvent_);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(cudaStream_t(stream), &capture), "cudaStreamIsCapturing");
+  if (capture != cudaStreamCaptureStatusNone) {
+    // A captured launch runs when its graph does, ordered by the stream the graph is launched
+    // on; a capture may not wait for an event recorded outside it.
+    check(launchPlanKernel(args, blocks, cudaStream_t(stream)), "launching the plan kernel");
+    return;
+  }
   // Launches of one world share FIFOs and counters: one on another stream waits for the last.
   if (launched_ && stream != lastStream_)
     check(cudaStreamWaitEvent(cudaStream_t(stream), last, 0), "cudaStreamWaitEvent");
@@ -131,7 +155,7 @@ void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle st
 
 IpcHandle CudaTarget::exportMemory(void *p) {
   static_assert(sizeof(cudaIpcMemHandle_t) == kIpcHandleBytes);
-  select();
+  const Selected current = select();
   cudaIpcMemHandle_t handle;
   check(cudaIpcGetMemHandle(&handle, p), "cudaIpcGetMemHandle");
   IpcHandle out;
@@ -140,7 +164,7 @@ IpcHandle CudaTarget::exportMemory(void *p) {
 }
 
 void *CudaTarget::openMemory(const IpcHandle &handle) {
-  select();
+  const Selected current = select();
   cudaIpcMemHandle_t theirs;
   std::memcpy(&theirs, handle.bytes, kIpcHandleBytes);
   void *p = nullptr;
@@ -150,7 +174,7 @@ void *CudaTarget::openMemory(const IpcHandle &handle) {
 }
 
 void CudaTarget::closeMemory(void *mapped) {
-  select();
+  const Selected current = select();
   check(cudaIpcCloseMemHandle(mapped), "cudaIpcCloseMemHandle");
 }
 
@@ -159,7 +183,7 @@ void CudaTarget::closeMemory(void *mapped) {
 namespace collplan::cuda {
 
 CudaStream::CudaStream(CudaTarget &target) : target_(target) {
-  target_.select();
+  const CudaTarget::Selected current = target_.select();
   cudaStream_t stream = nullptr;
   target_.check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   stream_ = stream;
@@ -178,13 +202,13 @@ CudaStream::~CudaStream() {
 }
 
 void CudaStream::markStart() {
-  target_.select();
+  const CudaTarget::Selected current = target_.select();
   target_.check(cudaEventRecord(static_cast<cudaEvent_t>(start_), cudaStream_t(stream_)),
                 "cudaEventRecord");
 }
 
 double CudaStream::secondsSinceStart() {
-  target_.select();
+  const CudaTarget::Selected current = target_.select();
   const cudaEvent_t stop = static_cast<cudaEvent_t>(stop_);
   target_.check(cudaEventRecord(stop, cudaStream_t(stream_)), "cudaEventRecord");
   target_.check(cudaEventSynchronize(stop), "cudaEventSynchronize");

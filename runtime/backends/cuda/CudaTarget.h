@@ -44,8 +44,19 @@ public:
   void synchronize(StreamHandle stream);
 
 private:
-  /// Makes this target's device current; throws naming `what` when a CUDA call fails.
-  void select() const;
+  /// Makes this target's device current until the returned guard goes, which restores the
+  /// caller's (a collective call leaves the thread's current device as it found it).
+  class Selected {
+  public:
+    explicit Selected(int previous) : previous_(previous) {}
+    ~Selected();
+    Selected(const Selected &) = delete;
+    Selected &operator=(const Selected &) = delete;
+
+  private:
+    int previous_;
+  };
+  [[nodiscard]] Selected select() const;
   void check(int status, const std::string &what) const;
   friend class CudaStream;
 

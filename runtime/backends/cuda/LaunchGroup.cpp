@@ -162,7 +162,12 @@ LaunchGroup::Image &LaunchGroup::imageFor(PlanState &state, const std::vector<Ca
   const size_t countersAt = alignUp(bytes.size(), 128);
   const size_t finishedAt = countersAt + sizeof(ChannelCounters) * std::max<uint32_t>(channels, 1);
   fresh->memory = target_.allocate(finishedAt + 128);
-  target_.upload(fresh->memory, bytes.data(), bytes.size());
+  try {
+    target_.upload(fresh->memory, bytes.data(), bytes.size());
+  } catch (...) {
+    target_.release(fresh->memory);
+    throw;
+  }
 
   char *base = static_cast<char *>(fresh->memory);
   LaunchArgs &a = fresh->args;
