@@ -29,8 +29,10 @@ void printTable(std::FILE *out, const BenchInfo &info, const std::vector<BenchRo
   if (info.simulated)
     std::fprintf(out, "# time = simulated time; #wrong is not checked (N/A)\n");
   else
-    std::fprintf(out, "# %d warm-up, %s timed calls per size; time = median of the slowest rank\n",
-                 info.warmup, info.reps > 0 ? std::to_string(info.reps).c_str() : "auto");
+    std::fprintf(out, "# %d warm-up, %s timed calls per size; time = median of %s\n", info.warmup,
+                 info.reps > 0 ? std::to_string(info.reps).c_str() : "auto",
+                 info.onDevices ? "each call's span on the slowest device (device events)"
+                                : "the slowest rank");
   if (!info.baseline.empty())
     std::fprintf(out, "# baseline: %s, same ranks, same method; ratio = ours / baseline\n",
                  info.baseline.c_str());

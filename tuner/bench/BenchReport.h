@@ -26,6 +26,7 @@ struct BenchInfo {
   BenchCase benchCase;
   std::string backend;
   bool simulated = false;  ///< times are simulated (no repetitions, nothing checked)
+  bool onDevices = false;  ///< times are device events around each call (Backend::runsOnDevices)
   std::string source;    ///< PlanSource::label()
   std::string topology;  ///< sim only
   std::string baseline;  ///< e.g. "MPI_Allreduce (Open MPI via mpirun)"; empty: none

@@ -254,6 +254,7 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   info.benchCase = c;
   info.backend = r.backend;
   info.simulated = sim;
+  info.onDevices = backend->runsOnDevices();
   info.source = source.label();
   info.topology = topologyFromBundle ? r.bundleFile + "'s" : r.topology;
   info.baseline = baseline.label;
