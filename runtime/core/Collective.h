@@ -1,12 +1,14 @@
 // Collective kinds, reduction ops, dtypes and buffer kinds shared by every collplan layer.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace collplan {
 
@@ -48,6 +50,21 @@ T parseNamed(const std::string &what, const std::string &text,
   if (std::optional<T> v = parse(text)) return *v;
   throw std::invalid_argument(what + ": unknown value \"" + text + "\" (expected one of: " +
                               names + ")");
+}
+
+/// parseNamed over a list, for options that take several names: blanks skipped, repeats kept
+/// once, in order (an empty result is the caller's to refuse).
+template <typename T>
+std::vector<T> parseNamedList(const std::string &what, const std::vector<std::string> &texts,
+                              std::optional<T> (*parse)(std::string_view),
+                              const std::string &names) {
+  std::vector<T> out;
+  for (const std::string &text : texts) {
+    if (text.empty()) continue;
+    const T v = parseNamed(what, text, parse, names);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
 }
 
 size_t dtypeSize(DType dtype);

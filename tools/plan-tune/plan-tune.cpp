@@ -18,22 +18,6 @@ using namespace collplan::tune;
 
 namespace {
 
-template <typename T>
-std::vector<T> parseList(const char *flag, const std::vector<std::string> &names,
-                         std::optional<T> (*parse)(std::string_view), const std::string &known) {
-  std::vector<T> out;
-  for (const std::string &name : names) {
-    if (name.empty()) continue;
-    const std::optional<T> v = parse(name);
-    if (!v)
-      throw TuneError(std::string(flag) + ": unknown value \"" + name + "\" (expected one of: " +
-                      known + ")");
-    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
-  }
-  if (out.empty()) throw TuneError(std::string(flag) + ": nothing given");
-  return out;
-}
-
 uint64_t parseSize(const char *flag, const std::string &text) {
   const std::optional<uint64_t> v = bench::parseByteSize(text);
   if (!v)
@@ -97,9 +81,9 @@ int main(int argc, char **argv) {
   try {
     if (ranksOption->count() && s.ranks < 2)  // 0 in the settings means "the topology's"
       throw TuneError("--ranks: collectives need at least 2 ranks, got " + std::to_string(s.ranks));
-    s.collectives = parseList("--collectives", collectives, &parseCollectiveKind, collectiveKindNames());
-    s.dtypes = parseList("--dtypes", dtypes, &parseDType, dtypeNames());
-    s.ops = parseList("--ops", ops, &parseReduceOp, reduceOpNames());
+    s.collectives = parseNamedList("--collectives", collectives, &parseCollectiveKind, collectiveKindNames());
+    s.dtypes = parseNamedList("--dtypes", dtypes, &parseDType, dtypeNames());
+    s.ops = parseNamedList("--ops", ops, &parseReduceOp, reduceOpNames());
     s.minBytes = parseSize("--min-bytes", minBytes);
     s.maxBytes = parseSize("--max-bytes", maxBytes);
     if (!(s.pruneFactor == 0 || s.pruneFactor >= 1))

@@ -34,13 +34,6 @@ struct Options {
 
 [[noreturn]] void usage(const std::string &message) { throw std::invalid_argument(message); }
 
-template <typename T>
-T parseName(const char *flag, const std::string &text, std::optional<T> (*parse)(std::string_view),
-            const std::string &names) {
-  const std::optional<T> v = parse(text);
-  if (!v) usage(std::string(flag) + ": unknown value \"" + text + "\" (expected one of: " + names + ")");
-  return *v;
-}
 
 /// The plan to draw, from exactly one of --plan, --bundle and --algorithm (default or a name).
 Plan choosePlan(const Options &o, uint64_t bytes) {
@@ -54,10 +47,10 @@ Plan choosePlan(const Options &o, uint64_t bytes) {
     usage("--topology is only used by --algorithm NAME (to draw simulated time use --sim)");
   if (!o.planFile.empty()) return bench::loadPlanFileForTool(o.planFile);
   bench::BenchCase c;
-  c.kind = parseName("--collective", o.collective.empty() ? "allreduce" : o.collective,
+  c.kind = parseNamed("--collective", o.collective.empty() ? "allreduce" : o.collective,
                      &parseCollectiveKind, collectiveKindNames());
-  c.dtype = parseName("--dtype", o.dtype, &parseDType, dtypeNames());
-  c.op = parseName("--op", o.op.empty() ? "sum" : o.op, &parseReduceOp, reduceOpNames());
+  c.dtype = parseNamed("--dtype", o.dtype, &parseDType, dtypeNames());
+  c.op = parseNamed("--op", o.op.empty() ? "sum" : o.op, &parseReduceOp, reduceOpNames());
   c.root = o.root.value_or(0);
   if (!o.bundleFile.empty()) {
     const Bundle bundle = bench::loadBundleFileForTool(o.bundleFile);

@@ -90,13 +90,6 @@ py::object bench(const py::kwargs &kwargs) {
 }
 
 #ifdef COLLPLAN_PY_TUNER
-template <typename T>
-std::vector<T> parseNames(const char *what, const std::vector<std::string> &texts,
-                          std::optional<T> (*parse)(std::string_view), const std::string &names) {
-  std::vector<T> out;
-  for (const std::string &t : texts) out.push_back(parseNamed(what, t, parse, names));
-  return out;
-}
 
 py::dict tune(const std::vector<std::string> &collectives, int ranks, const std::string &backend,
               const std::string &topology, const std::vector<std::string> &dtypes,
@@ -104,9 +97,9 @@ py::dict tune(const std::vector<std::string> &collectives, int ranks, const std:
               uint64_t minBytes, uint64_t maxBytes, double budget, bool quick,
               const std::string &output, const std::string &reportDir) {
   tune::TuneSettings s;
-  s.collectives = parseNames("collectives", collectives, &parseCollectiveKind, collectiveKindNames());
-  s.dtypes = parseNames("dtypes", dtypes, &parseDType, dtypeNames());
-  s.ops = parseNames("ops", ops, &parseReduceOp, reduceOpNames());
+  s.collectives = parseNamedList("collectives", collectives, &parseCollectiveKind, collectiveKindNames());
+  s.dtypes = parseNamedList("dtypes", dtypes, &parseDType, dtypeNames());
+  s.ops = parseNamedList("ops", ops, &parseReduceOp, reduceOpNames());
   s.ranks = ranks;
   s.backend = backend;
   s.topologySpec = topology;
