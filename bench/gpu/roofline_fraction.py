@@ -7,12 +7,14 @@ For each run and each size >= --large-from:
              to and from its peers per second; virtual ranks share one GPU's memory, so the sum
              over ranks is set against the rate at which that GPU copies bytes (bytes counted
              once). A plan that only copied, with perfect copies, would reach 1.
-  mem/roof = the plan's memory touches (reads + writes, coll-cost via plan-compile --cost) per
-             second over twice the roofline (a copied byte is one read and one write): how close
-             the run comes to the memory traffic of its own plan. Only for runs of a plan file
-             X.plan.json with its coll-cost output X.cost.txt beside it (run_all.sh writes both).
-Reductions read more than they write, so bus/roof of a ring stays below 1 even at mem/roof = 1;
-duplicated writes and direct reads (KangaRing, two-shot) can take it above 1.
+  mem/roof = coll-cost's memory touches (reads + writes of the schedule's dataflow, via
+             plan-compile --cost) per second over twice the roofline (a copied byte is one read
+             and one write). The kernel moves more than that where the lowering stages values
+             (one-shot, KangaRing, two-shot) and less for recursive doubling: bench/gpu/README.md
+             gives both counts. Only for runs of a plan file X.plan.json with its coll-cost
+             output X.cost.txt beside it (run_all.sh writes both).
+Reductions read more than they write, so bus/roof stays below 1 even for a perfect kernel: 0.80
+for the 8-rank ring, KangaRing, two-shot and mesh two-step (35 M moved per call).
 
 Usage: roofline_fraction.py --roofline roofline.csv [--large-from 64M] [--target 0.8]
                             [--csv out.csv] [--summary-only] RUN.json...

@@ -80,10 +80,11 @@ else
 fi
 # No topology under plans/ or tools/ describes virtual ranks on one GPU, so h100-virtual-8.json is
 # the simplest that fits: one device holding the 8 ranks, with the nvswitch-h100 preset's GPU
-# figures (3.35 TB/s HBM3; a copy between its ranks at half of it, 0.1 us). The simulator uses it
-# for its prediction and plan-tune for pruning; the plans are compiled without it (as plan-bench
-# --algorithm compiles them on --backend cuda), since one 8-rank device would make KangaRing
-# and Mesh a single-device ring.
+# figures (3.35 TB/s HBM3; a copy between its ranks at half of it, 0.1 us). Its transfers are
+# pulls, as the kernel's are: a receiver reads the message where the sender left it, so a send
+# costs no memory traffic of its own. The simulator uses it for its prediction and plan-tune for
+# pruning; the plans are compiled without it (as plan-bench --algorithm compiles them on
+# --backend cuda), since one 8-rank device would make KangaRing and Mesh a single-device ring.
 topology=$here/h100-virtual-8.json
 tune_topology=${TUNE_TOPOLOGY-$topology}
 

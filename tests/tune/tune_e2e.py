@@ -122,6 +122,18 @@ def test_tune_sim_deterministic(env):
                  [("allreduce", "f32", "sum"), ("allgather", "f32", None)])
 
 
+def test_tune_sim_gpu_virtual(env):
+    """bench/gpu/run_all.sh prunes plan-tune --backend cuda with bench/gpu/h100-virtual-8.json:
+    the file loads, and tuning on it gives a bundle of 8 ranks that runs."""
+    topology = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu",
+                            "h100-virtual-8.json")
+    bundle = env.path("gpu-virtual.bundle.json")
+    env.run("plan-tune", "--topology", topology, "--backend", "sim", "-c", "allreduce", "-b", "1K",
+            "-e", "64M", "--quick", "-q", "-o", bundle)
+    check_bundle(bundle, "sim", 8, [("allreduce", "f32", "sum")])
+    run_bundle(env, bundle, 8, "allreduce", "1K", "1M")
+
+
 def test_tune_threads(env):
     bundle, rep = env.path("threads.bundle.json"), env.path("threads-report")
     p = env.run("plan-tune", "--ranks", "2", "--backend", "cpu-threads", "-c",
