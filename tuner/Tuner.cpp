@@ -192,8 +192,11 @@ void validateSettings(const TuneSettings &s) {
   if (!s.reportDir.empty()) prepareReportDir(s.reportDir);
 }
 
-TuneResult runTune(const TuneSettings &settings) {
-  validateSettings(settings);
+TuneResult runTune(const TuneSettings &given) {
+  validateSettings(given);
+  // Under mpirun every process tunes alike; only the one that reports speaks.
+  TuneSettings settings = given;
+  if (!requireBackend(settings.backend).reportsLaunches()) settings.quiet = true;
   const auto wallStart = std::chrono::steady_clock::now();
   TuneResult result;
   result.settings = settings;

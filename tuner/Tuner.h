@@ -62,8 +62,9 @@ struct TuneResult {
 /// Validates `settings` (throws TuneError) and resolves the topology and rank count.
 void validateSettings(const TuneSettings &settings);
 
-/// Runs the whole tuning. Notes (pruning, wrong results, failures) go to stderr unless quiet;
-/// the progress bar to stderr when enabled. Throws TuneError on a bad request; measurement
+/// Runs the whole tuning. Notes (pruning, wrong results, failures) go to stderr unless quiet
+/// or this process does not report (Backend::reportsLaunches: under mpirun, one process
+/// speaks); the progress bar to stderr when enabled. Throws TuneError on a bad request; measurement
 /// failures of single variants are notes, never fatal.
 TuneResult runTune(const TuneSettings &settings);
 

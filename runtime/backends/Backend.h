@@ -142,7 +142,8 @@ public:
   virtual std::vector<std::string> launch(int ranks, const RankBody &body) const = 0;
   /// Whether this process reports what launch() returned: false on all but one process of a
   /// job whose processes all call launch alike (mpi: every rank but 0 of MPI_COMM_WORLD), so a
-  /// tool run under mpirun prints its results once. Valid once launch() has run.
+  /// tool run under mpirun prints its results once (and its notes and progress: ask before any
+  /// launch; mpi joins the job to answer).
   virtual bool reportsLaunches() const { return true; }
   /// The topology of the job launch() runs on, where the backend discovers it (mpi: the nodes
   /// of MPI_COMM_WORLD's processes); std::nullopt otherwise. Every process of a backend started

@@ -119,7 +119,11 @@ public:
   }
 
   bool reportsLaunches() const override {
-    return !mpi::mpiActive() || shapeOf(MPI_COMM_WORLD).second == 0;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return true;  // at exit: nothing is left to share the output with
+    initialiseMpi();
+    return shapeOf(MPI_COMM_WORLD).second == 0;
   }
 
   /// Runs `body` on this process's rank of MPI_COMM_WORLD (every process of the mpirun job
