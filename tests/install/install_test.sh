@@ -63,5 +63,10 @@ if [[ -d $python/collplan ]]; then
   PYTHONPATH=$python /usr/bin/python3 -c \
     'import collplan, numpy; r = collplan.run_threads(2, lambda c: c.allreduce(numpy.ones(3)).tolist()); assert r == [[2.0] * 3] * 2, r' \
     >"$work/python.out"
+  step "the installed collplan.launch finds the installed collplan-shm-launch (not on PATH)"
+  env -u COLLPLAN_SHM_LAUNCH PATH=/usr/bin:/bin PYTHONPATH=$python COLLPLAN_TIMEOUT_S=60 \
+    /usr/bin/python3 -m collplan.launch -n 2 "$repo/tests/python/shm_rank.py" >"$work/launch.out"
+  [[ $(grep -o 'of 2: ok' "$work/launch.out" | wc -l) == 2 ]] ||
+    { cat "$work/launch.out"; echo "collplan.launch: not every rank reported ok" >&2; exit 1; }
 fi
 step "all examples ran against the installed package"

@@ -1,8 +1,9 @@
 """Starts N Python processes as one cpu-shm job: python3 -m collplan.launch -n N script.py [args].
 
 Each process runs `script.py args` with the job described in its environment, so
-collplan.communicator_from_env() gives it its rank. This is collplan-shm-launch (found next to
-this package in a build tree, on PATH, or at $COLLPLAN_SHM_LAUNCH) running this interpreter: it
+collplan.communicator_from_env() gives it its rank. This is collplan-shm-launch (at
+$COLLPLAN_SHM_LAUNCH, else with the tools of the build or prefix this package belongs to, else on
+PATH) running this interpreter: it
 names the job, removes its segments even after a crash, stops the ranks when one fails, and
 exits with the first failing rank's status.
 """
@@ -13,12 +14,14 @@ import shutil
 import sys
 from pathlib import Path
 
+from collplan._layout import BIN_DIR
+
 
 def find_launcher():
     """The collplan-shm-launch program, or None."""
     candidates = [
         os.environ.get("COLLPLAN_SHM_LAUNCH"),
-        str(Path(__file__).resolve().parents[2] / "bin" / "collplan-shm-launch"),
+        str(Path(__file__).resolve().parent / BIN_DIR / "collplan-shm-launch"),
         shutil.which("collplan-shm-launch"),
     ]
     for candidate in candidates:
