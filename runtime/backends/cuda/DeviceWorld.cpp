@@ -5,7 +5,6 @@
 #include "runtime/exec/RuntimeError.h"
 
 #include <limits>
-#include <unistd.h>
 
 namespace collplan::cuda {
 
@@ -67,7 +66,7 @@ void DeviceWorld::connectPeers(int ranks, int rank, int device, const std::strin
   DeviceTarget &target = *targets_[0];
   IpcEntry mine;
   mine.device = device;
-  mine.pid = int32_t(::getpid());
+  mine.process = thisProcess();
   mine.arenaBytes = fifoBytes + stagingBytes;
   const IpcHandle handle = target.exportMemory(arena_);
   std::copy(std::begin(handle.bytes), std::end(handle.bytes), mine.handle);

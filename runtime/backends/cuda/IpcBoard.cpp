@@ -4,22 +4,23 @@
 #include "runtime/exec/RuntimeError.h"
 
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace collplan::cuda {
 namespace {
 
 /// "cudaipc" in ASCII (little-endian) and the layout's version in the top byte: bump it whenever
 /// IpcHeader, IpcSlot or IpcEntry change, so a board of another version is refused.
-constexpr uint64_t kIpcMagic = 0x0263706961647563ull;
+constexpr uint64_t kIpcMagic = 0x0363706961647563ull;
 
 /// The board's first cache line. Rank 0 writes `ranks`, then publishes `magic` (release).
 struct alignas(64) IpcHeader {
   std::atomic<uint64_t> magic;
   int32_t ranks;
-  std::atomic<int32_t> leaving;  ///< ranks that reached leave()
 };
 
 /// Slot states: a rank claims its slot (compare-and-swap), writes the entry, then marks it
@@ -29,6 +30,7 @@ enum : uint32_t { kSlotEmpty = 0, kSlotWriting = 1, kSlotReady = 2 };
 /// One rank's slot, after the header.
 struct alignas(64) IpcSlot {
   std::atomic<uint32_t> ready;
+  std::atomic<uint32_t> left;  ///< 1 once the rank reached leave()
   IpcEntry entry;
 };
 
@@ -202,11 +204,31 @@ std::vector<IpcEntry> IpcBoard::waitForAll(const WaitPolicy &policy) const {
 }
 
 bool IpcBoard::leave(const WaitPolicy &policy) const noexcept {
-  std::atomic<int32_t> &leaving = headerOf(segment_).leaving;
-  leaving.fetch_add(1, std::memory_order_acq_rel);
+  slotOf(segment_, rank_).left.store(1, std::memory_order_release);
+  // A rank is gone once it left, or once its process died (then it reads nothing any more).
+  std::vector<bool> gone(size_t(ranks_), false);
+  auto stillHere = [&](bool lookUpProcesses) {
+    int here = 0;
+    for (int r = 0; r < ranks_; ++r) {
+      if (gone[size_t(r)]) continue;
+      const IpcSlot &slot = slotOf(segment_, r);
+      gone[size_t(r)] =
+          slot.left.load(std::memory_order_acquire) != 0 ||
+          (lookUpProcesses && slot.ready.load(std::memory_order_acquire) == kSlotReady &&
+           livenessOf(slot.entry.process) == Liveness::Dead);
+      here += gone[size_t(r)] ? 0 : 1;
+    }
+    return here;
+  };
+  constexpr auto kLookUpEvery = std::chrono::milliseconds(100);
+  auto lastLookUp = std::chrono::steady_clock::now();
   Backoff backoff(policy);
-  while (leaving.load(std::memory_order_acquire) < ranks_)
+  for (bool lookUp = false; stillHere(lookUp) > 0;) {
     if (!backoff.pause()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    lookUp = now - lastLookUp >= kLookUpEvery;
+    if (lookUp) lastLookUp = now;
+  }
   return true;
 }
 

@@ -1,6 +1,7 @@
 // IpcBoard: the shared-memory board where a cuda job's processes exchange their CUDA IPC handles.
 #pragma once
 
+#include "runtime/backends/cpu/ProcessLiveness.h"
 #include "runtime/backends/cpu/ShmSegment.h"
 #include "runtime/backends/cuda/DeviceTarget.h"
 #include "runtime/exec/Wait.h"
@@ -15,7 +16,7 @@ namespace collplan::cuda {
 /// What one rank publishes about the device memory its peers map.
 struct IpcEntry {
   int32_t device = -1;  ///< the rank's device
-  int32_t pid = 0;      ///< the rank's process
+  ProcessId process;    ///< the rank's process (thisProcess())
   uint64_t arenaBytes = 0;
   uint8_t handle[kIpcHandleBytes] = {};  ///< cudaIpcGetMemHandle of the rank's arena
 };
@@ -52,9 +53,10 @@ public:
   std::vector<IpcEntry> waitForAll(const WaitPolicy &policy) const;
 
   /// Marks this rank as leaving the job and waits, under `policy`, until every rank has: no
-  /// rank frees the memory it published while a peer may still use it. False when the wait
-  /// timed out (then the caller frees anyway). The board stays mapped after waitForAll, so this
-  /// works once the name is gone. Once per rank.
+  /// rank frees the memory it published while a peer may still use it. A rank whose process
+  /// has died counts as left (looked up about every 100 ms), so peers of a crashed rank do not
+  /// wait out the timeout. False when the wait timed out (then the caller frees anyway). The
+  /// board stays mapped after waitForAll, so this works once the name is gone. Once per rank.
   bool leave(const WaitPolicy &policy) const noexcept;
 
   /// "/collplan-<job>-cuda-ipc": the object's name (under /dev/shm).

@@ -47,7 +47,7 @@ WaitPolicy policyOf(std::chrono::milliseconds timeout) {
 IpcEntry entryOf(int rank) {
   IpcEntry entry;
   entry.device = rank % 2;
-  entry.pid = int32_t(::getpid());
+  entry.process = thisProcess();
   entry.arenaBytes = (uint64_t(rank) + 1) << 32;
   for (size_t i = 0; i < kIpcHandleBytes; ++i) entry.handle[i] = uint8_t(rank * 64 + i);
   return entry;
@@ -60,7 +60,7 @@ IpcEntry entryOf(int rank) {
   for (int r = 0; r < ranks; ++r) {
     const IpcEntry want = entryOf(r), &got = entries[size_t(r)];
     if (got.device != want.device || got.arenaBytes != want.arenaBytes ||
-        std::memcmp(got.handle, want.handle, kIpcHandleBytes) != 0 || got.pid <= 0)
+        std::memcmp(got.handle, want.handle, kIpcHandleBytes) != 0 || got.process.pid <= 0)
       return ::testing::AssertionFailure() << "rank " << r << "'s entry differs";
   }
   return ::testing::AssertionSuccess();
@@ -139,7 +139,7 @@ TEST(CudaIpcBoard, RanksAsProcessesSeeEveryEntry) {
       if (!error.empty()) std::fprintf(stderr, "rank %d: %s\n", r, error.c_str());
       bool pidsDiffer = true;
       for (int p = 0; p < int(entries.size()); ++p)
-        pidsDiffer = pidsDiffer && (p == r) == (entries[size_t(p)].pid == ::getpid());
+        pidsDiffer = pidsDiffer && (p == r) == (entries[size_t(p)].process.pid == ::getpid());
       _exit(!error.empty() ? 2 : allEntries(entries, ranks) && pidsDiffer ? 0 : 3);
     }
     children.push_back(pid);
@@ -178,6 +178,26 @@ TEST(CudaIpcBoard, LeaveWaitsForEveryRank) {
   std::thread late([&] { EXPECT_TRUE(two.leave(policy)); });
   EXPECT_TRUE(one.leave(policy));
   late.join();
+}
+
+/// A rank whose process died without leaving does not hold its peers until the timeout.
+TEST(CudaIpcBoard, LeaveDoesNotWaitForARankWhoseProcessDied) {
+  NoLeftover guard{uniqueJob()};
+  const WaitPolicy policy = policyOf(std::chrono::seconds(30));
+  IpcBoard zero = IpcBoard::open(guard.job, 2, 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    IpcBoard one = IpcBoard::open(guard.job, 2, 1, policy);
+    one.publish(entryOf(1));
+    _exit(allEntries(one.waitForAll(policy), 2) ? 0 : 3);  // dies without leaving
+  }
+  zero.publish(entryOf(0));
+  EXPECT_TRUE(allEntries(zero.waitForAll(policy), 2));
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank 1 ended with " << status;
+  EXPECT_TRUE(zero.leave(policy)) << "waited out the timeout for a rank that had died";
 }
 
 TEST(CudaIpcBoard, TimeoutNamesTheRanksThatDidNotPublish) {

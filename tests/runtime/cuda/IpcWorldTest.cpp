@@ -86,7 +86,6 @@ TEST(IpcWorld, EveryBuiltInPlanRunsWithMappedArenas) {
 }
 
 TEST(IpcWorld, RefusesAPlanThatStagesMoreThanTheArena) {
-  const bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 2};
   const Plan plan = defaultPlan(CollectiveKind::AllReduce, 2, ReduceOp::Sum, 0);
   std::vector<std::string> errors(2);
   std::vector<std::thread> processes;
@@ -98,8 +97,12 @@ TEST(IpcWorld, RefusesAPlanThatStagesMoreThanTheArena) {
                           [](int) { return std::make_unique<test::HostTarget>(); },
                           defaultWaitPolicy(), /*stagingBytes=*/4096);
         std::vector<float> in(100000, 1.0f), out(100000);
-        CallBuffers call{in.data(), out.data(), in.size() * 4, out.size() * 4, in.size(),
-                         DType::F32, ReduceOp::Sum};
+        CallBuffers call;
+        call.in = in.data();
+        call.out = out.data();
+        call.inBytes = in.size() * 4;
+        call.outBytes = out.size() * 4;
+        call.count = in.size();
         world.enqueueGroup(0, plan, {call}, nullptr);
       } catch (const std::exception &e) {
         errors[size_t(rank)] = e.what();
