@@ -169,7 +169,9 @@ TEST(CoalesceTransfers, RingSlicesKeepTheirPipeline) {
       size_t sends = 0;
       for (const PlanOp &op : program.channels.at(0).ops) {
         sends += op.sends.size();
-        if (!op.sends.empty()) EXPECT_EQ(op.length(), 1u);
+        if (!op.sends.empty()) {
+          EXPECT_EQ(op.length(), 1u);
+        }
       }
       EXPECT_EQ(sends, size_t(2 * (ranks - 1)));
     }

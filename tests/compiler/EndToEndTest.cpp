@@ -1,7 +1,6 @@
 // Every algorithm x collective it implements, with one and two slices: compiled to a plan, run
 // on cpu-threads for N = 2..8 with odd counts, in and out of place, results equal to the
 // reference and identical on every rank.
-#include "compiler/export/PlanCompiler.h"
 #include "runtime/plan/BundleJson.h"
 #include "tests/compiler/ScheduleTestSupport.h"
 #include "tests/runtime/exec/ExecTestSupport.h"
@@ -38,77 +37,46 @@ std::string writeBundle(const Plan &plan, const std::string &name) {
   return path;
 }
 
-struct Case {
-  const AlgorithmInfo *algorithm;
-  CollectiveKind kind;
-};
+using Case = collplan::testing::AlgorithmCase;
 
 class EndToEnd : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EndToEnd, MatchesReferenceOnEveryRank) {
   const Case &c = GetParam();
-  for (int ranks = 2; ranks <= 8; ++ranks) {
-    auto params = collplan::testing::algorithmParamsFor(*c.algorithm, ranks);
-    if (!params) continue;
-    std::vector<int> roots = needsRoot(c.kind) ? std::vector<int>{0, ranks - 1} : std::vector<int>{0};
-    for (int slices : {1, 2}) {
-      for (int root : roots) {
-        CollectiveSpec spec;
-        spec.kind = c.kind;
-        spec.ranks = ranks;
-        spec.root = root;
-        if (needsReduceOp(c.kind)) spec.op = ReduceOp::Sum;
-        CompileOptions options;
-        options.algorithm = c.algorithm->name;
-        options.params = *params;
-        options.slices = slices;
-        std::string error;
-        auto compiled = compileCollective(spec, options, error);
-        ASSERT_TRUE(succeeded(compiled))
-            << c.algorithm->name << " N=" << ranks << " slices " << slices << ": " << error;
-        std::string bundle = writeBundle(compiled->plan, c.algorithm->name + "-" +
-                                                             std::string(toString(c.kind)) + "-" +
-                                                             std::to_string(ranks));
-        World world = World::threads(ranks, bundle.c_str());
-        for (DType dtype : {DType::F32, DType::I32})
-          for (size_t count : {size_t(1), size_t(ranks - 1), size_t(37), size_t(263)})
-            for (auto placement : {test::Placement::OutOfPlace, test::Placement::InPlace}) {
-              test::CollCase cc;
-              cc.kind = c.kind;
-              cc.dtype = dtype;
-              cc.count = count;
-              cc.placement = placement;
-              cc.root = root;
-              std::vector<std::vector<uint8_t>> outputs(ranks);
-              std::vector<std::string> failures(ranks);
-              world.runThreads([&](Comm &comm) {
-                int r = comm.rank();
-                failures[r] = test::runAndCheck(comm, cc, &outputs[r]);
-              });
-              for (int r = 0; r < ranks; ++r)
-                EXPECT_EQ(failures[r], "") << c.algorithm->name << " slices " << slices << " "
-                                           << cc.describe(ranks) << " rank " << r;
-            }
-        std::remove(bundle.c_str());
-      }
+  for (int ranks = 2; ranks <= 8; ++ranks)
+    for (const Plan &plan : collplan::testing::compiledPlans(c, ranks)) {
+      const std::string variant = "slices " + plan.params.value("slices", nlohmann::json(1)).dump();
+      std::string bundle = writeBundle(plan, c.algorithm->name + "-" +
+                                                 std::string(toString(c.kind)) + "-" +
+                                                 std::to_string(ranks));
+      World world = World::threads(ranks, bundle.c_str());
+      for (DType dtype : {DType::F32, DType::I32})
+        for (size_t count : {size_t(1), size_t(ranks - 1), size_t(37), size_t(263)})
+          for (auto placement : {test::Placement::OutOfPlace, test::Placement::InPlace}) {
+            test::CollCase cc;
+            cc.kind = c.kind;
+            cc.dtype = dtype;
+            cc.count = count;
+            cc.placement = placement;
+            cc.root = plan.root;
+            std::vector<std::vector<uint8_t>> outputs(ranks);
+            std::vector<std::string> failures(ranks);
+            world.runThreads([&](Comm &comm) {
+              int r = comm.rank();
+              failures[r] = test::runAndCheck(comm, cc, &outputs[r]);
+            });
+            for (int r = 0; r < ranks; ++r)
+              EXPECT_EQ(failures[r], "") << c.algorithm->name << " " << variant << " "
+                                         << cc.describe(ranks) << " rank " << r;
+          }
+      std::remove(bundle.c_str());
     }
-  }
 }
 
-std::vector<Case> allCases() {
-  std::vector<Case> cases;
-  for (const AlgorithmInfo &a : algorithms())
-    for (CollectiveKind kind : a.kinds) cases.push_back({&a, kind});
-  return cases;
-}
-
-INSTANTIATE_TEST_SUITE_P(Algorithms, EndToEnd, ::testing::ValuesIn(allCases()),
+INSTANTIATE_TEST_SUITE_P(Algorithms, EndToEnd,
+                         ::testing::ValuesIn(collplan::testing::everyAlgorithmCase()),
                          [](const ::testing::TestParamInfo<Case> &info) {
-                           std::string name = info.param.algorithm->name + "_" +
-                                              std::string(toString(info.param.kind));
-                           for (char &ch : name)
-                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
+                           return collplan::testing::algorithmCaseName(info.param);
                          });
 
 }  // namespace

@@ -1,12 +1,15 @@
-// Parsing and diagnostic capture for the compiler tests.
+// Parsing and diagnostic capture for the compiler tests, and the cases of every algorithm.
 #include "ScheduleTestSupport.h"
 
 #include "compiler/Registration.h"
+#include "compiler/export/PlanCompiler.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
+
+#include <cctype>
 
 namespace collplan::testing {
 
@@ -88,6 +91,52 @@ std::optional<AlgorithmParams> algorithmParamsFor(const AlgorithmInfo &algorithm
     params.ranksPerNode = 2;
   }
   return params;
+}
+
+void PrintTo(const AlgorithmCase &c, std::ostream *os) {
+  *os << c.algorithm->name << " " << toString(c.kind);
+}
+
+std::vector<AlgorithmCase> everyAlgorithmCase() {
+  std::vector<AlgorithmCase> cases;
+  for (const AlgorithmInfo &a : algorithms())
+    for (CollectiveKind kind : a.kinds) cases.push_back({&a, kind});
+  return cases;
+}
+
+std::string algorithmCaseName(const AlgorithmCase &c) {
+  std::string name = c.algorithm->name + "_" + std::string(toString(c.kind));
+  for (char &ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
+std::vector<Plan> compiledPlans(const AlgorithmCase &c, int ranks) {
+  std::vector<Plan> plans;
+  const auto params = algorithmParamsFor(*c.algorithm, ranks);
+  if (!params) return plans;
+  const std::vector<int> roots = needsRoot(c.kind) ? std::vector<int>{0, ranks - 1} : std::vector<int>{0};
+  for (int slices : {1, 2})
+    for (int root : roots) {
+      CollectiveSpec spec;
+      spec.kind = c.kind;
+      spec.ranks = ranks;
+      spec.root = root;
+      if (needsReduceOp(c.kind)) spec.op = ReduceOp::Sum;
+      CompileOptions options;
+      options.algorithm = c.algorithm->name;
+      options.params = *params;
+      options.slices = slices;
+      std::string error;
+      auto compiled = compileCollective(spec, options, error);
+      if (mlir::failed(compiled)) {
+        ADD_FAILURE() << c.algorithm->name << " " << toString(c.kind) << " N=" << ranks
+                      << " slices " << slices << " root " << root << ": " << error;
+        continue;
+      }
+      plans.push_back(std::move(compiled->plan));
+    }
+  return plans;
 }
 
 }  // namespace collplan::testing

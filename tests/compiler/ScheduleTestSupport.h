@@ -2,12 +2,14 @@
 #pragma once
 
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/plan/Plan.h"
 #include "dialects/coll/CollOps.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -40,5 +42,21 @@ std::string ringAllreduceText(int ranks);
 /// Parameters under which `algorithm` applies to `ranks` ranks, or nothing when it does not
 /// (KangaRing needs pairs of ranks per device, hierarchical two nodes of two ranks at least).
 std::optional<AlgorithmParams> algorithmParamsFor(const AlgorithmInfo &algorithm, int ranks);
+
+/// One registered algorithm with one collective it implements: a parameter of the tests that
+/// run every algorithm.
+struct AlgorithmCase {
+  const AlgorithmInfo *algorithm;
+  CollectiveKind kind;
+};
+void PrintTo(const AlgorithmCase &c, std::ostream *os);
+/// Every registered algorithm x every collective it implements.
+std::vector<AlgorithmCase> everyAlgorithmCase();
+/// "<algorithm>_<collective>" with anything but letters and digits as '_': a test name.
+std::string algorithmCaseName(const AlgorithmCase &c);
+/// The plans of `c` on `ranks` ranks (sum for reducing kinds): one and two slices, at each root
+/// a rooted kind is tested at (0 and the last rank). Empty when the algorithm does not apply to
+/// that many ranks; a plan that fails to compile fails the test, naming it.
+std::vector<Plan> compiledPlans(const AlgorithmCase &c, int ranks);
 
 }  // namespace collplan::testing

@@ -47,7 +47,7 @@ struct Exception {
   std::function<bool(const Case &)> applies;
   /// Bounds on simulated / predicted time; or, with `expected`, the simulated time itself.
   double low = 0.98, high = 1.02;
-  std::function<double(const Case &)> expected;
+  std::function<double(const Case &)> expected = nullptr;
 };
 
 bool oneOf(const std::string &name, std::initializer_list<const char *> names) {
