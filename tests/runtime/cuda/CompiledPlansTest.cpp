@@ -1,7 +1,7 @@
 // Every compiled algorithm x collective it implements, with one and two slices, through the
 // cuda backend's launch path on N = 2..8 virtual ranks of one device, odd counts, in and out of
 // place: on the host emulation of the kernel (always), and on GPU 0 with every dtype (skipped,
-// saying why, where no device is visible).
+// saying why, where no device is visible); and as a world of processes on the emulation.
 #include "HostTarget.h"
 #include "LaunchCheck.h"
 
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <deque>
 #include <numeric>
+#include <unistd.h>
 
 using namespace collplan;
 using namespace collplan::cuda;
@@ -71,6 +72,25 @@ TEST_P(CompiledPlans, OnTheEmulation) {
       [&] { target.synchronize(); }};
   // 4096: ops of whole 16-byte vectors; the odd counts take the element path.
   checkEveryPlan(GetParam(), target, readback, {DType::F32, DType::I32}, {7, 1029, 4096});
+}
+
+/// Ranks as processes (CUDA IPC, emulated by threads): everything sent is staged in the
+/// sender's arena and read through the receiver's mapping of it.
+TEST_P(CompiledPlans, AsProcessesOnTheEmulation) {
+  const Case &c = GetParam();
+  int world = 0;
+  for (int ranks : {4, 5})
+    for (const Plan &plan : collplan::testing::compiledPlans(c, ranks))
+      for (DType dtype : {DType::F32, DType::BF16}) {
+        const bench::BenchCase bc{c.kind, dtype, ReduceOp::Sum, plan.root, ranks};
+        for (size_t count : {size_t(1029), size_t(4096)})
+          EXPECT_EQ(test::runAsProcesses(bc, plan, count,
+                                         "compiled-" + std::to_string(::getpid()) + "-" +
+                                             std::to_string(world++)),
+                    0u)
+              << c.algorithm->name << " " << toString(c.kind) << " N=" << ranks << " root "
+              << plan.root << " " << toString(dtype) << " count=" << count;
+      }
 }
 
 TEST_P(CompiledPlans, OnTheGpu) {

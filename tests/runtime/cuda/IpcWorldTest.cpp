@@ -2,6 +2,7 @@
 // emulated device, arenas exchanged through the job's IpcBoard and mapped at other addresses, so
 // FIFOs in the receiver's arena and offsets from the sender's staging are what carries the data.
 #include "EmulatedJob.h"
+#include "LaunchCheck.h"
 
 #include "runtime/api/DeviceCalls.h"
 #include "runtime/exec/RuntimeError.h"
@@ -23,54 +24,6 @@ std::string jobName(const char *what) {
   return std::string("ipc-test-") + what + "-" + std::to_string(::getpid());
 }
 
-/// Runs `plan` once for `c` on every rank, each rank a DeviceWorld of its own in its own thread
-/// (as processes would), and returns the wrong elements over ranks.
-uint64_t runAsProcesses(const bench::BenchCase &c, const Plan &plan, size_t count,
-                        const std::string &job, size_t stagingBytes = 1 << 20) {
-  std::vector<uint64_t> wrong(size_t(c.ranks), 0);
-  std::vector<std::string> errors(size_t(c.ranks));
-  std::vector<std::thread> processes;
-  for (int rank = 0; rank < c.ranks; ++rank)
-    processes.emplace_back([&, rank] {
-      try {
-        test::HostTarget *target = nullptr;
-        DeviceWorld world(c.ranks, rank, /*device=*/rank % 2, job,
-                          [&](int) {
-                            auto made = std::make_unique<test::HostTarget>(512, true);
-                            target = made.get();
-                            return made;
-                          },
-                          defaultWaitPolicy(), stagingBytes);
-        EXPECT_EQ(world.mode(), DeviceMode::IpcProcesses);
-        std::vector<char> in(bench::inputBytes(c, rank, count) + 8),
-            out(bench::outputBytes(c, rank, count) + 8);
-        bench::fillInput(c, rank, count, in.data());
-        bench::poisonOutput(c, rank, count, out.data());
-        CallBuffers call;
-        call.in = in.data();
-        call.out = out.data();
-        call.inBytes = bench::inputBytes(c, rank, count);
-        call.outBytes = bench::outputBytes(c, rank, count);
-        call.count = count;
-        call.dtype = c.dtype;
-        call.op = c.op;
-        for (int repeat = 0; repeat < 2; ++repeat) {  // counters carry over calls
-          world.enqueueGroup(0, plan, {call}, nullptr);
-          target->synchronize();
-          world.checkFailure();
-        }
-        wrong[size_t(rank)] = bench::countWrong(c, rank, count, out.data());
-      } catch (const std::exception &e) {
-        errors[size_t(rank)] = e.what();
-      }
-    });
-  for (std::thread &t : processes) t.join();
-  for (int r = 0; r < c.ranks; ++r) EXPECT_EQ(errors[size_t(r)], "") << "rank " << r;
-  uint64_t total = 0;
-  for (uint64_t w : wrong) total += w;
-  return total;
-}
-
 TEST(IpcWorld, EveryBuiltInPlanRunsWithMappedArenas) {
   std::deque<Plan> plans;
   int tried = 0;
@@ -79,7 +32,7 @@ TEST(IpcWorld, EveryBuiltInPlanRunsWithMappedArenas) {
       const bench::BenchCase c{kind, DType::BF16, ReduceOp::Sum, 1, 4};
       const Plan &plan = plans.emplace_back(built.make(kind, c.ranks, c.op, c.root, -1));
       ++tried;
-      EXPECT_EQ(runAsProcesses(c, plan, 1029, jobName("all") + "-" + std::to_string(tried)), 0u)
+      EXPECT_EQ(test::runAsProcesses(c, plan, 1029, jobName("all") + "-" + std::to_string(tried)), 0u)
           << std::string(built.name) << " " << toString(kind);
     }
   EXPECT_GT(tried, 8);

@@ -1,8 +1,16 @@
 // runPlanChecked: buffers laid out as the API lays them (in place at the canonical offset),
-// filled on the host, copied in, one launch, read back and counted.
+// filled on the host, copied in, one launch, read back and counted; runAsProcesses: the same
+// with one DeviceWorld per rank, each in its own thread.
 #include "LaunchCheck.h"
 
+#include "HostTarget.h"
+
+#include "runtime/backends/cuda/DeviceWorld.h"
+
+#include <gtest/gtest.h>
+
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 namespace collplan::cuda::test {
@@ -51,6 +59,52 @@ uint64_t runPlanChecked(DeviceTarget &target, LaunchGroup &group, const Readback
     wrong += bench::countWrong(c, r, count, out.data());
   }
   return wrong;
+}
+
+uint64_t runAsProcesses(const bench::BenchCase &c, const Plan &plan, size_t count,
+                        const std::string &job, size_t stagingBytes) {
+  std::vector<uint64_t> wrong(size_t(c.ranks), 0);
+  std::vector<std::string> errors(size_t(c.ranks));
+  std::vector<std::thread> processes;
+  for (int rank = 0; rank < c.ranks; ++rank)
+    processes.emplace_back([&, rank] {
+      try {
+        HostTarget *target = nullptr;
+        DeviceWorld world(c.ranks, rank, /*device=*/rank % 2, job,
+                          [&](int) {
+                            auto made = std::make_unique<HostTarget>(512, true);
+                            target = made.get();
+                            return made;
+                          },
+                          defaultWaitPolicy(), stagingBytes);
+        EXPECT_EQ(world.mode(), DeviceMode::IpcProcesses);
+        std::vector<char> in(bench::inputBytes(c, rank, count) + 8),
+            out(bench::outputBytes(c, rank, count) + 8);
+        bench::fillInput(c, rank, count, in.data());
+        bench::poisonOutput(c, rank, count, out.data());
+        CallBuffers call;
+        call.in = in.data();
+        call.out = out.data();
+        call.inBytes = bench::inputBytes(c, rank, count);
+        call.outBytes = bench::outputBytes(c, rank, count);
+        call.count = count;
+        call.dtype = c.dtype;
+        call.op = c.op;
+        for (int repeat = 0; repeat < 2; ++repeat) {  // counters carry over calls
+          world.enqueueGroup(0, plan, {call}, nullptr);
+          target->synchronize();
+          world.checkFailure();
+        }
+        wrong[size_t(rank)] = bench::countWrong(c, rank, count, out.data());
+      } catch (const std::exception &e) {
+        errors[size_t(rank)] = e.what();
+      }
+    });
+  for (std::thread &t : processes) t.join();
+  for (int r = 0; r < c.ranks; ++r) EXPECT_EQ(errors[size_t(r)], "") << "rank " << r;
+  uint64_t total = 0;
+  for (uint64_t w : wrong) total += w;
+  return total;
 }
 
 }  // namespace collplan::cuda::test

@@ -1,5 +1,6 @@
-// One checked call of a plan through a LaunchGroup, on any DeviceTarget: the GPU's memory or the
-// host emulation's, for the tests of the plan kernel.
+// Checked calls of a plan for the tests of the plan kernel: through a LaunchGroup on any
+// DeviceTarget (the GPU's memory or the host emulation's), and as a world of processes (CUDA IPC)
+// emulated by threads.
 #pragma once
 
 #include "runtime/backends/cuda/LaunchGroup.h"
@@ -21,5 +22,12 @@ struct Readback {
 /// wrong elements over ranks. Throws what the launch recorded.
 uint64_t runPlanChecked(DeviceTarget &target, LaunchGroup &group, const Readback &readback,
                         const Plan &plan, const bench::BenchCase &c, size_t count, bool inPlace);
+
+/// Runs `plan` once for `c` on every rank, each rank a DeviceWorld of its own (mode IpcProcesses,
+/// an asynchronous HostTarget, `stagingBytes` of arena) in its own thread, as processes would,
+/// twice (the FIFO counters carry over), and returns the wrong elements over ranks. `job` names
+/// the world's IPC board: unique per call. A rank's error fails the test, naming the rank.
+uint64_t runAsProcesses(const bench::BenchCase &c, const Plan &plan, size_t count,
+                        const std::string &job, size_t stagingBytes = 1 << 20);
 
 }  // namespace collplan::cuda::test
