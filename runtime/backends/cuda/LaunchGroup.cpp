@@ -90,6 +90,7 @@ LaunchGroup::~LaunchGroup() {
   for (auto *arenas : {&tmp_, &staging_, &stagedInput_})
     for (auto &[p, bytes] : *arenas)
       if (p) target_.release(p);
+  for (void *p : retired_) target_.release(p);
   target_.release(flags_);
 }
 
@@ -192,8 +193,10 @@ char *LaunchGroup::reserve(std::vector<std::pair<void *, size_t>> &arenas, size_
                            size_t bytes) {
   auto &[p, capacity] = arenas[rank];
   if (bytes <= capacity && p) return static_cast<char *>(p);
-  if (p) target_.release(p);
-  capacity = alignUp(std::max<size_t>(bytes, 256), 4096);
+  // A CUDA graph captured earlier replays with the old buffer's address: keep it until the
+  // world ends. Doubling bounds what is kept to the size of the newest buffer.
+  if (p) retired_.push_back(p);
+  capacity = alignUp(std::max({bytes, 2 * capacity, size_t(256)}), 4096);
   p = target_.allocate(capacity);
   return static_cast<char *>(p);
 }

@@ -93,7 +93,8 @@ private:
   PlanState &stateFor(const Plan &plan);
   Image &imageFor(PlanState &state, const std::vector<CallBuffers> &calls,
                   const std::vector<AliasMode> &modes);
-  /// Grows a per-rank device buffer (tmp, staging, staged input) to `bytes`.
+  /// Grows a per-rank device buffer (tmp, staging, staged input) to at least `bytes`; the
+  /// buffer it replaces is retired, not freed (a captured graph may still name it).
   char *reserve(std::vector<std::pair<void *, size_t>> &arenas, size_t rank, size_t bytes);
 
   DeviceTarget &target_;
@@ -108,6 +109,7 @@ private:
   unsigned int *flags_ = nullptr;  ///< device words: [0] the abort flag
   std::unordered_map<const Plan *, std::unique_ptr<PlanState>> plans_;
   std::vector<std::pair<void *, size_t>> tmp_, staging_, stagedInput_;  ///< per local rank
+  std::vector<void *> retired_;  ///< outgrown buffers, freed with the group
   uint32_t lastBlocksPerChannel_ = 0;
   std::string broken_;  ///< the recorded failure, once seen
 };

@@ -159,6 +159,29 @@ TEST(CudaEmulated, CountersCarryOverFromCallToCall) {
   EXPECT_EQ(world.target.launches(), 20u);
 }
 
+/// A captured CUDA graph replays with the buffers of the launch it captured: a later, bigger
+/// call must not free them. They go with the world.
+TEST(CudaEmulated, BuffersAnEarlierLaunchUsedOutliveABiggerCall) {
+  auto world = std::make_unique<World>(3);
+  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  const Plan &plan = world->keep(ringAllReducePlan(3, ReduceOp::Sum));
+  constexpr int kStaging = int(Space::Staging);  // the ring's reduced values are staged to be sent
+  ASSERT_EQ(runChecked(*world, plan, c, 33, Placement::OutOfPlace), 0u);
+  const LaunchArgs small = world->target.lastLaunch();
+  ASSERT_EQ(runChecked(*world, plan, c, 1 << 20, Placement::OutOfPlace), 0u);
+  const LaunchArgs big = world->target.lastLaunch();
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_NE(small.bases[r][kStaging], nullptr) << "rank " << r << ": the test needs staging";
+    EXPECT_NE(small.bases[r][kStaging], big.bases[r][kStaging]) << "rank " << r << ": no growth";
+    EXPECT_TRUE(world->target.isLive(small.bases[r][kStaging])) << "rank " << r << ": freed";
+  }
+  ASSERT_EQ(runChecked(*world, plan, c, 33, Placement::OutOfPlace), 0u);
+  world->group.reset();  // the group frees every buffer it allocated, retired ones included
+  for (int r = 0; r < 3; ++r)
+    for (const LaunchArgs *launch : {&small, &big})
+      EXPECT_FALSE(world->target.isLive(launch->bases[r][kStaging])) << "rank " << r << ": leaked";
+}
+
 TEST(CudaEmulated, TooManyBlocksForTheDeviceIsRefused) {
   World world(4, /*resident=*/3);
   bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 4};

@@ -38,6 +38,10 @@ public:
 
   size_t liveAllocations() const { return live_.size(); }
   uint32_t launches() const { return launches_; }
+  /// The arguments of the last launch (the buffers a captured graph would replay with).
+  const LaunchArgs &lastLaunch() const { return running_; }
+  /// Whether `p` is memory from allocate() not yet released.
+  bool isLive(const void *p) const { return live_.count(const_cast<void *>(p)) != 0; }
 
 private:
   uint32_t resident_;
