@@ -1,11 +1,15 @@
 // Every compiled algorithm x collective it implements, with one and two slices, through the
 // cuda backend's launch path on N = 2..8 virtual ranks of one device, odd counts, in and out of
 // place: on the host emulation of the kernel (always), and on GPU 0 with every dtype (skipped,
-// saying why, where no device is visible); and as a world of processes on the emulation.
+// saying why, where no device is visible); as a world of processes, and over several devices,
+// on the emulation.
+#include "EmulatedJob.h"
 #include "HostTarget.h"
 #include "LaunchCheck.h"
 
 #include "tests/compiler/ScheduleTestSupport.h"
+#include "tuner/bench/DeviceLoop.h"
+#include "tuner/bench/PlanSource.h"
 
 #ifdef COLLPLAN_HAVE_CUDA
 #include "runtime/backends/cuda/CudaTarget.h"
@@ -91,6 +95,30 @@ TEST_P(CompiledPlans, AsProcessesOnTheEmulation) {
               << c.algorithm->name << " " << toString(c.kind) << " N=" << ranks << " root "
               << plan.root << " " << toString(dtype) << " count=" << count;
       }
+}
+
+/// Ranks spread over emulated devices (peer devices): each device's ranks are one launch, the
+/// launches run together and meet in the FIFOs; through the benchmark's device loop.
+TEST_P(CompiledPlans, OnSeveralEmulatedDevices) {
+  const Case &c = GetParam();
+  for (const std::vector<int> &devices : {std::vector<int>{1, 0, 1, 0}, std::vector<int>{0, 1, 2, 0, 1}}) {
+    const int ranks = int(devices.size());
+    for (const Plan &plan : collplan::testing::compiledPlans(c, ranks)) {
+      const bench::BenchCase bc{c.kind, DType::F32, ReduceOp::Sum, plan.root, ranks};
+      const bench::PlanSource source = bench::PlanSource::fromPlan(plan, "compiled", bc);
+      const std::vector<bench::SizePoint> sizes = bench::sizePoints(bc, {4116, 65536});
+      test::EmulatedJob job(devices);
+      bench::LoopSettings settings;
+      settings.warmup = 0;
+      settings.reps = 1;
+      const bench::RankTimes times = bench::runDeviceLoop(job, source, bc, sizes, settings);
+      ASSERT_EQ(times.wrong.size(), sizes.size());
+      for (size_t i = 0; i < sizes.size(); ++i)
+        EXPECT_EQ(times.wrong[i], 0u)
+            << c.algorithm->name << " " << toString(c.kind) << " root " << plan.root << " at "
+            << sizes[i].bytes << " bytes on " << job.describe();
+    }
+  }
 }
 
 TEST_P(CompiledPlans, OnTheGpu) {
