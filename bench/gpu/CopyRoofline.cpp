@@ -222,14 +222,6 @@ void writeOutput(const std::string &flag, const std::string &path, const std::st
   if (!file.flush()) throw std::runtime_error(flag + " " + path + ": cannot write the file");
 }
 
-uint64_t parseSize(const std::string &flag, const std::string &text) {
-  const std::optional<uint64_t> v = bench::parseByteSize(text);
-  if (!v)
-    throw std::invalid_argument(flag + ": \"" + text + "\" is not a byte size (digits with an "
-                                "optional K, M or G suffix, e.g. 64M)");
-  return *v;
-}
-
 int run(const Options &o) {
   if (o.list) {
     listDevices();
@@ -240,7 +232,8 @@ int run(const Options &o) {
   if (o.csvPath == "-" && o.jsonPath == "-")
     throw std::invalid_argument("--csv - and --json -: only one of them can go to stdout");
   const std::vector<uint64_t> sizes = bench::sizeSweep(
-      parseSize("--min-bytes", o.minBytes), parseSize("--max-bytes", o.maxBytes), o.stepFactor);
+      bench::parseByteSizeOption("--min-bytes", o.minBytes),
+      bench::parseByteSizeOption("--max-bytes", o.maxBytes), o.stepFactor);
   RunInfo info = openDevice(o.device);
   info.warmup = o.warmup;
   info.reps = o.reps;

@@ -36,15 +36,6 @@ struct Options {
   std::vector<std::string> verifyPlans;
 };
 
-uint64_t parseSize(const std::string &flag, const std::string &text) {
-  std::optional<uint64_t> v = bench::parseByteSize(text);
-  if (!v)
-    throw std::invalid_argument(flag + ": \"" + text +
-                                "\" is not a byte size (digits with an optional K, M or G "
-                                "suffix, e.g. 64M)");
-  return *v;
-}
-
 /// Fails before any measurement when `path` cannot be written (missing or read-only folder, a
 /// folder given as the file, a read-only file).
 void checkWritable(const std::string &flag, const std::string &path) {
@@ -240,8 +231,8 @@ int run(const Options &o) {
   s.warmup = o.warmup;
   s.reps = o.reps;
   s.weighting = parseFit(o.fit);
-  s.sizes = bench::sizeSweep(parseSize("--min-bytes", o.minBytes),
-                             parseSize("--max-bytes", o.maxBytes), o.stepFactor);
+  s.sizes = bench::sizeSweep(bench::parseByteSizeOption("--min-bytes", o.minBytes),
+                             bench::parseByteSizeOption("--max-bytes", o.maxBytes), o.stepFactor);
   s.name = o.name.empty() ? stemOf(o.output) : o.name;
   s.cores = localCoreCount();
   checkSettings(s);

@@ -39,14 +39,6 @@ struct Options {
   }
 };
 
-uint64_t parseSize(const std::string &flag, const std::string &text) {
-  const std::optional<uint64_t> v = parseByteSize(text);
-  if (!v)
-    throw BenchRequestError(flag + ": \"" + text +
-                     "\" is not a byte size (digits with an optional K, M or G suffix, e.g. 64M)");
-  return *v;
-}
-
 /// The directory of this executable, where collplan-mpi-baseline is built.
 std::string selfDirectory() {
   char buf[PATH_MAX];
@@ -70,8 +62,8 @@ BenchRequest toRequest(const Options &o) {
   r.backend = o.backend;
   r.topology = o.topology;
   r.allowMismatch = o.allowMismatch;
-  r.minBytes = parseSize("--min-bytes", o.minBytes);
-  r.maxBytes = parseSize("--max-bytes", o.maxBytes);
+  r.minBytes = parseByteSizeOption("--min-bytes", o.minBytes);
+  r.maxBytes = parseByteSizeOption("--max-bytes", o.maxBytes);
   r.stepFactor = o.stepFactor;
   r.warmup = o.warmup;
   r.reps = o.reps;

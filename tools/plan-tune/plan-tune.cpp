@@ -16,18 +16,6 @@
 using namespace collplan;
 using namespace collplan::tune;
 
-namespace {
-
-uint64_t parseSize(const char *flag, const std::string &text) {
-  const std::optional<uint64_t> v = bench::parseByteSize(text);
-  if (!v)
-    throw TuneError(std::string(flag) + ": \"" + text +
-                    "\" is not a byte size (digits with an optional K, M or G suffix, e.g. 256M)");
-  return *v;
-}
-
-}  // namespace
-
 int main(int argc, char **argv) {
   CLI::App app{"plan-tune: enumerate every algorithm variant, prune with the cost model, measure "
                "the survivors per size on a backend, and write the winners as a plan bundle with "
@@ -84,8 +72,8 @@ int main(int argc, char **argv) {
     s.collectives = parseNamedList("--collectives", collectives, &parseCollectiveKind, collectiveKindNames());
     s.dtypes = parseNamedList("--dtypes", dtypes, &parseDType, dtypeNames());
     s.ops = parseNamedList("--ops", ops, &parseReduceOp, reduceOpNames());
-    s.minBytes = parseSize("--min-bytes", minBytes);
-    s.maxBytes = parseSize("--max-bytes", maxBytes);
+    s.minBytes = bench::parseByteSizeOption("--min-bytes", minBytes);
+    s.maxBytes = bench::parseByteSizeOption("--max-bytes", maxBytes);
     if (!(s.pruneFactor == 0 || s.pruneFactor >= 1))
       throw TuneError("--prune-factor must be 0 (auto) or at least 1");
 

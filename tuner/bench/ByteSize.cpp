@@ -31,6 +31,13 @@ std::optional<uint64_t> parseByteSize(const std::string &text) {
   return value << shift;
 }
 
+uint64_t parseByteSizeOption(const std::string &flag, const std::string &text) {
+  if (const std::optional<uint64_t> v = parseByteSize(text)) return *v;
+  throw std::invalid_argument(flag + ": \"" + text +
+                              "\" is not a byte size (digits with an optional K, M or G suffix, "
+                              "e.g. 64M)");
+}
+
 std::string formatBytes(uint64_t bytes) {
   static const char *const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = double(bytes);

@@ -11,6 +11,9 @@ namespace collplan::bench {
 /// Parses a byte count: digits with an optional K, M or G suffix (powers of 1024, case-insensitive,
 /// an optional trailing "B" or "iB"). Returns nullopt on anything else or on overflow.
 std::optional<uint64_t> parseByteSize(const std::string &text);
+/// parseByteSize of a command-line option's value, or std::invalid_argument "<flag>: "x" is not
+/// a byte size (...)": the one error every tool gives.
+uint64_t parseByteSizeOption(const std::string &flag, const std::string &text);
 
 /// "8 B", "64 KiB", "1.5 MiB": for progress lines and plot labels.
 std::string formatBytes(uint64_t bytes);
