@@ -29,9 +29,10 @@ void DeviceCalls::submit(int rank, const Plan &plan, const CallBuffers &call, De
     return;
   }
   std::lock_guard lock(mutex_);
-  Pending &p = pending_[ranks.front()];
+  auto [entry, fresh] = pending_.try_emplace(ranks.front());
+  Pending &p = entry->second;
   const size_t at = size_t(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin());
-  if (p.count == 0) {
+  if (fresh) {
     p.plan = &plan;
     p.stream = stream;
     p.calls.assign(ranks.size(), CallBuffers{});
@@ -54,7 +55,7 @@ void DeviceCalls::submit(int rank, const Plan &plan, const CallBuffers &call, De
   }
   p.calls[at] = call;
   p.made[at] = true;
-  if (++p.count < ranks.size()) return;
+  if (std::find(p.made.begin(), p.made.end(), false) != p.made.end()) return;
   const std::vector<CallBuffers> calls = std::move(p.calls);
   pending_.erase(ranks.front());
   job_.enqueueDevice(rank, plan, calls, stream);

@@ -32,7 +32,6 @@ private:
     DeviceStream stream = nullptr;
     std::vector<CallBuffers> calls;  ///< in ranksWith order
     std::vector<bool> made;
-    size_t count = 0;
   };
 
   DeviceJob &job_;
