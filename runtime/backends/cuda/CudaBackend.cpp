@@ -110,28 +110,34 @@ public:
 
 }  // namespace
 
-std::unique_ptr<DeviceWorld> openCudaWorld(int ranks, const WaitPolicy &policy) {
+namespace {
+
+/// The devices this process sees; RuntimeError(Unsupported) with the CUDA runtime's reason when
+/// there are none.
+int usableDevices() {
   std::string why;
   const int devices = visibleDevices(&why);
   if (devices == 0)
     throw RuntimeError(ErrorCode::Unsupported, "the cuda backend found no usable device: " + why);
-  std::vector<int> deviceOfRank = assignDevices(ranks, -1, devices, deviceSpec());
+  return devices;
+}
+
+std::unique_ptr<DeviceTarget> openTarget(int device) { return std::make_unique<CudaTarget>(device); }
+
+}  // namespace
+
+std::unique_ptr<DeviceWorld> openCudaWorld(int ranks, const WaitPolicy &policy) {
+  std::vector<int> deviceOfRank = assignDevices(ranks, -1, usableDevices(), deviceSpec());
   if (deviceMode(deviceOfRank, false) == DeviceMode::PeerDevices) enablePeerAccess(deviceOfRank);
-  return std::make_unique<DeviceWorld>(
-      std::move(deviceOfRank), [](int device) { return std::make_unique<CudaTarget>(device); },
-      deviceTimeoutNs(policy));
+  return std::make_unique<DeviceWorld>(std::move(deviceOfRank), openTarget,
+                                       deviceTimeoutNs(policy));
 }
 
 std::unique_ptr<DeviceWorld> openCudaRank(int ranks, int rank, const std::string &job,
                                           const WaitPolicy &policy) {
-  std::string why;
-  const int devices = visibleDevices(&why);
-  if (devices == 0)
-    throw RuntimeError(ErrorCode::Unsupported, "the cuda backend found no usable device: " + why);
-  const int device = assignDevices(ranks, rank, devices, deviceSpec())[size_t(rank)];
-  return std::make_unique<DeviceWorld>(
-      ranks, rank, device, job, [](int d) { return std::make_unique<CudaTarget>(d); }, policy,
-      ipcStagingBytesFromEnv());
+  const int device = assignDevices(ranks, rank, usableDevices(), deviceSpec())[size_t(rank)];
+  return std::make_unique<DeviceWorld>(ranks, rank, device, job, openTarget, policy,
+                                       ipcStagingBytesFromEnv());
 }
 
 }  // namespace cuda
