@@ -28,6 +28,7 @@ using namespace collplan::cuda;
 namespace {
 
 using Case = collplan::testing::AlgorithmCase;
+using test::Placement;
 
 /// Every rank of a world on one device of `target`, and the plans it ran (prepared by address,
 /// so they live as long as the group).
@@ -57,11 +58,12 @@ void checkEveryPlan(const Case &c, DeviceTarget &target, const test::Readback &r
         if (needsReduceOp(c.kind)) typed.op = op;
         const Plan &run = op == ReduceOp::Sum ? plan : world.plans.emplace_back(std::move(typed));
         for (size_t count : counts)
-          for (bool inPlace : {false, true})
-            EXPECT_EQ(test::runPlanChecked(target, *world.group, readback, run, bc, count, inPlace), 0u)
+          for (Placement placement : {Placement::OutOfPlace, Placement::InPlace})
+            EXPECT_EQ(test::runPlanChecked(target, *world.group, readback, run, bc, count, placement),
+                      0u)
                 << c.algorithm->name << " " << toString(c.kind) << " N=" << ranks << " root "
                 << plan.root << " " << toString(dtype) << " count=" << count
-                << " in place=" << inPlace;
+                << " placement=" << int(placement);
       }
     }
   }

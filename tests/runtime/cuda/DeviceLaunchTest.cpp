@@ -15,6 +15,8 @@ using namespace collplan::cuda;
 
 namespace {
 
+using test::Placement;
+
 class CudaDevice : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -43,10 +45,10 @@ TEST_F(CudaDevice, EveryBuiltInPlanEveryDtypeOddCountsInPlace) {
                              n - 1, n};
           const Plan &plan = plans.emplace_back(built.make(kind, n, c.op, c.root, -1));
           for (size_t count : {size_t(1), size_t(7), size_t(1029), size_t(1) << 20})
-            for (bool inPlace : {false, true})
-              EXPECT_EQ(test::runPlanChecked(target, group, readback, plan, c, count, inPlace), 0u)
+            for (Placement placement : {Placement::OutOfPlace, Placement::InPlace})
+              EXPECT_EQ(test::runPlanChecked(target, group, readback, plan, c, count, placement), 0u)
                   << plan.algorithm << " " << toString(kind) << " N=" << n << " "
-                  << toString(dtype) << " count=" << count << " in place=" << inPlace;
+                  << toString(dtype) << " count=" << count << " placement=" << int(placement);
         }
   }
 }

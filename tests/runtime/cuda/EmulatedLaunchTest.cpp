@@ -2,6 +2,7 @@
 // built-in plan and every plan of the shipped bundles computes its collective on N = 2..8
 // virtual ranks, for every dtype, odd counts, in place, with one or several blocks per channel.
 #include "HostTarget.h"
+#include "LaunchCheck.h"
 
 #include "runtime/backends/cuda/LaunchGroup.h"
 #include "runtime/exec/RuntimeError.h"
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <numeric>
@@ -21,7 +23,7 @@ using namespace collplan::cuda;
 
 namespace {
 
-enum class Placement { OutOfPlace, InPlace, SameStart };
+using test::Placement;
 
 /// Every rank of a world on one emulated device.
 struct World {
@@ -43,35 +45,11 @@ struct World {
 /// Runs `plan` once for `c` on every rank of `world` and returns the wrong elements over ranks.
 uint64_t runChecked(World &world, const Plan &plan, const bench::BenchCase &c, size_t count,
                     Placement placement) {
-  const int n = c.ranks;
-  std::vector<std::vector<char>> memory(static_cast<size_t>(n));
-  std::vector<CallBuffers> calls(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) {
-    const size_t inBytes = bench::inputBytes(c, r, count), outBytes = bench::outputBytes(c, r, count);
-    const int64_t shift = inPlaceBlockShift(c.kind, c.root, r) * int64_t(count * dtypeSize(c.dtype));
-    const bool together = placement != Placement::OutOfPlace && inBytes && outBytes;
-    const size_t outAt = together && shift < 0 ? size_t(-shift) : 0;
-    memory[size_t(r)].assign(outAt + outBytes + inBytes + size_t(std::abs(shift)) + 64, 0);
-    char *out = memory[size_t(r)].data() + outAt;
-    char *in = !together                        ? out + outBytes + 16
-               : placement == Placement::InPlace ? out + shift
-                                                 : out;
-    bench::poisonOutput(c, r, count, out);
-    bench::fillInput(c, r, count, in);
-    CallBuffers &call = calls[size_t(r)];
-    call.in = in;
-    call.out = out;
-    call.inBytes = inBytes;
-    call.outBytes = outBytes;
-    call.count = count;
-    call.dtype = c.dtype;
-    call.op = c.op;
-  }
-  world.group->enqueue(world.keep(plan), calls, nullptr);
-  world.group->checkFailure();
-  uint64_t wrong = 0;
-  for (int r = 0; r < n; ++r) wrong += bench::countWrong(c, r, count, calls[size_t(r)].out);
-  return wrong;
+  const test::Readback readback{
+      [](void *dst, const void *src, size_t bytes) { std::memcpy(dst, src, bytes); },
+      [&] { world.target.synchronize(); }};
+  return test::runPlanChecked(world.target, *world.group, readback, world.keep(plan), c, count,
+                              placement);
 }
 
 std::string describe(const Plan &plan, const bench::BenchCase &c, size_t count, Placement p) {

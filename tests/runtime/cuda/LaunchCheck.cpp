@@ -16,7 +16,8 @@
 namespace collplan::cuda::test {
 
 uint64_t runPlanChecked(DeviceTarget &target, LaunchGroup &group, const Readback &readback,
-                        const Plan &plan, const bench::BenchCase &c, size_t count, bool inPlace) {
+                        const Plan &plan, const bench::BenchCase &c, size_t count,
+                        Placement placement) {
   std::vector<CallBuffers> calls(static_cast<size_t>(c.ranks));
   std::vector<void *> memory;
   struct Release {
@@ -29,14 +30,16 @@ uint64_t runPlanChecked(DeviceTarget &target, LaunchGroup &group, const Readback
   for (int r = 0; r < c.ranks; ++r) {
     const size_t inBytes = bench::inputBytes(c, r, count), outBytes = bench::outputBytes(c, r, count);
     const int64_t shift = inPlaceBlockShift(c.kind, c.root, r) * int64_t(count * dtypeSize(c.dtype));
-    const bool together = inPlace && inBytes && outBytes;
+    const bool together = placement != Placement::OutOfPlace && inBytes && outBytes;
     const size_t outAt = together && shift < 0 ? size_t(-shift) : 0;
     const size_t bytes = outAt + outBytes + inBytes + size_t(std::abs(shift)) + 64;
     char *base = static_cast<char *>(target.allocate(bytes));
     memory.push_back(base);
     std::vector<char> image(bytes, 0);
     char *out = image.data() + outAt;
-    char *in = together ? out + shift : out + outBytes + 16;
+    char *in = !together                        ? out + outBytes + 16
+               : placement == Placement::InPlace ? out + shift
+                                                 : out;
     bench::poisonOutput(c, r, count, out);
     bench::fillInput(c, r, count, in);
     target.upload(base, image.data(), bytes);

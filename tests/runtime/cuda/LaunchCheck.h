@@ -17,11 +17,16 @@ struct Readback {
   std::function<void()> synchronize;
 };
 
+/// Where a rank's input lies: apart from its output, at the canonical in-place offset, or at
+/// the output's start (in place but not canonical for kinds whose offset is not 0).
+enum class Placement { OutOfPlace, InPlace, SameStart };
+
 /// Runs `plan` once for `c` on every rank of `group` (buffers from `target`, the input filled
-/// and the output poisoned by the bench's check data; in place when asked) and returns the
-/// wrong elements over ranks. Throws what the launch recorded.
+/// and the output poisoned by the bench's check data, placed as asked) and returns the wrong
+/// elements over ranks. Throws what the launch recorded.
 uint64_t runPlanChecked(DeviceTarget &target, LaunchGroup &group, const Readback &readback,
-                        const Plan &plan, const bench::BenchCase &c, size_t count, bool inPlace);
+                        const Plan &plan, const bench::BenchCase &c, size_t count,
+                        Placement placement);
 
 /// Runs `plan` once for `c` on every rank, each rank a DeviceWorld of its own (mode IpcProcesses,
 /// an asynchronous HostTarget, `stagingBytes` of arena) in its own thread, as processes would,
