@@ -122,7 +122,9 @@ int usableDevices() {
   return devices;
 }
 
-std::unique_ptr<DeviceTarget> openTarget(int device) { return std::make_unique<CudaTarget>(device); }
+std::unique_ptr<DeviceTarget> openTarget(int device) {
+  return std::make_unique<CudaTarget>(device);
+}
 
 }  // namespace
 

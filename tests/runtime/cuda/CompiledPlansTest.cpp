@@ -59,8 +59,8 @@ void checkEveryPlan(const Case &c, DeviceTarget &target, const test::Readback &r
         const Plan &run = op == ReduceOp::Sum ? plan : world.plans.emplace_back(std::move(typed));
         for (size_t count : counts)
           for (Placement placement : {Placement::OutOfPlace, Placement::InPlace})
-            EXPECT_EQ(test::runPlanChecked(target, *world.group, readback, run, bc, count, placement),
-                      0u)
+            EXPECT_EQ(
+                test::runPlanChecked(target, *world.group, readback, run, bc, count, placement), 0u)
                 << c.algorithm->name << " " << toString(c.kind) << " N=" << ranks << " root "
                 << plan.root << " " << toString(dtype) << " count=" << count
                 << " placement=" << int(placement);
@@ -103,7 +103,8 @@ TEST_P(CompiledPlans, AsProcessesOnTheEmulation) {
 /// launches run together and meet in the FIFOs; through the benchmark's device loop.
 TEST_P(CompiledPlans, OnSeveralEmulatedDevices) {
   const Case &c = GetParam();
-  for (const std::vector<int> &devices : {std::vector<int>{1, 0, 1, 0}, std::vector<int>{0, 1, 2, 0, 1}}) {
+  const std::vector<std::vector<int>> layouts = {{1, 0, 1, 0}, {0, 1, 2, 0, 1}};
+  for (const std::vector<int> &devices : layouts) {
     const int ranks = int(devices.size());
     for (const Plan &plan : collplan::testing::compiledPlans(c, ranks)) {
       const bench::BenchCase bc{c.kind, DType::F32, ReduceOp::Sum, plan.root, ranks};

@@ -46,7 +46,8 @@ TEST_F(CudaDevice, EveryBuiltInPlanEveryDtypeOddCountsInPlace) {
           const Plan &plan = plans.emplace_back(built.make(kind, n, c.op, c.root, -1));
           for (size_t count : {size_t(1), size_t(7), size_t(1029), size_t(1) << 20})
             for (Placement placement : {Placement::OutOfPlace, Placement::InPlace})
-              EXPECT_EQ(test::runPlanChecked(target, group, readback, plan, c, count, placement), 0u)
+              EXPECT_EQ(
+                  test::runPlanChecked(target, group, readback, plan, c, count, placement), 0u)
                   << plan.algorithm << " " << toString(kind) << " N=" << n << " "
                   << toString(dtype) << " count=" << count << " placement=" << int(placement);
         }
