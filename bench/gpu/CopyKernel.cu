@@ -45,6 +45,23 @@ __global__ void countMismatches(const unsigned char *a, const unsigned char *b, 
   if (local) atomicAdd(mismatches, local);
 }
 
+__global__ void empty() {}
+
+__global__ void gridBarrier(unsigned long long *counter) {
+  if (threadIdx.x == 0) {
+    const unsigned long long blocks = gridDim.x;
+    unsigned long long arrived;
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;"
+                 : "=l"(arrived) : "l"(counter) : "memory");
+    const unsigned long long all = (arrived / blocks + 1) * blocks;
+    unsigned long long seen = 0;
+    do {
+      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(counter) : "memory");
+    } while (seen < all);
+  }
+  __syncthreads();
+}
+
 /// Blocks for `work` items of kThreads each: enough to cover them, at most what the device holds
 /// resident at once for `kernel` (a grid-stride loop does the rest).
 template <typename Kernel>
@@ -80,6 +97,16 @@ cudaError_t launchCountMismatches(const void *a, const void *b, size_t bytes,
   countMismatches<<<gridFor(countMismatches, bytes), kThreads, 0, stream>>>(
       static_cast<const unsigned char *>(a), static_cast<const unsigned char *>(b), bytes,
       mismatches);
+  return cudaGetLastError();
+}
+
+cudaError_t launchEmpty(cudaStream_t stream) {
+  empty<<<1, kThreads, 0, stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t launchGridBarrier(unsigned blocks, unsigned long long *counter, cudaStream_t stream) {
+  gridBarrier<<<blocks, kThreads, 0, stream>>>(counter);
   return cudaGetLastError();
 }
 

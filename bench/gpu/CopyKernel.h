@@ -18,4 +18,12 @@ cudaError_t launchFillPattern(void *dst, size_t bytes, cudaStream_t stream);
 cudaError_t launchCountMismatches(const void *a, const void *b, size_t bytes,
                                   unsigned long long *mismatches, cudaStream_t stream);
 
+/// An empty kernel of one block: the cost of a launch alone.
+cudaError_t launchEmpty(cudaStream_t stream);
+
+/// One device-wide barrier: `blocks` blocks of the plan kernel's size each arrive on `counter`
+/// (device memory, zero before the first launch; it only grows, so no launch resets it) and wait
+/// until every block of the launch has arrived, with device-scope acquire and release.
+cudaError_t launchGridBarrier(unsigned blocks, unsigned long long *counter, cudaStream_t stream);
+
 }  // namespace collplan::gpubench

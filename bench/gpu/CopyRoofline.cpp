@@ -24,6 +24,7 @@ struct Options {
   std::string minBytes = "8", maxBytes = "1G";
   int64_t stepFactor = 2;  ///< signed, so "-1" is refused rather than wrapped
   int warmup = 5, reps = 0;
+  int barrierBlocks = 8;  ///< the launch floor's barrier: one block per rank of 8 virtual ranks
   std::string csvPath, jsonPath;
   bool list = false;
 };
@@ -106,25 +107,55 @@ void allocate(uint64_t maxBytes, void **src, void **dst) {
   check(cudaMalloc(dst, maxBytes), "cudaMalloc(" + bench::formatBytes(maxBytes) + ")");
 }
 
-/// Median over `reps` of one `copy` between two events, after `warmup` untimed ones.
+/// Median over `reps` of one `copy`, after `warmup` untimed ones: the copies are enqueued back to
+/// back with an event before each and one after the last, and each is timed from its event to
+/// the next (as plan-bench times calls), so a launch's host work overlaps the copy before it.
 double medianUs(const std::function<cudaError_t()> &copy, int warmup, int reps,
                 cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<cudaEvent_t> events(static_cast<size_t>(reps) + 1);
+  for (cudaEvent_t &e : events) check(cudaEventCreate(&e), "cudaEventCreate");
   for (int i = 0; i < warmup; ++i) check(copy(), "warm-up copy");
-  std::vector<float> ms(static_cast<size_t>(reps));
-  for (float &t : ms) {
-    check(cudaEventRecord(start, stream), "cudaEventRecord");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  for (int i = 0; i < reps; ++i) {
+    check(cudaEventRecord(events[size_t(i)], stream), "cudaEventRecord");
     check(copy(), "timed copy");
-    check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  check(cudaEventRecord(events.back(), stream), "cudaEventRecord");
+  check(cudaEventSynchronize(events.back()), "cudaEventSynchronize");
+  std::vector<float> ms(static_cast<size_t>(reps));
+  for (size_t i = 0; i < ms.size(); ++i)
+    check(cudaEventElapsedTime(&ms[i], events[i], events[i + 1]), "cudaEventElapsedTime");
+  for (cudaEvent_t e : events) cudaEventDestroy(e);
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return double(ms[ms.size() / 2]) * 1e3;
+}
+
+/// What a collective's kernel cannot beat: a launch alone, and a launch with one device-wide
+/// barrier among `barrierBlocks` blocks, timed as the copies are.
+struct LaunchFloor {
+  unsigned barrierBlocks = 0;
+  double emptyUs = 0, barrierUs = 0;
+};
+
+LaunchFloor measureLaunchFloor(unsigned barrierBlocks, int warmup, int reps) {
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  void *counter = nullptr;
+  check(cudaMalloc(&counter, sizeof(unsigned long long)), "cudaMalloc");
+  check(cudaMemset(counter, 0, sizeof(unsigned long long)), "cudaMemset");
+  LaunchFloor floor;
+  floor.barrierBlocks = barrierBlocks;
+  floor.emptyUs = medianUs([&] { return gpubench::launchEmpty(stream); }, warmup, reps, stream);
+  floor.barrierUs = medianUs(
+      [&] {
+        return gpubench::launchGridBarrier(barrierBlocks,
+                                           static_cast<unsigned long long *>(counter), stream);
+      },
+      warmup, reps, stream);
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  cudaFree(counter);
+  cudaStreamDestroy(stream);
+  return floor;
 }
 
 /// Times cudaMemcpyAsync and the vector kernel at every size; checks the kernel's copy once per
@@ -167,13 +198,17 @@ std::vector<Row> measure(const std::vector<uint64_t> &sizes, const Options &o) {
   return rows;
 }
 
-void printTable(std::FILE *out, const RunInfo &info, const std::vector<Row> &rows) {
+void printTable(std::FILE *out, const RunInfo &info, const LaunchFloor &floor,
+                const std::vector<Row> &rows) {
   std::fprintf(out, "# collplan-copy-roofline: device %d (%s, %d SMs), cudaMemcpyAsync and a "
                     "16-byte vector copy kernel\n",
                info.device, info.name.c_str(), info.sms);
   std::fprintf(out, "# %d warm-up, %s timed copies per size; time = median of the faster; "
                     "GB/s = bytes / time (each byte counted once)\n",
                info.warmup, info.reps > 0 ? std::to_string(info.reps).c_str() : "auto");
+  std::fprintf(out, "# launch floor: empty kernel %.2f us; one device-wide barrier of %u blocks "
+                    "%.2f us\n",
+               floor.emptyUs, floor.barrierBlocks, floor.barrierUs);
   std::fprintf(out, "#%11s %12s %12s %12s %12s  %s\n", "size", "memcpy(us)", "kernel(us)",
                "time(us)", "GB/s", "best");
   for (const Row &r : rows)
@@ -195,7 +230,7 @@ std::string toCsv(const std::vector<Row> &rows) {
   return csv;
 }
 
-nlohmann::json toJson(const RunInfo &info, const std::vector<Row> &rows) {
+nlohmann::json toJson(const RunInfo &info, const LaunchFloor &floor, const std::vector<Row> &rows) {
   nlohmann::json j;
   j["tool"] = "collplan-copy-roofline";
   j["device"] = info.device;
@@ -203,6 +238,9 @@ nlohmann::json toJson(const RunInfo &info, const std::vector<Row> &rows) {
   j["sms"] = info.sms;
   j["warmup"] = info.warmup;
   j["reps"] = info.reps > 0 ? nlohmann::json(info.reps) : nlohmann::json("auto");
+  j["launch_floor"] = {{"empty_kernel_us", floor.emptyUs},
+                       {"barrier_blocks", floor.barrierBlocks},
+                       {"barrier_kernel_us", floor.barrierUs}};
   nlohmann::json out = nlohmann::json::array();
   for (const Row &r : rows)
     out.push_back({{"size", r.bytes}, {"memcpy_us", r.memcpyUs}, {"kernel_us", r.kernelUs},
@@ -229,6 +267,9 @@ int run(const Options &o) {
   }
   if (o.warmup < 0) throw std::invalid_argument("--warmup must be at least 0");
   if (o.reps < 0) throw std::invalid_argument("--reps must be at least 0 (0: auto)");
+  if (o.barrierBlocks < 1)
+    throw std::invalid_argument("--barrier-blocks must be at least 1, got " +
+                                std::to_string(o.barrierBlocks));
   if (o.csvPath == "-" && o.jsonPath == "-")
     throw std::invalid_argument("--csv - and --json -: only one of them can go to stdout");
   const std::vector<uint64_t> sizes = bench::sizeSweep(
@@ -237,10 +278,17 @@ int run(const Options &o) {
   RunInfo info = openDevice(o.device);
   info.warmup = o.warmup;
   info.reps = o.reps;
+  // Every block of the barrier must be resident at once, or it waits forever: one per SM is.
+  if (o.barrierBlocks > info.sms)
+    throw std::invalid_argument("--barrier-blocks " + std::to_string(o.barrierBlocks) +
+                                ": at most one per multiprocessor (" + std::to_string(info.sms) +
+                                " on device " + std::to_string(info.device) + ")");
+  const LaunchFloor floor =
+      measureLaunchFloor(unsigned(o.barrierBlocks), std::max(o.warmup, 20), std::max(o.reps, 500));
   const std::vector<Row> rows = measure(sizes, o);
-  if (o.csvPath != "-" && o.jsonPath != "-") printTable(stdout, info, rows);
+  if (o.csvPath != "-" && o.jsonPath != "-") printTable(stdout, info, floor, rows);
   if (!o.csvPath.empty()) writeOutput("--csv", o.csvPath, toCsv(rows));
-  if (!o.jsonPath.empty()) writeOutput("--json", o.jsonPath, toJson(info, rows).dump(2) + "\n");
+  if (!o.jsonPath.empty()) writeOutput("--json", o.jsonPath, toJson(info, floor, rows).dump(2) + "\n");
   return 0;
 }
 
@@ -261,6 +309,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   app.add_option("--reps", o.reps, "Timed copies per size and method (0: auto, 200 up to 1 MiB, "
                                    "50 up to 64 MiB, 20 above)")
+      ->capture_default_str();
+  app.add_option("--barrier-blocks", o.barrierBlocks,
+                 "Blocks of the launch floor's device-wide barrier (one per rank's channel)")
       ->capture_default_str();
   app.add_option("--csv", o.csvPath, "Also write the rows as CSV to this file (\"-\": stdout, "
                                      "instead of the table)");

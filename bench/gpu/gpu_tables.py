@@ -2,8 +2,10 @@
 # The latency and KangaRing-vs-ring tables of run_all.sh, from plan-bench --json runs.
 """Tables from plan-bench --json runs.
 
-latency RUN.json...
-    time (us) per size, one column per run (named after its file), the fastest marked with *.
+latency RUN.json... [--floor roofline.json]
+    time (us) per size, one column per run (named after its file), the fastest marked with *;
+    with --floor, each run's time over the launch floor that collplan-copy-roofline measured
+    (one kernel launch with one device-wide barrier), for sizes up to 32 KiB.
 
 kangaring DIR --plans PLANS --roofline roofline.csv
     PLANS holds, for P in ring and kangaring, P.plan.json and P.cost.txt (plan-compile --cost);
@@ -18,6 +20,7 @@ baseline RUN.json...
 """
 import argparse
 import glob
+import json
 import os
 import sys
 
@@ -32,7 +35,7 @@ def times(doc):
     return {r["size"]: r["time_us"] for r in doc["rows"]} if doc else {}
 
 
-def latency(paths):
+def latency(paths, floor_path=None):
     runs = [(label_of(p), times(load_run(p))) for p in paths]
     runs = [(name, t) for name, t in runs if t]
     if not runs:
@@ -45,6 +48,25 @@ def latency(paths):
         cells = "".join(f" {'-':>22}" if v is None else f" {v:21.2f}{'*' if v == best else ' '}"
                         for v in values)
         print(f"{format_bytes(size):>10}{cells}")
+    if floor_path:
+        latency_over_floor(runs, floor_path)
+
+
+def latency_over_floor(runs, floor_path, up_to=32 << 10):
+    """Each run's time over the launch floor (a launch with one device-wide barrier)."""
+    with open(floor_path) as f:
+        floor = json.load(f).get("launch_floor")
+    if not floor:
+        print(f"(no launch_floor in {floor_path})")
+        return
+    barrier = floor["barrier_kernel_us"]
+    print(f"# launch floor: empty kernel {floor['empty_kernel_us']:.2f} us, one device-wide "
+          f"barrier of {floor['barrier_blocks']} blocks {barrier:.2f} us; time / floor, "
+          f"sizes up to {format_bytes(up_to)}:")
+    for name, t in runs:
+        ratios = [v / barrier for size, v in t.items() if size <= up_to]
+        if ratios:
+            print(f"{name:>24} {min(ratios):6.2f}x - {max(ratios):6.2f}x")
 
 
 def predicted_us(cost, size, roofline):
@@ -106,6 +128,7 @@ def main():
     sub = parser.add_subparsers(dest="table", required=True)
     lat = sub.add_parser("latency", help="time per size, one column per run")
     lat.add_argument("runs", nargs="+")
+    lat.add_argument("--floor", help="roofline.json of collplan-copy-roofline (launch_floor)")
     kr = sub.add_parser("kangaring", help="ring vs KangaRing, measured and predicted")
     kr.add_argument("dir")
     kr.add_argument("--plans", help="directory of the plan and cost files (default: DIR)")
@@ -114,7 +137,7 @@ def main():
     base.add_argument("runs", nargs="+")
     args = parser.parse_args()
     if args.table == "latency":
-        latency(args.runs)
+        latency(args.runs, args.floor)
     elif args.table == "kangaring":
         kangaring(args.dir, args.plans or args.dir, args.roofline)
     else:

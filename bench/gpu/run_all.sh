@@ -10,7 +10,10 @@
 # --quick: a few sizes and repetitions of every step (a smoke run of a minute or two).
 # Environment: DTYPES (default "f32 bf16"); ALGORITHMS (the named algorithms of the allreduce
 # step); TUNE_BUDGET (plan-tune --budget in seconds; 420, or 60 with --quick); TUNE_TOPOLOGY
-# (plan-tune -t; default bench/gpu/h100-virtual-8.json, empty for plan-tune's own default).
+# (plan-tune -t; default bench/gpu/h100-virtual-8.json, empty for plan-tune's own default);
+# TUNE_MAX (plan-tune's largest size; 1G); NO_CHECK=1 (plan-bench --no-check: no host check
+# of the results, which at 1 GiB on 8 ranks takes the host minutes per size; the GPU tests
+# check every plan).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +28,7 @@ while (($#)); do
     --quick) quick=1 ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --only) only=${2:?--only needs steps (e.g. roofline,allreduce)}; only=${only//,/ }; shift ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "run_all.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -75,7 +78,7 @@ else
   sweep=(-b 8 -e 1G -f 2) sweep_timing=() single_step_max=256M
   latency=(-b 8 -e 64K -f 2 -w 20 --reps 500)
   large=(-b 64M -e 1G -f 2) large_timing=() large_from=64M
-  tune=(-b 8 -e 1G --budget "${TUNE_BUDGET:-420}")
+  tune=(-b 8 -e "${TUNE_MAX:-1G}" --budget "${TUNE_BUDGET:-420}")
   bundle=(-b 8 -e 1G -f 2)
 fi
 # No topology under plans/ or tools/ describes virtual ranks on one GPU, so h100-virtual-8.json is
@@ -129,7 +132,9 @@ compile_plan() {
     "${flags[@]}" --cost --emit plan -o "$plans/$name.plan.json"
   [[ -s $plans/$name.plan.json ]]
 }
-bench() { "$bin/plan-bench" --backend cuda -c allreduce "$@" --json; }
+check=()
+[[ ${NO_CHECK:-0} == 1 ]] && check=(--no-check)
+bench() { "$bin/plan-bench" --backend cuda -c allreduce "$@" "${check[@]}" --json; }
 
 {
   echo "date: $(date -u +%FT%TZ)"
@@ -257,7 +262,10 @@ shopt -s nullglob
   latency_runs=("$out"/latency/*.json)
   if ((${#latency_runs[@]})); then
     echo
-    python3 "$here/gpu_tables.py" latency "${latency_runs[@]}" || echo "(no latency table)"
+    floor=()
+    [[ -s $out/roofline.json ]] && floor=(--floor "$out/roofline.json")
+    python3 "$here/gpu_tables.py" latency "${latency_runs[@]}" "${floor[@]}" ||
+      echo "(no latency table)"
   fi
   if [[ -s $out/tune/tune.txt ]]; then
     echo

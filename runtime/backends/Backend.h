@@ -98,11 +98,12 @@ public:
   /// launches): calls[i] is ranksWith(rank)[i]'s. Throws as enqueue.
   virtual void enqueueDevice(int rank, const Plan &plan, const std::vector<CallBuffers> &calls,
                              DeviceStream stream) = 0;
-  /// Marks the start of a timed span on every stream (device events; no wait).
-  virtual void startTimer() = 0;
-  /// Waits for the streams and returns the seconds since startTimer on the slowest device;
-  /// throws a failure a kernel recorded.
-  virtual double stopTimer() = 0;
+  /// Times `calls` calls that `call(i)` enqueues back to back, as a job makes them: an event on
+  /// every stream before each call and one after the last, with no wait in between, so a call's
+  /// host work overlaps the device's work on the one before (as nccl-tests times). Returns each
+  /// call's seconds, from its event to the next, on the slowest device; throws a failure a
+  /// kernel recorded.
+  virtual std::vector<double> timeCalls(int calls, const std::function<void(int)> &call) = 0;
   /// Waits for everything enqueued; throws a failure a kernel recorded.
   virtual void synchronize() = 0;
 };

@@ -94,14 +94,7 @@ RankTimes runDeviceSweep(DeviceJob &job, const DeviceSweepBuffers &buffers, cons
     for (int w = 0; w < settings.warmup; ++w) enqueue(size, calls);
     job.synchronize();
     const int reps = settings.reps > 0 ? settings.reps : autoRepetitions(size.bytes);
-    std::vector<double> seconds;
-    seconds.reserve(size_t(reps));
-    for (int r = 0; r < reps; ++r) {
-      job.startTimer();
-      enqueue(size, calls);
-      seconds.push_back(job.stopTimer());
-    }
-    result.seconds.push_back(std::move(seconds));
+    result.seconds.push_back(job.timeCalls(reps, [&](int) { enqueue(size, calls); }));
     result.wrong.push_back(wrong);
   }
   return result;

@@ -272,7 +272,11 @@ COLLPLAN_HD void runChannelBlock(Ctx &ctx, const LaunchArgs &a, uint32_t block) 
     if (op.bytes && op.numOperands && op.numTargets)
       detail::foldPart(ctx, a, s, op.numOperands, op.numTargets, op.bytes, part);
     ctx.sync();
-    if (leader) {
+    if (leader && parts == 1) {
+      // The block is the channel: the barrier orders its threads' writes before the leader's
+      // release stores in completeOp, so no fence or arrival count is needed.
+      detail::completeOp(ctx, a, ch, channel, j, op);
+    } else if (leader) {
       ctx.fenceDevice();
       const uint64_t arrived = ctx.fetchAddAcqRel(&a.counters[channel].arrivals, 1) + 1;
       uint64_t startNs = 0;

@@ -51,14 +51,19 @@ public:
                      DeviceStream stream) override {
     world_->enqueueGroup(world_->groupOf(rank), plan, calls, stream);
   }
-  void startTimer() override {
-    for (const auto &stream : streams_) stream->markStart();
-  }
-  double stopTimer() override {
-    double slowest = 0;
-    for (const auto &stream : streams_) slowest = std::max(slowest, stream->secondsSinceStart());
+  std::vector<double> timeCalls(int calls, const std::function<void(int)> &call) override {
+    for (int i = 0; i < calls; ++i) {
+      for (const auto &stream : streams_) stream->mark(size_t(i));
+      call(i);
+    }
+    for (const auto &stream : streams_) stream->mark(size_t(calls));
+    std::vector<double> seconds(size_t(std::max(calls, 0)), 0.0);
+    for (const auto &stream : streams_)
+      for (int i = 0; i < calls; ++i)
+        seconds[size_t(i)] =
+            std::max(seconds[size_t(i)], stream->secondsBetween(size_t(i), size_t(i) + 1));
     world_->checkFailure();
-    return slowest;
+    return seconds;
   }
   void synchronize() override {
     for (const auto &stream : streams_) stream->synchronize();

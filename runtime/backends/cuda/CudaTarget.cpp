@@ -105,9 +105,11 @@ void *CudaTarget::allocate(size_t bytes) {
   return p;
 }
 
-void CudaTarget::release(void *p) {
-  const Selected current = select();
-  check(cudaFree(p), "cudaFree");
+void CudaTarget::release(void *p) noexcept {
+  int previous = -1;
+  if (cudaGetDevice(&previous) == cudaSuccess && previous != device_) cudaSetDevice(device_);
+  cudaFree(p);  // fails only on a broken device, whose error was reported where it broke
+  if (previous >= 0 && previous != device_) cudaSetDevice(previous);
 }
 
 void CudaTarget::upload(void *dst, const void *src, size_t bytes) { copyIn(dst, src, bytes); }
@@ -133,7 +135,7 @@ void CudaTarget::synchronize(StreamHandle stream) {
   check(cudaStreamSynchronize(cudaStream_t(stream)), "cudaStreamSynchronize");
 }
 
-void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) {
+bool CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) {
   const Selected current = select();
   const cudaEvent_t last = static_cast<cudaEvent_t>(lastEvent_);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -142,7 +144,7 @@ void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle st
     // A captured launch runs when its graph does, ordered by the stream the graph is launched
     // on; a capture may not wait for an event recorded outside it.
     check(launchPlanKernel(args, blocks, cudaStream_t(stream)), "launching the plan kernel");
-    return;
+    return true;
   }
   // Launches of one world share FIFOs and counters: one on another stream waits for the last.
   if (launched_ && stream != lastStream_)
@@ -151,6 +153,7 @@ void CudaTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle st
   check(cudaEventRecord(last, cudaStream_t(stream)), "cudaEventRecord");
   lastStream_ = stream;
   launched_ = true;
+  return false;
 }
 
 IpcHandle CudaTarget::exportMemory(void *p) {
@@ -187,33 +190,31 @@ CudaStream::CudaStream(CudaTarget &target) : target_(target) {
   cudaStream_t stream = nullptr;
   target_.check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   stream_ = stream;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  target_.check(cudaEventCreate(&start), "cudaEventCreate");
-  start_ = start;
-  target_.check(cudaEventCreate(&stop), "cudaEventCreate");
-  stop_ = stop;
 }
 
 CudaStream::~CudaStream() {
   cudaSetDevice(target_.device());
-  if (start_) cudaEventDestroy(static_cast<cudaEvent_t>(start_));
-  if (stop_) cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+  for (void *event : events_) cudaEventDestroy(static_cast<cudaEvent_t>(event));
   if (stream_) cudaStreamDestroy(cudaStream_t(stream_));
 }
 
-void CudaStream::markStart() {
+void CudaStream::mark(size_t mark) {
   const CudaTarget::Selected current = target_.select();
-  target_.check(cudaEventRecord(static_cast<cudaEvent_t>(start_), cudaStream_t(stream_)),
+  while (events_.size() <= mark) {
+    cudaEvent_t event = nullptr;
+    target_.check(cudaEventCreate(&event), "cudaEventCreate");
+    events_.push_back(event);
+  }
+  target_.check(cudaEventRecord(static_cast<cudaEvent_t>(events_[mark]), cudaStream_t(stream_)),
                 "cudaEventRecord");
 }
 
-double CudaStream::secondsSinceStart() {
+double CudaStream::secondsBetween(size_t from, size_t to) {
   const CudaTarget::Selected current = target_.select();
-  const cudaEvent_t stop = static_cast<cudaEvent_t>(stop_);
-  target_.check(cudaEventRecord(stop, cudaStream_t(stream_)), "cudaEventRecord");
-  target_.check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  const cudaEvent_t end = static_cast<cudaEvent_t>(events_.at(to));
+  target_.check(cudaEventSynchronize(end), "cudaEventSynchronize");
   float ms = 0;
-  target_.check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), stop),
+  target_.check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(events_.at(from)), end),
                 "cudaEventElapsedTime");
   return double(ms) / 1e3;
 }

@@ -27,12 +27,12 @@ public:
   int device() const { return device_; }
   std::string describe() const override { return description_; }
   void *allocate(size_t bytes) override;
-  void release(void *p) override;
+  void release(void *p) noexcept override;
   void upload(void *dst, const void *src, size_t bytes) override;
   void copyAsync(void *dst, const void *src, size_t bytes, StreamHandle stream) override;
   DeviceError &errorRecord() override { return *error_; }
   uint32_t residentBlocks() const override { return residentBlocks_; }
-  void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) override;
+  bool launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) override;
   IpcHandle exportMemory(void *p) override;
   void *openMemory(const IpcHandle &handle) override;
   void closeMemory(void *mapped) override;
@@ -73,7 +73,7 @@ private:
 
 namespace collplan::cuda {
 
-/// A non-blocking stream of its own on one device, with the events that time spans of it.
+/// A non-blocking stream of its own on one device, with the events that time calls on it.
 class CudaStream {
 public:
   explicit CudaStream(CudaTarget &target);
@@ -82,17 +82,17 @@ public:
   CudaStream &operator=(const CudaStream &) = delete;
 
   StreamHandle handle() const { return stream_; }
-  /// Records the start of a timed span (no wait).
-  void markStart();
-  /// Records the end, waits for it, and returns the seconds since markStart.
-  double secondsSinceStart();
+  /// Records timing event `mark` (0, 1, ...; created on first use) on the stream; no wait.
+  void mark(size_t mark);
+  /// Waits for event `to` and returns the seconds between events `from` and `to`.
+  double secondsBetween(size_t from, size_t to);
   /// Waits for everything enqueued on the stream.
   void synchronize();
 
 private:
   CudaTarget &target_;
   StreamHandle stream_ = nullptr;
-  void *start_ = nullptr, *stop_ = nullptr;  ///< cudaEvent_t
+  std::vector<void *> events_;  ///< cudaEvent_t, by mark
 };
 
 }  // namespace collplan::cuda

@@ -126,6 +126,10 @@ struct LaunchArgs {
   uint32_t blocksPerChannel = 1;
   uint32_t dtype = 0;  ///< DType
   uint32_t op = 0;     ///< ReduceOp
+  /// 1 when a peer of this launch runs elsewhere (another device or process): the FIFO and
+  /// counter atomics then need system scope. 0 when every rank of the world is in this launch:
+  /// device scope orders them, and each fence costs a fraction of a system-scope one.
+  uint32_t systemScope = 1;
   int32_t planRank[kMaxLaunchRanks] = {};
   char *bases[kMaxLaunchRanks][4] = {};  ///< per local rank, by Space (In, Out, Tmp, Staging)
 };

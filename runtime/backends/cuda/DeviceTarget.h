@@ -27,7 +27,10 @@ public:
   virtual std::string describe() const = 0;
   /// Zero-filled device memory. Throws RuntimeError(System) naming the device when out of it.
   virtual void *allocate(size_t bytes) = 0;
-  virtual void release(void *p) = 0;
+  /// Frees memory from allocate() once the device's work so far is done (as cudaFree waits).
+  /// Never throws (destructors call it): freeing fails only on a device that is already broken,
+  /// and the call that broke it reported why.
+  virtual void release(void *p) noexcept = 0;
   /// Copies host memory to the device and waits (set-up only, never inside a call).
   virtual void upload(void *dst, const void *src, size_t bytes) = 0;
   /// Device-to-device copy enqueued on `stream`.
@@ -38,8 +41,9 @@ public:
   /// so they must all run together.
   virtual uint32_t residentBlocks() const = 0;
   /// Enqueues the kernel with `blocks` blocks on `stream`, after whatever the previous launch
-  /// of this target was enqueued behind (launches of one world never overlap).
-  virtual void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) = 0;
+  /// of this target was enqueued behind (launches of one world never overlap). Returns whether
+  /// the launch was captured into a CUDA graph (which replays it later with its buffers).
+  virtual bool launch(const LaunchArgs &args, uint32_t blocks, StreamHandle stream) = 0;
 
   /// Processes that each hold one rank (CUDA IPC): the handle of memory from allocate() that
   /// another process opens, the mapping of a peer's handle in this process, and its release.

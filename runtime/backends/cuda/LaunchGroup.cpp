@@ -185,6 +185,7 @@ LaunchGroup::Image &LaunchGroup::imageFor(PlanState &state, const std::vector<Ca
   a.timeoutNs = timeoutNs_;
   a.numChannels = channels;
   a.blocksPerChannel = blocks;
+  a.systemScope = ranks_.size() == size_t(worldRanks_) && !mapped_.base ? 0 : 1;
   for (size_t r = 0; r < ranks_.size(); ++r) a.planRank[r] = ranks_[r];
   return *(state.images[key] = std::move(fresh));
 }
@@ -193,11 +194,16 @@ char *LaunchGroup::reserve(std::vector<std::pair<void *, size_t>> &arenas, size_
                            size_t bytes) {
   auto &[p, capacity] = arenas[rank];
   if (bytes <= capacity && p) return static_cast<char *>(p);
-  // A CUDA graph captured earlier replays with the old buffer's address: keep it until the
-  // world ends. Doubling bounds what is kept to the size of the newest buffer.
-  if (p) retired_.push_back(p);
-  capacity = alignUp(std::max({bytes, 2 * capacity, size_t(256)}), 4096);
-  p = target_.allocate(capacity);
+  // A CUDA graph captured earlier replays with the old buffer's address: once a launch was
+  // captured, keep outgrown buffers until the group ends (growing by half bounds what is kept to
+  // twice the newest). Otherwise free them now: release waits for the launches that use them.
+  if (p && captured_) retired_.push_back(p);
+  else if (p) target_.release(p);
+  const size_t grown = alignUp(std::max({bytes, capacity + capacity / 2, size_t(256)}), 4096);
+  p = nullptr;  // gone: if the allocation below throws, the destructor must not free it again
+  capacity = 0;
+  p = target_.allocate(grown);
+  capacity = grown;
   return static_cast<char *>(p);
 }
 
@@ -272,7 +278,8 @@ void LaunchGroup::enqueue(const Plan &plan, const std::vector<CallBuffers> &call
         mapped_.base ? mapped_.base : reserve(staging_, r, image.stagingBytes[r]);
   }
   lastBlocksPerChannel_ = args.blocksPerChannel;
-  if (args.numChannels) target_.launch(args, args.numChannels * args.blocksPerChannel, stream);
+  if (args.numChannels && target_.launch(args, args.numChannels * args.blocksPerChannel, stream))
+    captured_ = true;
 }
 
 }  // namespace collplan::cuda

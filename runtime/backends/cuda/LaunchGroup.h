@@ -94,7 +94,7 @@ private:
   Image &imageFor(PlanState &state, const std::vector<CallBuffers> &calls,
                   const std::vector<AliasMode> &modes);
   /// Grows a per-rank device buffer (tmp, staging, staged input) to at least `bytes`; the
-  /// buffer it replaces is retired, not freed (a captured graph may still name it).
+  /// buffer it replaces is retired, not freed, once a launch was captured (a graph may name it).
   char *reserve(std::vector<std::pair<void *, size_t>> &arenas, size_t rank, size_t bytes);
 
   DeviceTarget &target_;
@@ -109,7 +109,8 @@ private:
   unsigned int *flags_ = nullptr;  ///< device words: [0] the abort flag
   std::unordered_map<const Plan *, std::unique_ptr<PlanState>> plans_;
   std::vector<std::pair<void *, size_t>> tmp_, staging_, stagedInput_;  ///< per local rank
-  std::vector<void *> retired_;  ///< outgrown buffers, freed with the group
+  std::vector<void *> retired_;  ///< outgrown buffers a captured graph may name, freed with the group
+  bool captured_ = false;        ///< a launch of the group was captured into a CUDA graph
   uint32_t lastBlocksPerChannel_ = 0;
   std::string broken_;  ///< the recorded failure, once seen
 };

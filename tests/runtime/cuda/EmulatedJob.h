@@ -58,10 +58,17 @@ public:
                      DeviceStream stream) override {
     world_.enqueueGroup(world_.groupOf(rank), plan, calls, stream);
   }
-  void startTimer() override { start_ = std::chrono::steady_clock::now(); }
-  double stopTimer() override {
-    synchronize();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  /// The host emulation has no device clock: each call is timed from its enqueue to its end.
+  std::vector<double> timeCalls(int calls, const std::function<void(int)> &call) override {
+    std::vector<double> seconds;
+    for (int i = 0; i < calls; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      call(i);
+      synchronize();
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return seconds;
   }
   void synchronize() override {
     for (HostTarget *target : targets_) target->synchronize();
@@ -73,7 +80,6 @@ private:
   std::vector<int> opened_;
   DeviceWorld world_;
   std::vector<StreamHandle> streams_;
-  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace collplan::cuda::test

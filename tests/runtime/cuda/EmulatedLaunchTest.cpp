@@ -28,12 +28,13 @@ using test::Placement;
 /// Every rank of a world on one emulated device.
 struct World {
   explicit World(int ranks, uint32_t resident = 512, uint64_t timeoutNs = 30'000'000'000ull)
-      : target(resident), fifos(target) {
+      : target(resident), buffers(target), fifos(target) {
     std::vector<int> all(size_t(ranks), 0);
     std::iota(all.begin(), all.end(), 0);
     group = std::make_unique<LaunchGroup>(target, fifos, table, all, ranks, timeoutNs);
   }
   test::HostTarget target;
+  test::CheckBuffers buffers;
   FifoStore fifos;
   ConnectionTable table;
   std::unique_ptr<LaunchGroup> group;
@@ -48,7 +49,7 @@ uint64_t runChecked(World &world, const Plan &plan, const bench::BenchCase &c, s
   const test::Readback readback{
       [](void *dst, const void *src, size_t bytes) { std::memcpy(dst, src, bytes); },
       [&] { world.target.synchronize(); }};
-  return test::runPlanChecked(world.target, *world.group, readback, world.keep(plan), c, count,
+  return test::runPlanChecked(world.buffers, *world.group, readback, world.keep(plan), c, count,
                               placement);
 }
 
@@ -144,7 +145,9 @@ TEST(CudaEmulated, BuffersAnEarlierLaunchUsedOutliveABiggerCall) {
   bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
   const Plan &plan = world->keep(ringAllReducePlan(3, ReduceOp::Sum));
   constexpr int kStaging = int(Space::Staging);  // the ring's reduced values are staged to be sent
+  world->target.setCapturing(true);
   ASSERT_EQ(runChecked(*world, plan, c, 33, Placement::OutOfPlace), 0u);
+  world->target.setCapturing(false);
   const LaunchArgs small = world->target.lastLaunch();
   ASSERT_EQ(runChecked(*world, plan, c, 1 << 20, Placement::OutOfPlace), 0u);
   const LaunchArgs big = world->target.lastLaunch();
@@ -158,6 +161,56 @@ TEST(CudaEmulated, BuffersAnEarlierLaunchUsedOutliveABiggerCall) {
   for (int r = 0; r < 3; ++r)
     for (const LaunchArgs *launch : {&small, &big})
       EXPECT_FALSE(world->target.isLive(launch->bases[r][kStaging])) << "rank " << r << ": leaked";
+}
+
+/// A buffer that cannot grow (the device is out of memory) fails the call with the device's
+/// reason, and the world still ends cleanly: the buffer it outgrew is freed once, not twice.
+TEST(CudaEmulated, OutOfMemoryWhileGrowingFailsTheCallAndFreesEachBufferOnce) {
+  auto world = std::make_unique<World>(3);
+  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  const Plan &plan = world->keep(ringAllReducePlan(3, ReduceOp::Sum));
+  ASSERT_EQ(runChecked(*world, plan, c, 33, Placement::OutOfPlace), 0u);
+  // The check's own buffers for the bigger call first, then no more room for the plan's.
+  world->buffers.forRank(0, 64u << 20);
+  world->buffers.forRank(1, 64u << 20);
+  world->buffers.forRank(2, 64u << 20);
+  world->target.failAllocationsOver(1 << 20);
+  try {
+    runChecked(*world, plan, c, 1 << 20, Placement::OutOfPlace);
+    FAIL() << "a call whose buffers cannot grow succeeded";
+  } catch (const RuntimeError &e) {
+    EXPECT_EQ(e.code(), ErrorCode::System);
+    EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+  }
+  world->group.reset();  // HostTarget aborts on a double free
+  EXPECT_EQ(world->target.liveAllocations(), 3u + 1u) << "the check's 3 buffers and the FIFOs";
+}
+
+/// Without a captured launch nothing can replay an outgrown buffer: a bigger call frees it, so
+/// a sweep up to 1 GiB keeps one buffer per rank, not every size it passed.
+TEST(CudaEmulated, BuffersABiggerCallOutgrowsAreFreedWhenNothingWasCaptured) {
+  World world(3);
+  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  const Plan &plan = world.keep(ringAllReducePlan(3, ReduceOp::Sum));
+  constexpr int kStaging = int(Space::Staging);
+  ASSERT_EQ(runChecked(world, plan, c, 33, Placement::OutOfPlace), 0u);
+  const LaunchArgs small = world.target.lastLaunch();
+  ASSERT_EQ(runChecked(world, plan, c, 1 << 20, Placement::OutOfPlace), 0u);
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_NE(small.bases[r][kStaging], nullptr) << "rank " << r << ": the test needs staging";
+    EXPECT_FALSE(world.target.isLive(small.bases[r][kStaging])) << "rank " << r << ": kept";
+  }
+}
+
+/// A launch that holds every rank of its world needs its atomics ordered on its device only
+/// (device scope, far cheaper on a GPU); one whose peers run elsewhere needs system scope.
+TEST(CudaEmulated, AtomicsAreDeviceScopedWhenTheLaunchHoldsEveryRank) {
+  World world(3);
+  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  ASSERT_EQ(runChecked(world, ringAllReducePlan(3, ReduceOp::Sum), c, 64, Placement::OutOfPlace),
+            0u);
+  EXPECT_EQ(world.target.lastLaunch().systemScope, 0u);
+  // A launch whose peers run elsewhere: AMissingRankTimesOutWithWhatEachWaitsFor.
 }
 
 TEST(CudaEmulated, TooManyBlocksForTheDeviceIsRefused) {
@@ -190,6 +243,7 @@ TEST(CudaEmulated, AMissingRankTimesOutWithWhatEachWaitsFor) {
   call.inBytes = call.outBytes = 32;
   call.count = 8;
   group.enqueue(plan, {call}, nullptr);
+  EXPECT_EQ(target.lastLaunch().systemScope, 1u) << "rank 0 of the world runs elsewhere";
   for (int attempt = 0; attempt < 2; ++attempt) {  // the failure stays with the world
     try {
       group.enqueue(plan, {call}, nullptr);

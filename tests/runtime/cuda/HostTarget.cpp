@@ -2,9 +2,11 @@
 #include "HostTarget.h"
 
 #include "runtime/backends/cuda/ChannelRunner.h"
+#include "runtime/exec/RuntimeError.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -60,6 +62,9 @@ HostTarget::~HostTarget() {
 }
 
 void *HostTarget::allocate(size_t bytes) {
+  if (bytes > allocationLimit_)
+    throw RuntimeError(ErrorCode::System, "host emulation: cudaMalloc of " + std::to_string(bytes) +
+                                              " bytes: out of memory");
   const size_t mapped = std::max<size_t>((bytes + 4095) / 4096 * 4096, 4096);
   void *p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
@@ -67,9 +72,13 @@ void *HostTarget::allocate(size_t bytes) {
   return p;
 }
 
-void HostTarget::release(void *p) {
+void HostTarget::release(void *p) noexcept {
+  synchronize();  // as cudaFree waits for the device
   auto it = live_.find(p);
-  if (it == live_.end()) throw std::logic_error("HostTarget: release of memory it did not allocate");
+  if (it == live_.end()) {
+    std::fprintf(stderr, "HostTarget: release of %p, which it did not allocate (a double free)\n", p);
+    std::abort();
+  }
   ::munmap(p, it->second);
   live_.erase(it);
 }
@@ -105,7 +114,7 @@ void HostTarget::copyAsync(void *dst, const void *src, size_t bytes, StreamHandl
   std::memmove(dst, src, bytes);
 }
 
-void HostTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) {
+bool HostTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) {
   synchronize();
   ++launches_;
   running_ = args;
@@ -116,6 +125,7 @@ void HostTarget::launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) {
       finishBlock(ctx, running_, blocks);
     });
   if (!asynchronous_) synchronize();
+  return capturing_;
 }
 
 void HostTarget::synchronize() {

@@ -6,6 +6,7 @@
 #include "runtime/backends/cuda/DeviceTarget.h"
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <thread>
 #include <vector>
@@ -22,12 +23,17 @@ public:
   ~HostTarget() override;
   std::string describe() const override { return "host emulation"; }
   void *allocate(size_t bytes) override;
-  void release(void *p) override;
+  /// Aborts, naming the address, on memory it did not allocate (a double free): the device's
+  /// release cannot throw, and a double free must not pass unnoticed.
+  void release(void *p) noexcept override;
   void upload(void *dst, const void *src, size_t bytes) override;
   void copyAsync(void *dst, const void *src, size_t bytes, StreamHandle) override;
   DeviceError &errorRecord() override { return error_; }
   uint32_t residentBlocks() const override { return resident_; }
-  void launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) override;
+  bool launch(const LaunchArgs &args, uint32_t blocks, StreamHandle) override;
+  /// Makes later launches report that they were captured into a CUDA graph, as a stream under
+  /// cudaStreamBeginCapture does.
+  void setCapturing(bool capturing) { capturing_ = capturing; }
   /// In-process "IPC": memory is a shared mapping, its handle the address and size, and opening
   /// it maps the same pages at another address (as a peer process sees them).
   IpcHandle exportMemory(void *p) override;
@@ -37,6 +43,8 @@ public:
   void synchronize();
 
   size_t liveAllocations() const { return live_.size(); }
+  /// Makes every later allocation of more than `bytes` fail as a device out of memory does.
+  void failAllocationsOver(size_t bytes) { allocationLimit_ = bytes; }
   uint32_t launches() const { return launches_; }
   /// The arguments of the last launch (the buffers a captured graph would replay with).
   const LaunchArgs &lastLaunch() const { return running_; }
@@ -56,6 +64,8 @@ private:
   std::map<void *, size_t> live_;  ///< bytes mapped
   std::map<void *, size_t> opened_;
   uint32_t launches_ = 0;
+  size_t allocationLimit_ = SIZE_MAX;
+  bool capturing_ = false;
 };
 
 }  // namespace collplan::cuda::test

@@ -9,32 +9,42 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <thread>
 #include <vector>
 
 namespace collplan::cuda::test {
 
-uint64_t runPlanChecked(DeviceTarget &target, LaunchGroup &group, const Readback &readback,
+CheckBuffers::~CheckBuffers() {
+  for (auto &[p, bytes] : ofRank_)
+    if (p) target_.release(p);
+}
+
+char *CheckBuffers::forRank(size_t rank, size_t bytes) {
+  if (ofRank_.size() <= rank) ofRank_.resize(rank + 1, {nullptr, 0});
+  auto &[p, capacity] = ofRank_[rank];
+  if (!p || capacity < bytes) {
+    if (p) target_.release(p);
+    p = nullptr;
+    capacity = std::max(bytes, 2 * capacity);
+    p = target_.allocate(capacity);
+  }
+  return static_cast<char *>(p);
+}
+
+uint64_t runPlanChecked(CheckBuffers &buffers, LaunchGroup &group, const Readback &readback,
                         const Plan &plan, const bench::BenchCase &c, size_t count,
                         Placement placement) {
+  DeviceTarget &target = buffers.target();
   std::vector<CallBuffers> calls(static_cast<size_t>(c.ranks));
-  std::vector<void *> memory;
-  struct Release {
-    DeviceTarget &target;
-    std::vector<void *> &memory;
-    ~Release() {
-      for (void *p : memory) target.release(p);
-    }
-  } release{target, memory};
   for (int r = 0; r < c.ranks; ++r) {
     const size_t inBytes = bench::inputBytes(c, r, count), outBytes = bench::outputBytes(c, r, count);
     const int64_t shift = inPlaceBlockShift(c.kind, c.root, r) * int64_t(count * dtypeSize(c.dtype));
     const bool together = placement != Placement::OutOfPlace && inBytes && outBytes;
     const size_t outAt = together && shift < 0 ? size_t(-shift) : 0;
     const size_t bytes = outAt + outBytes + inBytes + size_t(std::abs(shift)) + 64;
-    char *base = static_cast<char *>(target.allocate(bytes));
-    memory.push_back(base);
+    char *base = buffers.forRank(size_t(r), bytes);
     std::vector<char> image(bytes, 0);
     char *out = image.data() + outAt;
     char *in = !together                        ? out + outBytes + 16

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
+#include <vector>
 
 namespace collplan::cuda::test {
 
@@ -21,10 +23,29 @@ struct Readback {
 /// the output's start (in place but not canonical for kinds whose offset is not 0).
 enum class Placement { OutOfPlace, InPlace, SameStart };
 
-/// Runs `plan` once for `c` on every rank of `group` (buffers from `target`, the input filled
+/// Device memory for the checked calls of one world, one buffer per rank kept from call to call
+/// and grown when a call needs more: on a GPU, allocating and freeing per call (cudaFree waits for
+/// the device) costs more than the call.
+class CheckBuffers {
+public:
+  explicit CheckBuffers(DeviceTarget &target) : target_(target) {}
+  ~CheckBuffers();
+  CheckBuffers(const CheckBuffers &) = delete;
+  CheckBuffers &operator=(const CheckBuffers &) = delete;
+
+  DeviceTarget &target() { return target_; }
+  /// Rank `rank`'s buffer of at least `bytes` (its contents are the caller's to fill).
+  char *forRank(size_t rank, size_t bytes);
+
+private:
+  DeviceTarget &target_;
+  std::vector<std::pair<void *, size_t>> ofRank_;
+};
+
+/// Runs `plan` once for `c` on every rank of `group` (buffers from `buffers`, the input filled
 /// and the output poisoned by the bench's check data, placed as asked) and returns the wrong
 /// elements over ranks. Throws what the launch recorded.
-uint64_t runPlanChecked(DeviceTarget &target, LaunchGroup &group, const Readback &readback,
+uint64_t runPlanChecked(CheckBuffers &buffers, LaunchGroup &group, const Readback &readback,
                         const Plan &plan, const bench::BenchCase &c, size_t count,
                         Placement placement);
 
