@@ -34,162 +34,31 @@ def CollCost : Pass<"coll-cost", "mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
-// Lowerings: coll.collective -> coll.schedule, one pass per algorithm family
+// Lowering: coll.collective -> coll.schedule, through the algorithm registry
 //===----------------------------------------------------------------------===//
 
-// Options of the generic lowering and the compile pipeline: every algorithm parameter.
-defvar CollAlgorithmOptions = [
-    Option<"channels", "channels", "int", /*default=*/"1", "ring: rings over disjoint link sets">,
-    Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
-           "ring: half of every block goes each way">,
-    ListOption<"order", "order", "int", "ring/line order, or KangaRing device order">,
-    Option<"fanout", "fanout", "int", /*default=*/"2", "pipelined tree: children per node">,
-    Option<"pipeline", "pipeline", "int", /*default=*/"4",
-           "pipelined / double binary tree: chunks streamed">,
-    Option<"ranksPerDevice", "ranks-per-device", "int", /*default=*/"1",
-           "KangaRing, Mesh, RDH, hierarchical: ranks per device">,
-    ListOption<"dims", "dims", "int", "RDH: hypercube/torus extents over devices">,
-    Option<"ranksPerNode", "ranks-per-node", "int", /*default=*/"0",
-           "hierarchical: ranks per node (0: from the topology)">,
-    Option<"inter", "inter", "std::string", /*default=*/"\"ring\"",
-           "hierarchical: inter-node algorithm (ring or recursive-doubling)">,
+def CollLower : Pass<"coll-lower", "mlir::ModuleOp"> {
+  let summary = "Lower every coll.collective with its registered algorithm to a schedule";
+  let description = [{
+    Dispatches each `coll.collective` by its `algorithm` attribute (or the `algorithm` option,
+    for collectives that name none) through the algorithm registry
+    (compiler/lowering/Algorithms.h). `params` are KEY=VALUE texts, the syntax of plan-compile
+    --param (`--coll-lower="params='channels=2 order=0,2,1,3'"`), parsed and range-checked by
+    the spec each algorithm declares and applied to every collective whose algorithm declares
+    the key; the others keep their algorithm's defaults. An unknown algorithm, a value its spec
+    refuses or parameters the algorithm rejects are errors on the collective; an unknown key, or
+    one no lowered algorithm takes, an error on the module. This is the first pass of
+    `coll-compile`; plan-compile --list shows every algorithm's parameters.
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"\"",
+           "Algorithm of the collectives that name none (those that name one keep theirs)">,
+    Option<"params", "params", "std::string", /*default=*/"\"\"",
+           "Algorithm parameters, space-separated KEY=VALUE (see plan-compile --list)">,
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "Topology (file, preset or generator spec) for topology-aware lowerings">,
-];
-
-// Options every lowering shares.
-defvar CollTopologyOption = Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-    "Topology (file, preset or generator spec) that supplies ring orders and device groups">;
-
-def CollLower : Pass<"coll-lower", "mlir::ModuleOp"> {
-  let summary = "Lower every coll.collective with any registered algorithm to a schedule";
-  let description = [{
-    Dispatches each `coll.collective` by its `algorithm` attribute through the algorithm
-    registry (compiler/lowering/Algorithms.h), with the given parameters; the family passes
-    below do the same for one family each. An unknown algorithm or parameters the algorithm
-    rejects are errors on the collective. This is the first pass of `coll-compile`.
-  }];
-  let options = CollAlgorithmOptions;
-}
-
-def CollLowerRing : Pass<"coll-lower-ring", "mlir::ModuleOp"> {
-  let summary = "Lower collectives with algorithm 'ring' or 'line' to schedules";
-  let description = [{
-    Ring allgather, reduce-scatter and allreduce (reduce-scatter then allgather, with fused
-    reduce-then-send steps), unidirectional or bidirectional (half of every block each way),
-    over several channels (rings over link-disjoint Hamiltonian cycles of the topology, or
-    given orders), in a given or topology-derived rank order. Line: allgather and
-    reduce-scatter on an open chain.
-  }];
-  let options = [
-    Option<"channels", "channels", "int", /*default=*/"1", "Rings over disjoint link sets">,
-    Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
-           "Send half of every block each way round the ring">,
-    ListOption<"order", "order", "int", "Ring order: a permutation of the ranks">,
-    CollTopologyOption,
-  ];
-}
-
-def CollLowerFlat : Pass<"coll-lower-flat", "mlir::ModuleOp"> {
-  let summary = "Lower collectives with algorithm 'flat' (root talks to everyone directly)";
-  let description = [{
-    Flat baselines: broadcast and scatter (the root sends to every rank), gather and reduce
-    (every rank sends to the root, which folds in rank order).
-  }];
-  let options = [CollTopologyOption];
-}
-
-def CollLowerTree : Pass<"coll-lower-tree", "mlir::ModuleOp"> {
-  let summary = "Lower tree algorithms: binomial, pipelined binary, double binary";
-  let description = [{
-    binomial-tree: broadcast, reduce, allreduce (= reduce + broadcast) in ceil(log2 N) rounds.
-    pipelined-tree: a binary (or fan-out k) tree carrying the message in `pipeline` chunks.
-    double-binary-tree: allreduce over two trees, where the leaves of one are inner nodes of
-    the other, each carrying half of the data.
-  }];
-  let options = [
-    Option<"fanout", "fanout", "int", /*default=*/"2", "Children per tree node">,
-    Option<"pipeline", "pipeline", "int", /*default=*/"4", "Chunks a pipelined tree streams">,
-    CollTopologyOption,
-  ];
-}
-
-def CollLowerRdh : Pass<"coll-lower-rdh", "mlir::ModuleOp"> {
-  let summary = "Lower recursive doubling / halving, Rabenseifner and RDH over torus dimensions";
-  let description = [{
-    recursive-doubling: allgather, allreduce (log2 N rounds of growing or whole messages).
-    recursive-halving: reduce-scatter. rabenseifner: allreduce = reduce-scatter by halving +
-    allgather by doubling. rdh: recursive doubling/halving across the dimensions of a hypercube
-    or torus (`dims`), with an intra-device stage first/last when several ranks share a device.
-    Rank counts that are not powers of two fold the extra ranks in first and out last.
-  }];
-  let options = [
-    ListOption<"dims", "dims", "int", "Extents of the device hypercube/torus (product = devices)">,
-    Option<"ranksPerDevice", "ranks-per-device", "int", /*default=*/"1", "Ranks per device">,
-    CollTopologyOption,
-  ];
-}
-
-def CollLowerPairwise : Pass<"coll-lower-pairwise", "mlir::ModuleOp"> {
-  let summary = "Lower pairwise all-to-all and the dissemination / pairwise barriers";
-  let description = [{
-    pairwise: all-to-all in N-1 rounds, partner r XOR k for powers of two and (r + k) mod N
-    otherwise. dissemination: barrier in ceil(log2 N) rounds. pairwise-barrier: barrier by
-    pairwise exchanges.
-  }];
-  let options = [CollTopologyOption];
-}
-
-def CollLowerKangaRing : Pass<"coll-lower-kangaring", "mlir::ModuleOp"> {
-  let summary = "Lower KangaRing: rings over device primaries with duplicated writes";
-  let description = [{
-    Ranks are grouped in pairs on one device (primary, secondary); only primaries form the
-    ring. Allgather duplicates each received chunk to the secondary and downstream (1R2W);
-    reduce-scatter reduces the received partial, its own and the secondary's chunk in one 3R1W
-    op; the primary role alternates between two rings so every rank carries half the traffic.
-  }];
-  let options = [
-    Option<"ranksPerDevice", "ranks-per-device", "int", /*default=*/"2", "Ranks per device">,
-    ListOption<"order", "order", "int", "Device ring order: a permutation of the devices">,
-    CollTopologyOption,
-  ];
-}
-
-def CollLowerMesh : Pass<"coll-lower-mesh", "mlir::ModuleOp"> {
-  let summary = "Lower Mesh: direct writes to every peer (two-step and single-step)";
-  let description = [{
-    mesh-two-step: reduce-scatter and allgather through direct writes to every peer device,
-    then an intra-device exchange. mesh-single-step: allreduce where every rank duplicates its
-    whole input to all peers and each reduces all of it in the same order.
-  }];
-  let options = [
-    Option<"ranksPerDevice", "ranks-per-device", "int", /*default=*/"1", "Ranks per device">,
-    CollTopologyOption,
-  ];
-}
-
-def CollLowerShot : Pass<"coll-lower-shot", "mlir::ModuleOp"> {
-  let summary = "Lower one-shot and two-shot allreduce (vLLM's custom allreduce)";
-  let description = [{
-    one-shot: every rank reads every peer's whole buffer and reduces it in rank order.
-    two-shot: reduce-scatter by direct reads, then allgather of the reduced chunks.
-  }];
-  let options = [CollTopologyOption];
-}
-
-def CollLowerHierarchical : Pass<"coll-lower-hierarchical", "mlir::ModuleOp"> {
-  let summary = "Lower hierarchical allreduce: intra-node reduce, inter-node exchange, broadcast";
-  let description = [{
-    Nodes of `ranks-per-node` consecutive ranks: reduce-scatter inside each node, an inter-node
-    allreduce of each node's share between the ranks with the same local index (ring or
-    recursive doubling), then allgather inside each node.
-  }];
-  let options = [
-    Option<"ranksPerNode", "ranks-per-node", "int", /*default=*/"0",
-           "Ranks per node (0: from the topology)">,
-    Option<"inter", "inter", "std::string", /*default=*/"\"ring\"",
-           "Inter-node algorithm: ring or recursive-doubling">,
-    CollTopologyOption,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Report what the pass did as a remark on each schedule">,
   ];
 }
 

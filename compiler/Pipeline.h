@@ -7,16 +7,23 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace collplan {
 
-/// What the pipeline is asked for: the algorithm parameters (for every coll.collective, each
-/// lowered by its own `algorithm`), pipelining slices, and whether passes report what they did
-/// as remarks (plan-compile --explain).
+/// What the pipeline is asked for: the lowering's algorithm and parameters (each collective is
+/// lowered by its own algorithm, with the parameters it declares), pipelining slices, and
+/// whether passes report what they did as remarks (plan-compile --explain).
 struct CompilePipelineSettings {
-  AlgorithmParams params;  ///< params.topology must outlive the pass manager
+  /// The algorithm of collectives that name none (empty: naming none is an error).
+  std::string algorithm;
+  /// KEY=VALUE texts (plan-compile --param's syntax, without `slices`), checked by the specs.
+  std::vector<std::string> params;
+  /// Where topology-aware lowerings look (optional; must outlive the pass manager).
+  const Topology *topology = nullptr;
   /// A topology spec (file, preset, generator) the lowering resolves when it runs, reporting a
-  /// bad one as an error; it replaces params.topology. Empty: none.
+  /// bad one as an error; it replaces `topology`. Empty: none.
   std::string topologySpec;
   int slices = 1;
   bool explain = false;
@@ -32,8 +39,8 @@ void buildCompilePipeline(mlir::OpPassManager &pm, const CompilePipelineSettings
 /// The generic lowering pass (coll-lower) with the settings' parameters, topology and explain.
 std::unique_ptr<mlir::Pass> createLowerPass(const CompilePipelineSettings &settings);
 
-/// Registers `coll-compile` (options: every algorithm parameter, `slices`, `explain`) for
-/// textual pipelines such as `coll-opt --coll-compile="channels=2 slices=2"`.
+/// Registers `coll-compile` (options: `algorithm`, `params`, `topology`, `slices`, `explain`)
+/// for textual pipelines such as `coll-opt --coll-compile="params='channels=2' slices=2"`.
 void registerCompilePipeline();
 
 }  // namespace collplan

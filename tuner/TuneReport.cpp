@@ -153,7 +153,7 @@ nlohmann::json reportJson(const TuneResult &r) {
       const CompiledVariant &cv = t.variants[v];
       const auto [status, reason] = statusOf(t, v);
       variants.push_back({{"label", cv.variant.label}, {"algorithm", cv.variant.algorithm},
-                          {"family", cv.variant.family}, {"params", cv.variant.paramsJson()},
+                          {"origin", cv.variant.origin}, {"params", cv.variant.paramsJson()},
                           {"alpha_rounds", cv.alphaRounds}, {"beta", cv.beta},
                           {"status", status}, {"reason", reason}, {"check", t.checkNotes[v]}});
       for (size_t s = 0; s < t.measurements.sizes.size(); ++s) {

@@ -1,7 +1,6 @@
 // Enumerates algorithm × parameter variants from the registry and compiles each once.
 #include "tuner/Variants.h"
 
-#include "compiler/export/CompileParams.h"
 #include "compiler/export/PlanCompiler.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/topology/Topology.h"
@@ -13,14 +12,20 @@
 namespace collplan::tune {
 namespace {
 
-/// The short label of one setting ("ch2", "bidir", "f4", "p8", "rpd2", "inter=ring", "s2").
-std::string settingLabel(const std::string &key, const std::string &value) {
-  static const std::map<std::string, std::string> abbreviation = {
-      {"channels", "ch"}, {"fanout", "f"}, {"pipeline", "p"}, {"ranks-per-device", "rpd"},
-      {"slices", "s"}};
-  if (key == "bidirectional") return value == "true" ? "bidir" : "";
-  auto it = abbreviation.find(key);
-  return it != abbreviation.end() ? it->second + value : key + "=" + value;
+/// The label of a setting whose value differs from its spec's default: the spec's label and
+/// the value ("ch2", "f4", "s2"), a Bool's label ("bidir"), or "key=value".
+std::string settingLabel(const ParamSpec &spec, const std::string &value) {
+  const std::string name = spec.label.empty() ? spec.name : spec.label;
+  if (spec.type == ParamType::Bool) return value == "true" ? name : "no-" + name;
+  return spec.label.empty() ? spec.name + "=" + value : spec.label + value;
+}
+
+/// True when `value` is `spec`'s default (compared as values: "01" is "1").
+bool isDefault(const ParamSpec &spec, const std::string &value) {
+  ParamValue given, fallback;
+  parseParamValue(spec, value, given);
+  parseParamValue(spec, spec.defaultValue, fallback);
+  return given == fallback;
 }
 
 /// The axes plan-tune walks for `a`: its registry entry's, then slices ({1, 2, 4}; {1, 2}
@@ -30,7 +35,7 @@ axesFor(const AlgorithmInfo &a, const CollectiveSpec &spec, bool quick) {
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   for (const TuningAxis &axis : a.tuning) axes.emplace_back(axis.key, axis.values(spec, quick));
   if (spec.kind != CollectiveKind::Barrier)  // tokens have no size to slice
-    axes.emplace_back("slices", quick ? std::vector<std::string>{"1", "2"}
+    axes.emplace_back(slicesParamSpec().name, quick ? std::vector<std::string>{"1", "2"}
                                       : std::vector<std::string>{"1", "2", "4"});
   return axes;
 }
@@ -42,6 +47,30 @@ std::string planKey(const Plan &plan) {
   j.erase("params");
   j.erase("predicted");
   return j.dump();
+}
+
+/// The variant of `a` with `settings` (the algorithm's keys and slices): its values checked by
+/// the specs (a value a spec refuses is a bug in the algorithm's tuning axes) and its label.
+Variant makeVariant(const AlgorithmInfo &a,
+                    const std::vector<std::pair<std::string, std::string>> &settings,
+                    const Topology *topology) {
+  Variant v;
+  v.algorithm = a.name;
+  v.origin = a.origin;
+  v.label = a.name;
+  v.params = AlgorithmParams(a, topology);
+  v.settings = settings;
+  for (const auto &[key, value] : settings) {
+    const bool slices = key == slicesParamSpec().name;
+    const ParamSpec &spec = slices ? slicesParamSpec() : *a.findParam(key);
+    ParamValue parsed;
+    std::optional<std::string> error = slices ? parseParamValue(spec, value, parsed)
+                                              : v.params.set(key, value);
+    if (error) throw std::logic_error(a.name + "'s tuning axis " + key + "=" + value + ": " + *error);
+    if (slices) v.slices = std::get<int>(parsed);
+    if (!isDefault(spec, value)) v.label += " " + settingLabel(spec, value);
+  }
+  return v;
 }
 
 }  // namespace
@@ -70,25 +99,9 @@ std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topolog
     if (std::any_of(axes.begin(), axes.end(), [](const auto &x) { return x.second.empty(); }))
       continue;
     for (;;) {
-      Variant v;
-      v.algorithm = a.name;
-      v.family = a.family;
-      v.label = a.name;
-      CompileOptions options;
-      for (size_t k = 0; k < axes.size(); ++k) {
-        const std::string &key = axes[k].first, &value = axes[k].second[at[k]];
-        if (auto error = applyCompileParam(key + "=" + value, options))
-          throw std::logic_error(a.name + "'s tuning axis " + key + "=" + value + ": " + *error);
-        v.settings.emplace_back(key, value);
-        if (at[k] > 0 || key == "slices") {  // values other than an axis's first are named
-          const std::string label = settingLabel(key, value);
-          if (!label.empty() && !(key == "slices" && value == "1")) v.label += " " + label;
-        }
-      }
-      v.params = options.params;
-      v.params.topology = topology;
-      v.slices = options.slices;
-      out.push_back(std::move(v));
+      std::vector<std::pair<std::string, std::string>> settings;
+      for (size_t k = 0; k < axes.size(); ++k) settings.emplace_back(axes[k].first, axes[k].second[at[k]]);
+      out.push_back(makeVariant(a, settings, topology));
       size_t k = axes.size();
       while (k > 0 && ++at[k - 1] == axes[k - 1].second.size()) at[--k] = 0;
       if (k == 0) break;
@@ -106,14 +119,16 @@ VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant
     const Variant &v = variants[i];
     if (onProgress) onProgress(i, variants.size());
     const AlgorithmInfo *a = findAlgorithm(v.algorithm);
-    if (a && a->check)
-      if (auto reason = a->check(algorithmSpec(spec, *a, v.params), v.params)) {
+    if (a)
+      if (auto reason = checkAlgorithm(spec, *a, v.params)) {
         set.notes.push_back({v.label, "not-applicable", *reason});
         continue;
       }
     CompileOptions options;
     options.algorithm = v.algorithm;
-    options.params = v.params;
+    for (const auto &[key, value] : v.settings)
+      if (key != slicesParamSpec().name) options.params.push_back(key + "=" + value);
+    options.topology = v.params.topology;
     options.slices = v.slices;
     std::string error;
     mlir::FailureOr<CompiledPlan> compiled = mlir::failure();

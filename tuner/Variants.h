@@ -15,12 +15,13 @@ namespace collplan::tune {
 /// One point of the search space: an algorithm and the parameters it honours.
 struct Variant {
   std::string algorithm;  ///< registry name ("ring", "pipelined-tree", ...)
-  std::string family;     ///< its lowering family
-  AlgorithmParams params; ///< topology pointer set by the caller
+  std::string origin;     ///< where the algorithm comes from (built-in, a template file)
+  AlgorithmParams params; ///< the algorithm's values, with the topology
   int slices = 1;         ///< pipelining slices (coll-slice)
-  /// The compile parameters tuned, as key=value in axis order (CompileParams.h keys).
+  /// The parameters tuned, as key=value in axis order (the algorithm's keys, then slices).
   std::vector<std::pair<std::string, std::string>> settings;
-  /// "ring ch2 bidir s2": the algorithm and the settings other than each axis's first value.
+  /// "ring ch2 bidir s2": the algorithm and the settings that differ from their spec's default,
+  /// each labelled as its spec says (ParamSpec::label).
   std::string label;
   /// {"channels": "2", "bidirectional": "true", "slices": "2"}: the settings.
   nlohmann::json paramsJson() const;
@@ -61,7 +62,7 @@ struct VariantSet {
 std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topology *topology,
                                        const std::vector<std::string> &filter, bool quick);
 
-/// Checks (the algorithm's own `check`, as buildSchedule would), compiles each variant once and
+/// Checks (checkAlgorithm, as buildSchedule would), compiles each variant once and
 /// drops plans identical to an earlier variant's (parameters the algorithm ignores). Failures are
 /// notes, never fatal. `onProgress(done, total)` is called after each variant.
 VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant> &variants,

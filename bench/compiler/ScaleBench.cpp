@@ -33,9 +33,8 @@ bool lowerVerify(Context &c, const AlgorithmInfo &algorithm, int ranks, bool cos
   CollectiveSpec spec;
   spec.ranks = ranks;
   spec.op = ReduceOp::Sum;
-  AlgorithmParams params;
-  if (algorithm.family == "kangaring") params.ranksPerDevice = 2;
-  if (algorithm.family == "hierarchical") params.ranksPerNode = 8;
+  AlgorithmParams params(algorithm);  // the entry's example where its defaults need a topology
+  if (auto bad = params.assign(algorithm.example)) throw std::logic_error(*bad);
   std::string error;
   auto schedule = buildSchedule(b, b.getUnknownLoc(), spec, "s", algorithm, params, error);
   bool ok = mlir::succeeded(schedule) && mlir::succeeded(verifySchedule(*schedule));

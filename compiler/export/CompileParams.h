@@ -1,10 +1,9 @@
-// The compile parameters as users type them (KEY=VALUE): plan-compile's flags and the --param
-// of plan-view and plan-bench share this one parser and this one list of keys.
+// The compile parameters as users type them (KEY=VALUE), generated from the algorithm registry:
+// plan-compile's flags and --list, and the --param of plan-view, plan-bench and the Python module.
 #pragma once
 
 #include "compiler/export/PlanCompiler.h"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,30 +11,41 @@
 
 namespace collplan {
 
-/// One parameter of CompileOptions in text form.
+/// One key users can type: `slices`, or a parameter that registered algorithms declare (a key has
+/// one type in every algorithm that declares it).
 struct CompileParam {
-  std::string key;     ///< "channels", "ranks-per-device": plan-compile's flag without "--"
-  std::string syntax;  ///< what a value looks like, for help and errors: "integer", ...
-  std::string help;    ///< one line: what the parameter does
-  bool isSwitch = false;  ///< a value-less flag on plan-compile's command line (means "true")
-  /// Parses `text` into `options`; returns why `text` is not a valid value, or nothing.
-  std::function<std::optional<std::string>(CompileOptions &options, std::string_view text)> set;
+  const ParamSpec *spec = nullptr;  ///< slicesParamSpec(), or the first declaration
+  /// The algorithms that declare it (empty for slices: every algorithm with data takes it).
+  std::vector<const AlgorithmInfo *> algorithms;
+  /// A value-less flag on plan-compile's command line (means "true").
+  bool isSwitch() const { return spec->type == ParamType::Bool; }
+  std::string key() const { return spec->name; }
+  /// One line for --help: "rings over disjoint link sets (ring; integer 1..1024)".
+  std::string help() const;
 };
 
-/// Every parameter, in plan-compile's flag order.
-const std::vector<CompileParam> &compileParams();
-const CompileParam *findCompileParam(std::string_view key);
-/// "slices, channels, ..." for error messages.
+/// Every key: slices, then the registry's parameters by name.
+std::vector<CompileParam> compileParams();
+/// "slices, bidirectional, channels, ..." for error messages.
 std::string compileParamKeys();
 
-/// Parses one "KEY=VALUE" into `options`. Returns why it is not valid (no '=', unknown key with
-/// the valid ones listed, or a bad value), or nothing. `key` receives the key part when given.
-std::optional<std::string> applyCompileParam(std::string_view assignment,
-                                             CompileOptions &options,
-                                             std::string *key = nullptr);
-
-/// The keys `algorithm` reads (its lowering ignores the others): `slices` for collectives with
-/// data, then its registry entry's `params`, so a parameter is never silently ignored.
+/// The keys `algorithm` takes: `slices` for collectives with data, then its specs' names, so a
+/// parameter is never silently ignored.
 std::vector<std::string> compileParamsTakenBy(const AlgorithmInfo &algorithm);
+
+/// Adds one "KEY=VALUE" to `options` (slices to `options.slices`, the others to
+/// `options.params`), for `algorithm` (null: not known yet, e.g. a file's collective names it;
+/// the lowering checks it then). Returns why it is refused: no '=', an unknown key (the valid
+/// ones listed), a key the algorithm does not take (the ones it takes listed), or a value its spec
+/// refuses. `key` receives the key part when given.
+std::optional<std::string> applyCompileParam(std::string_view assignment,
+                                             const AlgorithmInfo *algorithm,
+                                             CompileOptions &options, std::string *key = nullptr);
+
+/// plan-compile --list: per algorithm one line "name<TAB>kinds<TAB>summary", then indented
+/// lines: its origin, each parameter (key=default, type and range, help), what plan-tune
+/// varies, its topology needs and the parameters it is shown with when the defaults need a
+/// topology.
+std::string algorithmListing();
 
 }  // namespace collplan

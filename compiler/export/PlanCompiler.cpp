@@ -67,23 +67,6 @@ private:
   std::vector<std::string> remarks_;
 };
 
-nlohmann::json paramsToJson(const AlgorithmParams &p, int slices) {
-  nlohmann::json j = nlohmann::json::object();
-  AlgorithmParams defaults;
-  if (p.channels != defaults.channels) j["channels"] = p.channels;
-  if (p.bidirectional) j["bidirectional"] = true;
-  if (!p.order.empty()) j["order"] = p.order;
-  if (p.fanout != defaults.fanout) j["fanout"] = p.fanout;
-  if (p.pipeline != defaults.pipeline) j["pipeline"] = p.pipeline;
-  if (p.ranksPerDevice != defaults.ranksPerDevice) j["ranks_per_device"] = p.ranksPerDevice;
-  if (!p.dims.empty()) j["dims"] = p.dims;
-  if (p.ranksPerNode != defaults.ranksPerNode) j["ranks_per_node"] = p.ranksPerNode;
-  if (p.inter != defaults.inter) j["inter"] = p.inter;
-  if (slices > 1) j["pipeline_slices"] = slices;
-  if (p.topology) j["topology"] = p.topology->name;
-  return j;
-}
-
 /// Prints a verified op in its custom form (both levels were verified before printing).
 std::string printOp(Operation *op) {
   std::string text;
@@ -128,19 +111,38 @@ private:
   const CompileOptions &options_;
 };
 
-/// Runs the coll-compile pipeline on `module` (one collective or schedule) and exports the plan.
-FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const CompileOptions &options,
-                                           CompilerContext &ctx, std::string &error) {
-  if (options.slices < 1) {
-    error = "slices must be at least 1 (got " + std::to_string(options.slices) + ")";
+/// The values of `algorithm`'s parameters the options give (its defaults without one: a
+/// schedule, lowered already). On a refused value sets `error` and returns nothing.
+std::optional<AlgorithmParams> resolveParams(const AlgorithmInfo *algorithm,
+                                             const CompileOptions &options, std::string &error) {
+  if (!algorithm) return AlgorithmParams();
+  AlgorithmParams params(*algorithm, options.topology);
+  if (auto bad = params.assign(options.params)) {
+    error = *bad;
+    return std::nullopt;
+  }
+  return params;
+}
+
+/// Runs the coll-compile pipeline on `module` (one collective of `algorithm`, or a schedule)
+/// and exports the plan.
+FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const AlgorithmInfo *algorithm,
+                                           const CompileOptions &options, CompilerContext &ctx,
+                                           std::string &error) {
+  ParamValue slices;
+  if (auto bad = parseParamValue(slicesParamSpec(), std::to_string(options.slices), slices)) {
+    error = "slices=" + std::to_string(options.slices) + ": " + *bad;
     return failure();
   }
+  const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
+  if (!params) return failure();
   CompiledPlan out;
   PassManager pm(&ctx.get(), ModuleOp::getOperationName());
   pm.enableVerifier(false);  // coll-export-plan proves the result as the runtime loads it
   pm.addInstrumentation(std::make_unique<ScheduleSnapshot>(out, ctx, options));
   CompilePipelineSettings settings;
   settings.params = options.params;
+  settings.topology = options.topology;
   settings.slices = options.slices;
   settings.explain = options.explain;
   buildCompilePipeline(pm, settings);
@@ -155,7 +157,7 @@ FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const CompileOptions
     return failure();
   }
   out.plan = programToPlan(program);
-  out.plan.params.update(paramsToJson(options.params, options.slices));
+  out.plan.params.update(paramsRecord(*params, options.slices));
   out.plan.predicted = {double(out.cost.alphaRounds), out.cost.beta};
   if (options.keepIR) out.programIR = printOp(program);
   return out;
@@ -170,6 +172,20 @@ const AlgorithmInfo *lookupAlgorithm(StringRef name, std::string &error) {
 
 }  // namespace
 
+nlohmann::json paramsRecord(const AlgorithmParams &params, int slices) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t i = 0; i < params.specs().size(); ++i) {
+    const ParamSpec &spec = params.specs()[i];
+    if (params.isDefault(spec.name)) continue;
+    std::string key = spec.name;
+    std::replace(key.begin(), key.end(), '-', '_');
+    std::visit([&](const auto &value) { j[key] = value; }, params.valueAt(i));
+  }
+  if (slices > 1) j["pipeline_slices"] = slices;
+  if (params.topology) j["topology"] = params.topology->name;
+  return j;
+}
+
 FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
                                           const CompileOptions &options, std::string &error) {
   const AlgorithmInfo *algorithm = lookupAlgorithm(options.algorithm, error);
@@ -181,7 +197,7 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
   std::string name = std::string(toString(requested.kind)) + "_" + algorithm->name;
   std::replace(name.begin(), name.end(), '-', '_');
   createCollectiveOp(builder, builder.getUnknownLoc(), requested, name, algorithm->name);
-  return runCompilePipeline(*module, options, ctx, error);
+  return runCompilePipeline(*module, algorithm, options, ctx, error);
 }
 
 FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &symbol,
@@ -217,6 +233,7 @@ FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &
     return failure();
   }
   for (Operation *op : others) op->erase();  // the pipeline compiles what the module holds
+  const AlgorithmInfo *algorithm = nullptr;
   if (auto collective = dyn_cast<CollectiveOp>(candidates.front())) {
     std::string name = options.algorithm.empty() ? collective.getAlgorithm().value_or("").str()
                                                  : options.algorithm;
@@ -225,10 +242,15 @@ FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &
               " names no algorithm: add `algorithm \"ring\"` or pass --algorithm";
       return failure();
     }
-    if (!lookupAlgorithm(name, error)) return failure();
+    algorithm = lookupAlgorithm(name, error);
+    if (!algorithm) return failure();
     collective.setAlgorithmAttr(StringAttr::get(&ctx.get(), name));
+  } else if (!options.params.empty()) {
+    error = path + ": " + options.params.front() +
+            ": parameters apply to a collective's algorithm, and the file holds a schedule";
+    return failure();
   }
-  return runCompilePipeline(*module, options, ctx, error);
+  return runCompilePipeline(*module, algorithm, options, ctx, error);
 }
 
 }  // namespace collplan

@@ -14,7 +14,10 @@ namespace collplan {
 
 struct CompileOptions {
   std::string algorithm;    ///< a registered algorithm (see algorithms())
-  AlgorithmParams params;   ///< its parameters (topology, channels, ...)
+  /// Its parameters as KEY=VALUE texts, parsed by the algorithm's specs once the algorithm is
+  /// known (a file's collective may name it); `slices` is the field below.
+  std::vector<std::string> params;
+  const Topology *topology = nullptr;  ///< topology-aware lowering (optional)
   int slices = 1;           ///< extra pipelining slices (coll-slice)
   bool keepIR = false;      ///< fill CompiledPlan::scheduleIR / programIR
   bool explain = false;     ///< fill CompiledPlan::explanation
@@ -27,6 +30,11 @@ struct CompiledPlan {
   std::string programIR;   ///< level 3
   std::vector<std::string> explanation;  ///< one line per stage: what it did
 };
+
+/// The plan's `params` record of `params` (an algorithm's values) and `slices`: every value that
+/// differs from its spec's default (keys with '_' for '-'), `pipeline_slices` above 1 and the
+/// topology's name.
+nlohmann::json paramsRecord(const AlgorithmParams &params, int slices);
 
 /// Lowers `requested` with `options.algorithm`, slices, verifies (semantics and determinism),
 /// costs, orders by rounds, lowers to per-rank programs, checks them as the runtime will

@@ -1,10 +1,13 @@
-// The algorithm registry: every lowering by name, with the collectives it applies to.
+// The algorithm registry, the one source of truth about every algorithm: its name, collectives,
+// typed parameters, tuning axes, topology needs and origin, and how it lowers.
 #pragma once
 
+#include "compiler/lowering/AlgorithmParams.h"
 #include "compiler/lowering/ScheduleBuilder.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,104 +17,164 @@ namespace collplan {
 
 struct Topology;
 
-/// Parameters an algorithm may read; each algorithm documents which ones it honours.
-struct AlgorithmParams {
-  int channels = 1;            ///< ring: rings over disjoint link sets
-  bool bidirectional = false;  ///< ring: half of every block goes each way
-  std::vector<int> order;      ///< ring/line order (a permutation of the ranks); empty: default
-  std::vector<std::vector<int>> channelOrders;  ///< ring: one order per channel (overrides order)
-  int fanout = 2;              ///< trees: children per node
-  int ranksPerDevice = 1;      ///< KangaRing, Mesh, RDH intra-device stage, hierarchical: group size
-  std::vector<int> dims;       ///< RDH: extents of the hypercube/torus over devices
-  int pipeline = 4;            ///< pipelined tree: chunks the message is streamed in
-  int ranksPerNode = 0;        ///< hierarchical: ranks per node (0: from the topology)
-  std::string inter = "ring";  ///< hierarchical: inter-node algorithm
-  const Topology *topology = nullptr;  ///< where topology-aware defaults come from (optional)
-};
-
-/// One compile parameter plan-tune varies for an algorithm.
+/// One parameter plan-tune varies for an algorithm.
 struct TuningAxis {
-  std::string key;  ///< a compile parameter key (compiler/export/CompileParams.h), e.g. "channels"
-  /// The values to try for `spec` (`quick`: the short list of a quick tune).
+  std::string key;  ///< a parameter the algorithm declares (checked at registration)
+  /// The values to try for `spec` (`quick`: the short list of a quick tune); the first is the
+  /// spec's default, which a variant's label leaves out.
   std::function<std::vector<std::string>(const CollectiveSpec &spec, bool quick)> values;
 };
 
 /// A TuningAxis with the same values for every spec; a quick tune keeps the first `quickCount`.
 TuningAxis fixedAxis(std::string key, std::vector<std::string> values, size_t quickCount);
 
-/// ranks-per-device over the divisors of N among 1, 2, 4 (device groupings worth trying without a
-/// topology); a quick tune keeps 1.
-TuningAxis deviceGroupingAxis();
+/// ranks-per-device over the `candidates` that divide N (device groupings worth trying without a
+/// topology); a quick tune keeps the first.
+TuningAxis deviceGroupingAxis(std::vector<int> candidates = {1, 2, 4});
 
-/// One algorithm: its name, the kinds it lowers and how.
+/// Where a registered algorithm comes from: a C++ lowering, or a schedule template's file path.
+inline constexpr const char *kBuiltinOrigin = "built-in";
+
+/// One algorithm: everything about it lives here, and every tool reads it from here.
 struct AlgorithmInfo {
   std::string name;     ///< e.g. "ring", "binomial-tree"
-  std::string family;   ///< the lowering pass that owns it, e.g. "ring" (coll-lower-ring)
-  std::string summary;  ///< one line for --help and reports
+  std::string summary;  ///< one line for --list and reports
   std::vector<CollectiveKind> kinds;
-  /// The schedule reduces operands that reside on other ranks (peers' memory read directly,
-  /// e.g. one-shot, KangaRing's secondary), so it is emitted with `remote_reads`.
+  /// Its parameters: pass options, plan-compile's flags and --list, the plan's `params` record
+  /// and the tuner's labels are derived from these. `slices` is not one of them: every
+  /// algorithm of a collective with data takes it (slicesParamSpec).
+  std::vector<ParamSpec> params;
+  /// The parameters plan-tune varies, and their values (each names a declared parameter).
+  std::vector<TuningAxis> tuning;
+  /// KEY=VALUE texts under which the algorithm lowers without a topology where its defaults do
+  /// not (hierarchical takes its nodes from the topology by default): what the sweeps, the
+  /// benchmarks and --list use. Empty: the defaults apply.
+  std::vector<std::string> example;
+  /// Topology needs: the schedule reduces operands that reside on other ranks (peers' memory
+  /// read directly, e.g. one-shot, KangaRing's secondary), so it is emitted with `remote_reads`.
   bool remoteReads = false;
-  /// Why `params` cannot lower `spec`, or nothing (kinds and common params are checked first).
+  /// When set, decides remote reads from the parameters instead (a composition inherits its
+  /// stages' needs).
+  std::function<bool(const AlgorithmParams &)> remoteReadsWith;
+  /// kBuiltinOrigin, or the file a template was read from.
+  std::string origin = kBuiltinOrigin;
+  /// Why `params` cannot lower `spec`, or nothing (kinds and the topology's size are checked
+  /// first).
   std::function<std::optional<std::string>(const CollectiveSpec &, const AlgorithmParams &)>
       check;
   /// The chunks of M the algorithm cuts the message into (kinds with a free chunk count).
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> chunks;
   /// The slices of every chunk the algorithm needs (e.g. one per ring direction); default 1.
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> slices;
-  /// True when `params.order` may list devices rather than ranks (the algorithm checks it).
-  bool orderOverDevices = false;
   /// Emits the schedule's body.
   std::function<void(ScheduleBuilder &, const AlgorithmParams &)> build;
-  /// The compile parameters (CompileParams.h keys) the lowering reads besides `slices`, which
-  /// every algorithm of a collective with data takes; plan-compile rejects the others.
-  std::vector<std::string> params;
-  /// The parameters plan-tune varies for this algorithm, and their values (besides `slices`,
-  /// which the tuner varies for every algorithm of a collective with data).
-  std::vector<TuningAxis> tuning;
 
   bool supports(CollectiveKind kind) const;
+  /// True when it implements a collective with data, so it takes `slices`.
+  bool hasData() const;
+  /// The spec of parameter `key`, or null.
+  const ParamSpec *findParam(std::string_view key) const;
+  /// "allgather, reduce_scatter, allreduce".
+  std::string kindNames() const;
 };
 
-/// All registered algorithms, in a stable order.
-const std::vector<AlgorithmInfo> &algorithms();
+/// What built-in lowering files register their algorithms with: each `<Name>Lowering.cpp` in
+/// compiler/lowering/ defines `void register<Name>Algorithms(AlgorithmRegistry &)`, which the
+/// registry calls (compiler/CMakeLists.txt lists the files), so a new file needs no other edit.
+class AlgorithmRegistry {
+public:
+  /// Adds `algorithm`; throws std::logic_error naming it and the reason when the entry is
+  /// inconsistent (checkAlgorithmEntry).
+  void add(AlgorithmInfo algorithm);
+  const std::deque<AlgorithmInfo> &entries() const { return entries_; }
+  std::deque<AlgorithmInfo> &entries() { return entries_; }
+
+private:
+  std::deque<AlgorithmInfo> entries_;
+};
+
+/// Why `algorithm` cannot join `registry`, or nothing: an empty or taken name, no collective
+/// or builder, a parameter declared twice, called `slices`, with a default its own spec refuses
+/// or another type than the same key of another algorithm, a tuning axis or example naming no
+/// declared parameter.
+std::optional<std::string> checkAlgorithmEntry(const AlgorithmInfo &algorithm,
+                                               const std::deque<AlgorithmInfo> &registry,
+                                               NameCheck names = NameCheck::Registry);
+
+/// All registered algorithms: the built-ins (in the order of their files), then any registered
+/// at run time. Addresses are stable.
+const std::deque<AlgorithmInfo> &algorithms();
 const AlgorithmInfo *findAlgorithm(llvm::StringRef name);
 /// "ring, line, ..." for error messages.
 std::string algorithmNames();
-
-/// Registration hooks of each family (called once by `algorithms()`), one file each.
-void registerRingAlgorithms(std::vector<AlgorithmInfo> &registry);          // RingLowering.cpp
-void registerFlatAlgorithms(std::vector<AlgorithmInfo> &registry);          // FlatLowering.cpp
-void registerTreeAlgorithms(std::vector<AlgorithmInfo> &registry);          // TreeLowering.cpp
-void registerRdhAlgorithms(std::vector<AlgorithmInfo> &registry);           // RdhLowering.cpp
-void registerPairwiseAlgorithms(std::vector<AlgorithmInfo> &registry);      // PairwiseLowering.cpp
-void registerKangaRingAlgorithms(std::vector<AlgorithmInfo> &registry);     // KangaRingLowering.cpp
-void registerMeshAlgorithms(std::vector<AlgorithmInfo> &registry);          // MeshLowering.cpp
-void registerShotAlgorithms(std::vector<AlgorithmInfo> &registry);          // ShotLowering.cpp
-void registerHierarchicalAlgorithms(std::vector<AlgorithmInfo> &registry);  // HierarchicalLowering.cpp
+/// One spec per parameter key of the registered algorithms (the first to declare it; a key has
+/// one type everywhere), ordered by key. `slices` is not among them (slicesParamSpec).
+std::vector<const ParamSpec *> registeredParams();
+/// Registers an algorithm at run time (e.g. a schedule template, whose origin is its file).
+/// Returns why it is refused (checkAlgorithmEntry), or nothing.
+std::optional<std::string> registerAlgorithm(AlgorithmInfo algorithm);
 
 /// The spec `algorithm` lowers `requested` to: its chunks, slices and remote reads.
 CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
                              const AlgorithmParams &params);
 
+/// Why `algorithm` with `params` cannot lower `requested`, or nothing: the checks every
+/// algorithm gets (kinds, the topology's size, the spec) and its own `check`.
+std::optional<std::string> checkAlgorithm(const CollectiveSpec &requested,
+                                          const AlgorithmInfo &algorithm,
+                                          const AlgorithmParams &params);
+
 /// Builds the schedule of `algorithm` for `requested` (kind, ranks, op, root; chunks and slices
-/// are the algorithm's) at `builder`'s insertion point. On bad parameters returns failure and
-/// sets `error` (e.g. "ring order [0, 2, 2] is not a permutation of 0..2").
+/// are the algorithm's) at `builder`'s insertion point. `params` are the algorithm's (a
+/// default-constructed AlgorithmParams means its defaults). On bad parameters returns failure
+/// and sets `error` (e.g. "ring order [0, 2, 2] is not a permutation of 0..2"); a lowering that
+/// reads an undeclared parameter fails the same way, naming it.
 mlir::FailureOr<mlir::coll::ScheduleOp>
 buildSchedule(mlir::OpBuilder &builder, mlir::Location loc, const CollectiveSpec &requested,
               llvm::StringRef name, const AlgorithmInfo &algorithm,
               const AlgorithmParams &params, std::string &error);
 
-/// Replaces every coll.collective whose `algorithm` is one of `family`'s algorithms (any
-/// registered algorithm when `family` is empty) by its schedule. Errors are reported on the
-/// collective op.
-mlir::LogicalResult lowerCollectives(mlir::ModuleOp module, llvm::StringRef family,
-                                     const AlgorithmParams &params);
+/// What coll-lower is asked to do.
+struct LoweringRequest {
+  /// The algorithm of collectives that name none (empty: such a collective is an error).
+  /// Collectives that name an algorithm keep theirs.
+  std::string algorithm;
+  /// KEY=VALUE texts, each applied to every collective whose algorithm declares KEY; a key no
+  /// lowered collective's algorithm declares is an error.
+  std::vector<std::string> params;
+  const Topology *topology = nullptr;
+};
+
+/// Replaces every coll.collective by the schedule of its algorithm. Errors are reported on the
+/// collective op (unknown algorithm, a parameter value its spec refuses, parameters the
+/// algorithm rejects) or on the module (a malformed or unknown key, a key nothing takes).
+mlir::LogicalResult lowerCollectives(mlir::ModuleOp module, const LoweringRequest &request);
+
+/// Emits one stage of a composed schedule into `parent`'s: `algorithm`, with its default
+/// parameters, lowering `spec` (from stageSpec) over the `mapping.members` ranks, its inputs and
+/// outputs mapped. The algorithm must have been checked for the stage (checkStage).
+void buildStage(ScheduleBuilder &parent, const AlgorithmInfo &algorithm,
+                const CollectiveSpec &spec, StageMapping mapping);
+/// The spec of a stage: `kind` over `ranks` ranks with `parent`'s op, as `algorithm` (with its
+/// defaults) cuts it.
+CollectiveSpec stageSpec(const CollectiveSpec &parent, CollectiveKind kind, int ranks,
+                         const AlgorithmInfo &algorithm);
+/// Why the algorithm named `name` cannot be the `role` stage (e.g. "inter-node") doing `kind`
+/// over `ranks` ranks with its default parameters, or nothing.
+std::optional<std::string> checkStage(const std::string &role, const std::string &name,
+                                      CollectiveKind kind, int ranks,
+                                      const CollectiveSpec &parent);
 
 /// Parameter helpers shared by the lowerings.
 std::optional<std::string> checkPermutation(const std::vector<int> &order, int ranks,
                                             llvm::StringRef what);
-/// `params.order`, or the topology's hardware ring order, or 0..N-1.
+/// The `order` parameter, or the topology's hardware ring order, or 0..N-1.
 std::vector<int> ringOrderFor(const AlgorithmParams &params, int ranks);
+/// Why the `order` parameter is not a permutation of the ranks, or nothing.
+std::optional<std::string> checkRankOrder(const CollectiveSpec &spec,
+                                          const AlgorithmParams &params);
+/// Why the `ranks-per-device` parameter does not divide the ranks, or nothing.
+std::optional<std::string> checkDeviceGrouping(const CollectiveSpec &spec,
+                                               const AlgorithmParams &params);
 
 }  // namespace collplan

@@ -78,16 +78,15 @@ void buildFlat(ScheduleBuilder &b, const AlgorithmParams &) {
 
 }  // namespace
 
-void registerFlatAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerFlatAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo flat;
   flat.name = "flat";
-  flat.family = "flat";
   flat.summary = "the root sends to / receives from every rank directly, in rank order";
   flat.kinds = {CollectiveKind::Broadcast, CollectiveKind::Scatter, CollectiveKind::Gather,
                 CollectiveKind::Reduce};
   flat.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   flat.build = buildFlat;
-  registry.push_back(flat);
+  registry.add(std::move(flat));
 }
 
 }  // namespace collplan

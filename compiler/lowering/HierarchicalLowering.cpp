@@ -1,14 +1,17 @@
-// Hierarchical allreduce: intra-node reduce-scatter, inter-node allreduce, intra-node allgather.
+// Hierarchical allreduce: intra-node reduce-scatter, inter-node allreduce, intra-node allgather,
+// each stage lowered by a registered algorithm over its sub-group.
 //
-// Nodes are groups of L ranks (params.ranksPerNode consecutive ranks, or the topology's nodes);
-// local index i owns share i of the message. Inside each node the ranks write their share-i
-// chunks to local rank i, which folds them in local order; the K ranks with local index i then
-// allreduce their partials across nodes (a ring over the K nodes, whose share is cut into K
-// chunks, or recursive doubling); finally each duplicates the result to the rest of its node.
+// Nodes are groups of L ranks (ranks-per-node consecutive ranks, or the topology's nodes); local
+// index i owns share i of the message. The `intra` algorithm reduce-scatters inside every node
+// (local rank i ends with its node's partial of share i), the `inter` algorithm allreduces share
+// i between the K ranks of local index i, and `intra` allgathers inside every node. The message
+// is cut so each stage gets the chunks and slices its algorithm wants: share i holds the inter
+// stage's Ck chunks (chunk i·Ck + c), and slice s·Sk + t is intra slice s, inter slice t.
 #include "compiler/lowering/Algorithms.h"
 
 #include "runtime/topology/Topology.h"
 
+#include <array>
 #include <map>
 
 using namespace mlir;
@@ -18,19 +21,18 @@ namespace {
 
 using Nodes = std::vector<std::vector<int>>;
 
-bool interIsRing(const AlgorithmParams &p) { return p.inter == "ring"; }
-
-/// Nodes of `ranksPerNode` consecutive ranks, or the topology's nodes (ranks ascending); empty
+/// Nodes of `ranks-per-node` consecutive ranks, or the topology's nodes (ranks ascending); empty
 /// when neither is usable.
 Nodes nodesOf(const AlgorithmParams &p, int ranks) {
   Nodes nodes;
-  if (p.ranksPerNode > 0) {
-    if (ranks % p.ranksPerNode != 0) return nodes;
-    for (int first = 0; first < ranks; first += p.ranksPerNode) {
+  const int perNode = p.getInt("ranks-per-node");
+  if (perNode > 0) {
+    if (ranks % perNode != 0) return nodes;
+    for (int first = 0; first < ranks; first += perNode) {
       nodes.emplace_back();
-      for (int r = first; r < first + p.ranksPerNode; ++r) nodes.back().push_back(r);
+      for (int r = first; r < first + perNode; ++r) nodes.back().push_back(r);
     }
-  } else if (p.ranksPerNode == 0 && p.topology && p.topology->numRanks() == ranks) {
+  } else if (p.topology && p.topology->numRanks() == ranks) {
     std::map<int, std::vector<int>> byNode;
     for (int r = 0; r < ranks; ++r) byNode[p.topology->nodeOf(r)].push_back(r);
     for (auto &[node, members] : byNode) nodes.push_back(members);
@@ -38,179 +40,182 @@ Nodes nodesOf(const AlgorithmParams &p, int ranks) {
   return nodes;
 }
 
+/// The stage algorithms and how they cut their sub-collectives.
+struct Stages {
+  const AlgorithmInfo *intra, *inter;
+  CollectiveSpec scatter, gather, allreduce;  ///< intra RS, intra AG (L ranks), inter AR (K)
+  int nodes, local;                           ///< K and L
+};
+
+Stages stagesOf(const CollectiveSpec &spec, const AlgorithmParams &p, const Nodes &nodes) {
+  Stages s;
+  s.intra = findAlgorithm(p.getAlgorithmName("intra"));
+  s.inter = findAlgorithm(p.getAlgorithmName("inter"));
+  s.nodes = int(nodes.size());
+  s.local = int(nodes.front().size());
+  s.scatter = stageSpec(spec, CollectiveKind::ReduceScatter, s.local, *s.intra);
+  s.gather = stageSpec(spec, CollectiveKind::AllGather, s.local, *s.intra);
+  s.allreduce = stageSpec(spec, CollectiveKind::AllReduce, s.nodes, *s.inter);
+  return s;
+}
+
 std::optional<std::string> checkHierarchical(const CollectiveSpec &spec,
                                              const AlgorithmParams &p) {
-  if (p.inter != "ring" && p.inter != "recursive-doubling")
-    return "inter-node algorithm '" + p.inter + "' is not one of: ring, recursive-doubling";
-  if (p.ranksPerNode < 0)
-    return "ranks per node must be at least 1 (got " + std::to_string(p.ranksPerNode) + ")";
-  if (p.ranksPerNode == 0 && !p.topology)
+  const int perNode = p.getInt("ranks-per-node");
+  if (perNode == 0 && !p.topology)
     return "ranks per node is 0 (take it from the topology) but no topology is given: set "
            "ranks-per-node or topology";
-  if (p.ranksPerNode > 0 && spec.ranks % p.ranksPerNode != 0)
-    return "ranks per node " + std::to_string(p.ranksPerNode) + " does not divide " +
+  if (perNode > 0 && spec.ranks % perNode != 0)
+    return "ranks per node " + std::to_string(perNode) + " does not divide " +
            std::to_string(spec.ranks) + " ranks";
   Nodes nodes = nodesOf(p, spec.ranks);
+  if (nodes.empty()) return std::string("no nodes: set ranks-per-node or topology");
   for (const auto &node : nodes)
     if (node.size() != nodes.front().size())
       return "hierarchical allreduce needs the same number of ranks on every node: topology '" +
              p.topology->name + "' has nodes of " + std::to_string(nodes.front().size()) +
              " and " + std::to_string(node.size()) + " ranks";
+  const int local = int(nodes.front().size()), count = int(nodes.size());
+  const std::string intra = p.getAlgorithmName("intra"), inter = p.getAlgorithmName("inter");
+  for (CollectiveKind kind : {CollectiveKind::ReduceScatter, CollectiveKind::AllGather})
+    if (auto bad = checkStage("intra-node", intra, kind, local, spec)) return bad;
+  if (auto bad = checkStage("inter-node", inter, CollectiveKind::AllReduce, count, spec))
+    return bad;
+  Stages s = stagesOf(spec, p, nodes);
+  if (s.scatter.slices != s.gather.slices)
+    return "intra-node algorithm '" + intra + "' cuts reduce-scatter into " +
+           std::to_string(s.scatter.slices) + " slices and allgather into " +
+           std::to_string(s.gather.slices) + ": the stages must agree";
   return std::nullopt;
 }
 
-/// Chunks of one node-local share: K for an inter-node ring over K nodes, else 1.
-int piecesPerShare(const AlgorithmParams &p, const Nodes &nodes) {
-  return interIsRing(p) ? std::max<int>(1, nodes.size()) : 1;
+/// Values of the message, each resident at one rank: (node, global chunk, global slice).
+using Held = std::map<std::array<int, 3>, Value>;
+
+/// Stage 1: each node's intra reduce-scatter, once per inter part (chunk c, slice t); local rank
+/// i's result is its node's partial of share i.
+Held reduceInNodes(ScheduleBuilder &b, const Stages &s, const Nodes &nodes) {
+  const int ck = s.allreduce.chunks, sk = s.allreduce.slices;
+  Held partial;
+  for (int n = 0; n < s.nodes; ++n)
+    for (int c = 0; c < ck; ++c)
+      for (int t = 0; t < sk; ++t) {
+        if (s.local == 1) {
+          for (int si = 0; si < s.scatter.slices; ++si)
+            partial[{n, c, si * sk + t}] = b.input(nodes[n][0], c, si * sk + t);
+          continue;
+        }
+        StageMapping m{nodes[n],
+                       [&, n, c, t](int r, int chunk, int si) {
+                         return b.input(nodes[n][r], chunk * ck + c, si * sk + t);
+                       },
+                       [&, n, c, t](Value v, int r, int, int si) {
+                         partial[{n, r * ck + c, si * sk + t}] = v;
+                       },
+                       0};
+        buildStage(b, *s.intra, s.scatter, std::move(m));
+      }
+  return partial;
 }
 
-/// Inter-node ring allreduce of `partials` (one per node, resident at the node's rank with the
-/// share's local index): piece `piece` is reduced ending at node `piece`, then circulated.
-/// Returns the reduced value at every node.
-std::vector<Value> interRing(ScheduleBuilder &b, const std::vector<int> &members,
-                             const std::vector<Value> &partials, int piece, int firstStep) {
-  int k = int(members.size());
-  if (k == 1) return partials;
-  auto at = [&](int hop) { return (piece + 1 + hop) % k; };  // node positions, hop 0..k-1
-  b.setStep(firstStep);
-  Value partial = b.copy(partials[at(0)], members[at(1)]);
-  for (int hop = 1; hop + 1 < k; ++hop) {
-    b.setStep(firstStep + hop);
-    partial = b.reduceSend({partial, partials[at(hop)]}, members[at(hop)], members[at(hop + 1)]);
-  }
-  partial = b.reduce({partial, partials[at(k - 1)]}, members[at(k - 1)]);
-  std::vector<Value> reduced(k);
-  reduced[piece] = partial;
-  for (int hop = 1; hop < k; ++hop) {
-    b.setStep(firstStep + k - 1 + hop - 1);
-    partial = b.copy(partial, members[(piece + hop) % k]);
-    reduced[(piece + hop) % k] = partial;
-  }
+/// Stage 2: share i allreduced between the ranks of local index i, once per intra slice.
+Held allreduceAcrossNodes(ScheduleBuilder &b, const Stages &s, const Nodes &nodes,
+                          const Held &partial) {
+  if (s.nodes == 1) return partial;
+  const int ck = s.allreduce.chunks, sk = s.allreduce.slices, first = b.lastStep() + 1;
+  Held reduced;
+  for (int i = 0; i < s.local; ++i)
+    for (int si = 0; si < s.scatter.slices; ++si) {
+      std::vector<int> members;
+      for (const auto &node : nodes) members.push_back(node[i]);
+      StageMapping m{members,
+                     [&, i, si](int n, int c, int t) {
+                       return partial.at({n, i * ck + c, si * sk + t});
+                     },
+                     [&, i, si](Value v, int n, int c, int t) {
+                       reduced[{n, i * ck + c, si * sk + t}] = v;
+                     },
+                     first};
+      buildStage(b, *s.inter, s.allreduce, std::move(m));
+    }
   return reduced;
 }
 
-/// Largest power of two <= k.
-int powerOfTwoBelow(int k) {
-  int pow2 = 1;
-  while (pow2 * 2 <= k) pow2 *= 2;
-  return pow2;
-}
-
-/// Steps the inter-node stage takes over `k` nodes.
-int interSteps(const AlgorithmParams &p, int k) {
-  if (interIsRing(p)) return 2 * (k - 1);
-  int pow2 = powerOfTwoBelow(k), steps = pow2 < k ? 2 : 0;
-  for (int distance = 1; distance < pow2; distance *= 2) ++steps;
-  return steps;
-}
-
-/// Inter-node recursive doubling of `partials`: ranks beyond the largest power of two first
-/// fold into a partner and get the result back at the end. Partners fold (lower, upper), so
-/// every copy has the same reduction tree.
-std::vector<Value> interRecursiveDoubling(ScheduleBuilder &b, const std::vector<int> &members,
-                                          std::vector<Value> values, int firstStep) {
-  int k = int(members.size());
-  int pow2 = powerOfTwoBelow(k);
-  int step = firstStep;
-  if (pow2 < k) {
-    b.setStep(step++);
-    for (int n = pow2; n < k; ++n)
-      values[n - pow2] =
-          b.reduce({values[n - pow2], b.copy(values[n], members[n - pow2])}, members[n - pow2]);
-  }
-  for (int distance = 1; distance < pow2; distance *= 2) {
-    b.setStep(step++);
-    std::vector<Value> next(values);
-    for (int n = 0; n < pow2; ++n) {
-      int partner = n ^ distance;
-      Value theirs = b.copy(values[partner], members[n]);
-      next[n] = n < partner ? b.reduce({values[n], theirs}, members[n])
-                            : b.reduce({theirs, values[n]}, members[n]);
-    }
-    values = next;
-  }
-  if (pow2 < k) {
-    b.setStep(step);
-    for (int n = pow2; n < k; ++n) values[n] = b.copy(values[n - pow2], members[n]);
-  }
-  return values;
-}
-
-/// Intra-node reduce-scatter of `chunk` to local rank `i` of every node: the others write their
-/// chunk to it (emitted in ring-shift order from i, so writers do not collide), and it folds
-/// them in local order. Returns each node's partial.
-std::vector<Value> intraReduce(ScheduleBuilder &b, const Nodes &nodes, int i, int chunk) {
-  std::vector<Value> partials;
-  b.setStep(0);
-  for (const auto &node : nodes) {
-    int local = int(node.size());
-    SmallVector<Value> operands(local);
-    operands[i] = b.input(node[i], chunk);
-    for (int shift = 1; shift < local; ++shift) {
-      int j = (i + shift) % local;
-      operands[j] = b.copy(b.input(node[j], chunk), node[i]);
-    }
-    partials.push_back(b.reduce(operands, node[i]));
-  }
-  b.setStep(-1);
-  return partials;
-}
-
-/// Intra-node allgather: local rank `i` of node n duplicates `reduced[n]` to the rest of n.
-void intraGather(ScheduleBuilder &b, const Nodes &nodes, int i, const std::vector<Value> &reduced,
-                 int chunk, int step) {
-  b.setStep(step);
-  for (int n = 0; n < int(nodes.size()); ++n) {
-    const auto &node = nodes[n];
-    b.output(reduced[n], node[i], chunk);
-    SmallVector<int> others;
-    for (int shift = 1; shift < int(node.size()); ++shift)
-      others.push_back(node[(i + shift) % node.size()]);
-    if (others.empty()) continue;
-    SmallVector<Value> copies = b.dup(reduced[n], others);
-    for (size_t j = 0; j < others.size(); ++j) b.output(copies[j], others[j], chunk);
-  }
-  b.setStep(-1);
+/// Stage 3: each node's intra allgather of its reduced shares, bound as the outputs.
+void gatherInNodes(ScheduleBuilder &b, const Stages &s, const Nodes &nodes,
+                   const Held &reduced) {
+  const int ck = s.allreduce.chunks, sk = s.allreduce.slices, first = b.lastStep() + 1;
+  for (int n = 0; n < s.nodes; ++n)
+    for (int c = 0; c < ck; ++c)
+      for (int t = 0; t < sk; ++t) {
+        if (s.local == 1) {
+          for (int si = 0; si < s.gather.slices; ++si)
+            b.output(reduced.at({n, c, si * sk + t}), nodes[n][0], c, si * sk + t);
+          continue;
+        }
+        StageMapping m{nodes[n],
+                       [&, n, c, t](int r, int, int si) {
+                         return reduced.at({n, r * ck + c, si * sk + t});
+                       },
+                       [&, n, c, t](Value v, int r, int chunk, int si) {
+                         b.output(v, nodes[n][r], chunk * ck + c, si * sk + t);
+                       },
+                       first};
+        buildStage(b, *s.intra, s.gather, std::move(m));
+      }
 }
 
 void buildHierarchical(ScheduleBuilder &b, const AlgorithmParams &p) {
-  Nodes nodes = nodesOf(p, b.ranks());
-  if (nodes.empty()) return;  // `check` has reported why
-  int k = int(nodes.size()), local = int(nodes.front().size());
-  int pieces = piecesPerShare(p, nodes);
-  for (int i = 0; i < local; ++i) {
-    std::vector<int> members;
-    for (const auto &node : nodes) members.push_back(node[i]);
-    for (int piece = 0; piece < pieces; ++piece) {
-      int chunk = i * pieces + piece;
-      std::vector<Value> partials = intraReduce(b, nodes, i, chunk);
-      std::vector<Value> reduced = interIsRing(p)
-                                       ? interRing(b, members, partials, piece, 1)
-                                       : interRecursiveDoubling(b, members, partials, 1);
-      intraGather(b, nodes, i, reduced, chunk, 1 + interSteps(p, k));
-    }
-  }
+  const Nodes nodes = nodesOf(p, b.ranks());
+  const Stages s = stagesOf(b.spec(), p, nodes);
+  const Held partial = reduceInNodes(b, s, nodes);
+  const Held reduced = allreduceAcrossNodes(b, s, nodes, partial);
+  gatherInNodes(b, s, nodes, reduced);
+}
+
+/// Whether the algorithm named `name` reads remotely with its default parameters.
+bool stageReadsRemotely(const std::string &name) {
+  const AlgorithmInfo *a = findAlgorithm(name);
+  if (!a) return false;
+  return a->remoteReadsWith ? a->remoteReadsWith(AlgorithmParams(*a)) : a->remoteReads;
 }
 
 }  // namespace
 
-void registerHierarchicalAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerHierarchicalAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo hier;
   hier.name = "hierarchical";
-  hier.family = "hierarchical";
-  hier.summary = "intra-node reduce-scatter, inter-node allreduce per local index (ring or "
-                 "recursive doubling), intra-node allgather";
+  hier.summary = "intra-node reduce-scatter, inter-node allreduce per local index, intra-node "
+                 "allgather: each stage any registered algorithm (intra, inter)";
   hier.kinds = {CollectiveKind::AllReduce};
+  hier.params = {
+      intParam("ranks-per-node", 0, 0, kMaxRanks, "ranks per node (0: the topology's nodes)",
+               "rpn"),
+      algorithmParam("intra", "mesh-two-step",
+                     "intra-node stages: an algorithm with reduce-scatter and allgather"),
+      algorithmParam("inter", "ring",
+                     "inter-node stage: an algorithm with allreduce, over the ranks of one "
+                     "local index")};
+  hier.tuning = {fixedAxis("inter", {"ring", "recursive-doubling"}, 2)};
+  hier.example = {"ranks-per-node=2"};
   hier.check = checkHierarchical;
-  hier.chunks = [](const CollectiveSpec &s, const AlgorithmParams &p) {
-    Nodes nodes = nodesOf(p, s.ranks);
+  hier.chunks = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
+    Nodes nodes = nodesOf(p, spec.ranks);
     if (nodes.empty()) return 1;  // bad parameters: `check` reports them
-    return int(nodes.front().size()) * piecesPerShare(p, nodes);
+    return int(nodes.front().size()) * stagesOf(spec, p, nodes).allreduce.chunks;
+  };
+  hier.slices = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
+    Nodes nodes = nodesOf(p, spec.ranks);
+    if (nodes.empty()) return 1;
+    Stages s = stagesOf(spec, p, nodes);
+    return s.scatter.slices * s.allreduce.slices;
+  };
+  hier.remoteReadsWith = [](const AlgorithmParams &p) {
+    return stageReadsRemotely(p.getAlgorithmName("intra")) ||
+           stageReadsRemotely(p.getAlgorithmName("inter"));
   };
   hier.build = buildHierarchical;
-  hier.params = {"ranks-per-node", "inter"};
-  hier.tuning = {fixedAxis("inter", {"ring", "recursive-doubling"}, 2)};
-  registry.push_back(hier);
+  registry.add(std::move(hier));
 }
 
 }  // namespace collplan

@@ -5,8 +5,8 @@
 // (1R2W). Reduce-scatter: a primary folds the received partial, its own chunk and its
 // secondary's (read in place: `remote_reads`) in one 3R1W op. Two lanes (slices 0 and 1) swap
 // the roles and run the ring in opposite directions, so every rank is primary for half the data.
-// Devices are the topology's when one is given (params.ranksPerDevice is then ignored), else
-// groups of params.ranksPerDevice consecutive ranks; the device ring order is params.order (a
+// Devices are the topology's when one is given (ranks-per-device is then ignored), else groups
+// of ranks-per-device (default 2) consecutive ranks; the device ring order is `order` (a
 // permutation of the devices, or of the ranks read as devices in order of first appearance),
 // else the topology's ring order, else device index order.
 #include "compiler/lowering/Algorithms.h"
@@ -38,7 +38,7 @@ std::vector<std::vector<int>> deviceRanks(const AlgorithmParams &p, int ranks) {
       if (!device.ranks.empty()) devices.push_back(device.ranks);
     return devices;
   }
-  int perDevice = std::max(1, p.ranksPerDevice);
+  int perDevice = p.getInt("ranks-per-device");
   for (int first = 0; first < ranks; first += perDevice) {
     devices.emplace_back();
     for (int r = first; r < std::min(ranks, first + perDevice); ++r) devices.back().push_back(r);
@@ -67,13 +67,13 @@ std::vector<int> devicesAlong(const std::vector<std::vector<int>> &devices,
   return order;
 }
 
-/// The device ring order: `params.order` as a device permutation or as a rank order, else the
+/// The device ring order: `order` as a device permutation or as a rank order, else the
 /// topology's ring order, else device index order.
 std::vector<int> deviceRingOrder(const AlgorithmParams &p,
                                  const std::vector<std::vector<int>> &devices, int ranks) {
-  if (!p.order.empty() && int(p.order.size()) == int(devices.size()) &&
-      int(p.order.size()) != ranks)
-    return p.order;
+  const std::vector<int> &order = p.getIntList("order");
+  if (!order.empty() && int(order.size()) == int(devices.size()) && int(order.size()) != ranks)
+    return order;
   return devicesAlong(devices, ringOrderFor(p, ranks));
 }
 
@@ -103,18 +103,19 @@ std::optional<std::string> checkKangaRing(const CollectiveSpec &spec, const Algo
       if (device.ranks.size() % 2 != 0)
         return "device '" + device.name + "' of topology '" + p.topology->name + "': " +
                oddDevice(int(device.ranks.size()));
-  } else if (p.ranksPerDevice % 2 != 0) {
-    return oddDevice(p.ranksPerDevice);
+  } else if (auto bad = checkDeviceGrouping(spec, p)) {
+    return bad;
+  } else if (p.getInt("ranks-per-device") % 2 != 0) {
+    return oddDevice(p.getInt("ranks-per-device"));
   }
   int devices = int(deviceRanks(p, spec.ranks).size());
-  if (!p.order.empty() && int(p.order.size()) != spec.ranks) {
-    if (int(p.order.size()) != devices)
-      return "KangaRing order has " + std::to_string(p.order.size()) +
-             " entries: give a permutation of the " + std::to_string(devices) +
-             " devices or of the " + std::to_string(spec.ranks) + " ranks";
-    if (auto bad = checkPermutation(p.order, devices, "device order")) return bad;
-  }
-  return std::nullopt;
+  const std::vector<int> &order = p.getIntList("order");
+  if (order.empty() || int(order.size()) == spec.ranks) return checkRankOrder(spec, p);
+  if (int(order.size()) != devices)
+    return "KangaRing order has " + std::to_string(order.size()) +
+           " entries: give a permutation of the " + std::to_string(devices) +
+           " devices or of the " + std::to_string(spec.ranks) + " ranks";
+  return checkPermutation(order, devices, "device order");
 }
 
 /// Reduces (chunk, slice) of every rank along the lane, starting downstream of pair `endPos`
@@ -214,25 +215,29 @@ void buildKangaRing(ScheduleBuilder &b, const AlgorithmParams &p) {
 
 }  // namespace
 
-void registerKangaRingAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerKangaRingAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo kanga;
   kanga.name = "kangaring";
-  kanga.family = "kangaring";
   kanga.summary = "ring over device primaries: duplicated writes (1R2W) and 3R1W reductions, "
                   "roles alternating between two rings";
   kanga.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
                  CollectiveKind::AllReduce};
   kanga.remoteReads = true;  // the primary reads its secondary's chunk in place
-  kanga.orderOverDevices = true;
   kanga.check = checkKangaRing;
   kanga.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) {
     return std::max(1, s.ranks / 2);  // allreduce: one chunk per pair
   };
   kanga.slices = [](const CollectiveSpec &, const AlgorithmParams &) { return kLanes; };
   kanga.build = buildKangaRing;
-  kanga.params = {"ranks-per-device", "order"};
-  kanga.tuning = {deviceGroupingAxis()};
-  registry.push_back(kanga);
+  kanga.params = {intParam("ranks-per-device", 2, 1, kMaxRanks,
+                            "ranks per device (an even number: primary / secondary pairs; the "
+                            "topology's devices when it is given)",
+                            "rpd"),
+                  intListParam("order", 0, kMaxRanks - 1,
+                               "device ring order: a permutation of the devices, or of the "
+                               "ranks (devices by first appearance)")};
+  kanga.tuning = {deviceGroupingAxis({2, 4})};
+  registry.add(std::move(kanga));
 }
 
 }  // namespace collplan

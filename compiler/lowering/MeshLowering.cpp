@@ -29,7 +29,7 @@ Devices meshDevices(const AlgorithmParams &p, int ranks) {
       if (!device.ranks.empty()) devices.push_back(device.ranks);
     return devices;
   }
-  int perDevice = std::max(1, p.ranksPerDevice);
+  int perDevice = p.getInt("ranks-per-device");
   for (int first = 0; first < ranks; first += perDevice) {
     devices.emplace_back();
     for (int r = first; r < std::min(ranks, first + perDevice); ++r) devices.back().push_back(r);
@@ -45,8 +45,8 @@ std::vector<std::pair<int, int>> placement(const Devices &devices, int ranks) {
   return where;
 }
 
-std::optional<std::string> checkTwoStep(const CollectiveSpec &, const AlgorithmParams &p) {
-  if (!p.topology) return std::nullopt;
+std::optional<std::string> checkTwoStep(const CollectiveSpec &spec, const AlgorithmParams &p) {
+  if (!p.topology) return checkDeviceGrouping(spec, p);
   const Device *first = nullptr;
   for (const Device &device : p.topology->devices) {
     if (device.ranks.empty()) continue;
@@ -168,10 +168,9 @@ void buildSingleStep(ScheduleBuilder &b, const AlgorithmParams &) {
 
 }  // namespace
 
-void registerMeshAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerMeshAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo twoStep;
   twoStep.name = "mesh-two-step";
-  twoStep.family = "mesh";
   twoStep.summary = "direct writes to the same-index rank of every peer device, then an "
                     "intra-device exchange (allreduce = reduce-scatter + allgather)";
   twoStep.kinds = {CollectiveKind::ReduceScatter, CollectiveKind::AllGather,
@@ -179,19 +178,20 @@ void registerMeshAlgorithms(std::vector<AlgorithmInfo> &registry) {
   twoStep.check = checkTwoStep;
   twoStep.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   twoStep.build = buildTwoStep;
-  twoStep.params = {"ranks-per-device"};
+  twoStep.params = {intParam("ranks-per-device", 1, 1, kMaxRanks,
+                              "ranks per device (the topology's devices when it is given)",
+                              "rpd")};
   twoStep.tuning = {deviceGroupingAxis()};
-  registry.push_back(twoStep);
+  registry.add(std::move(twoStep));
 
   AlgorithmInfo singleStep;
   singleStep.name = "mesh-single-step";
-  singleStep.family = "mesh";
   singleStep.summary = "every rank duplicates its whole input to all peers; each folds all "
                        "inputs in rank order";
   singleStep.kinds = {CollectiveKind::AllReduce};
   singleStep.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   singleStep.build = buildSingleStep;
-  registry.push_back(singleStep);
+  registry.add(std::move(singleStep));
 }
 
 }  // namespace collplan

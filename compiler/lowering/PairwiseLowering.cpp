@@ -84,30 +84,27 @@ void buildPairwiseBarrier(ScheduleBuilder &b, const AlgorithmParams &) {
 
 }  // namespace
 
-void registerPairwiseAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo pairwise;
   pairwise.name = "pairwise";
-  pairwise.family = "pairwise";
   pairwise.summary = "all-to-all in N-1 rounds: partner r XOR k (powers of two) or r +/- k";
   pairwise.kinds = {CollectiveKind::AllToAll};
   pairwise.build = buildPairwiseAllToAll;
-  registry.push_back(pairwise);
+  registry.add(std::move(pairwise));
 
   AlgorithmInfo dissemination;
   dissemination.name = "dissemination";
-  dissemination.family = "pairwise";
   dissemination.summary = "barrier in ceil(log2 N) rounds: rank r tells r + 2^k";
   dissemination.kinds = {CollectiveKind::Barrier};
   dissemination.build = buildDissemination;
-  registry.push_back(dissemination);
+  registry.add(std::move(dissemination));
 
   AlgorithmInfo barrier;
   barrier.name = "pairwise-barrier";
-  barrier.family = "pairwise";
   barrier.summary = "barrier by pairwise exchanges with r XOR 2^k (non-powers of two folded)";
   barrier.kinds = {CollectiveKind::Barrier};
   barrier.build = buildPairwiseBarrier;
-  registry.push_back(barrier);
+  registry.add(std::move(barrier));
 }
 
 }  // namespace collplan

@@ -139,26 +139,24 @@ std::optional<std::string> gridFromTopology(const Topology &topo, int ranksPerDe
 /// else one dimension over N / ranksPerDevice devices.
 std::optional<std::string> rdhGrid(const CollectiveSpec &spec, const AlgorithmParams &p,
                                    Grid &grid) {
-  if (p.ranksPerDevice < 1 || spec.ranks % p.ranksPerDevice != 0)
-    return "ranks per device " + std::to_string(p.ranksPerDevice) + " does not divide " +
-           std::to_string(spec.ranks) + " ranks";
-  if (p.dims.empty() && p.topology) {
+  if (auto bad = checkDeviceGrouping(spec, p)) return bad;
+  const int perDevice = p.getInt("ranks-per-device");
+  const std::vector<int> &given = p.getIntList("dims");
+  if (given.empty() && p.topology) {
     if (p.topology->numRanks() != spec.ranks)
       return "the topology has " + std::to_string(p.topology->numRanks()) +
              " ranks, the collective " + std::to_string(spec.ranks);
-    return gridFromTopology(*p.topology, p.ranksPerDevice, grid);
+    return gridFromTopology(*p.topology, perDevice, grid);
   }
-  int devices = spec.ranks / p.ranksPerDevice;
-  std::vector<int> dims = p.dims.empty() ? std::vector<int>{devices} : p.dims;
-  for (int d : dims)
-    if (d < 1) return "dims " + listText(dims) + " must all be at least 1";
+  int devices = spec.ranks / perDevice;
+  std::vector<int> dims = given.empty() ? std::vector<int>{devices} : given;
   long long product = 1;
   for (int d : dims) product = std::min<long long>(product * d, 1LL << 40);
   if (product != devices)
     return "dims " + listText(dims) + " give " + std::to_string(product) + " devices, but " +
-           std::to_string(spec.ranks) + " ranks / " + std::to_string(p.ranksPerDevice) +
+           std::to_string(spec.ranks) + " ranks / " + std::to_string(perDevice) +
            " ranks per device = " + std::to_string(devices) + " devices";
-  grid = gridFromDims(p.ranksPerDevice, dims);
+  grid = gridFromDims(perDevice, dims);
   return std::nullopt;
 }
 
@@ -395,29 +393,26 @@ void buildRdh(ScheduleBuilder &b, const AlgorithmParams &p) {
 
 }  // namespace
 
-void registerRdhAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerRdhAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo doubling;
   doubling.name = "recursive-doubling";
-  doubling.family = "rdh";
   doubling.summary = "recursive doubling: allgather of growing blocks, allreduce of the whole "
                      "message, log2 N rounds (non-powers of two folded)";
   doubling.kinds = {CollectiveKind::AllGather, CollectiveKind::AllReduce};
   doubling.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   doubling.build = buildRecursiveDoubling;
-  registry.push_back(doubling);
+  registry.add(std::move(doubling));
 
   AlgorithmInfo halving;
   halving.name = "recursive-halving";
-  halving.family = "rdh";
   halving.summary = "recursive halving reduce-scatter in log2 N rounds (non-powers of two "
                     "folded)";
   halving.kinds = {CollectiveKind::ReduceScatter};
   halving.build = buildSingleStage;
-  registry.push_back(halving);
+  registry.add(std::move(halving));
 
   AlgorithmInfo rabenseifner;
   rabenseifner.name = "rabenseifner";
-  rabenseifner.family = "rdh";
   rabenseifner.summary = "allreduce = reduce-scatter by recursive halving + allgather by "
                          "recursive doubling, 2 log2 N rounds";
   rabenseifner.kinds = {CollectiveKind::AllReduce};
@@ -425,11 +420,10 @@ void registerRdhAlgorithms(std::vector<AlgorithmInfo> &registry) {
     return floorPow2(s.ranks);
   };
   rabenseifner.build = buildSingleStage;
-  registry.push_back(rabenseifner);
+  registry.add(std::move(rabenseifner));
 
   AlgorithmInfo rdh;
   rdh.name = "rdh";
-  rdh.family = "rdh";
   rdh.summary = "recursive halving / doubling across the dimensions of a hypercube or torus "
                 "(dims, or the topology's), intra-device stage first / last";
   rdh.kinds = {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter,
@@ -443,9 +437,13 @@ void registerRdhAlgorithms(std::vector<AlgorithmInfo> &registry) {
     return rdhGrid(s, p, grid) ? 1 : gridChunks(grid);
   };
   rdh.build = buildRdh;
-  rdh.params = {"dims", "ranks-per-device"};
+  rdh.params = {intListParam("dims", 1, kMaxRanks,
+                             "extents of the device hypercube / torus (product = devices; "
+                             "default: the topology's, else one dimension)"),
+                intParam("ranks-per-device", 1, 1, kMaxRanks,
+                         "ranks per device: the intra-device stage", "rpd")};
   rdh.tuning = {deviceGroupingAxis()};
-  registry.push_back(rdh);
+  registry.add(std::move(rdh));
 }
 
 }  // namespace collplan

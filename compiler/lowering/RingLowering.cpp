@@ -15,39 +15,36 @@ using namespace mlir;
 namespace collplan {
 namespace {
 
-int lanesOf(const AlgorithmParams &p) { return p.channels * (p.bidirectional ? 2 : 1); }
+int lanesOf(const AlgorithmParams &p) {
+  return p.getInt("channels") * (p.getBool("bidirectional") ? 2 : 1);
+}
 
-/// The rank order of every lane: channel orders (given, or the topology's link-disjoint
-/// Hamiltonian cycles), each also reversed when bidirectional.
+/// The rank order of every lane: one per channel (the topology's link-disjoint Hamiltonian
+/// cycles when it has several, else the ring order), each also reversed when bidirectional.
 std::vector<std::vector<int>> laneOrders(const AlgorithmParams &p, int ranks) {
+  const int channelCount = p.getInt("channels");
   std::vector<std::vector<int>> channels;
-  if (!p.channelOrders.empty()) {
-    channels = p.channelOrders;
-  } else if (p.topology && p.channels > 1) {
-    for (const auto &cycle : hamiltonianCycles(*p.topology, p.channels))
+  if (p.topology && channelCount > 1) {
+    for (const auto &cycle : hamiltonianCycles(*p.topology, channelCount))
       channels.push_back(ranksInDeviceOrder(*p.topology, cycle));
   } else {
-    channels.assign(p.channels, ringOrderFor(p, ranks));
+    channels.assign(channelCount, ringOrderFor(p, ranks));
   }
   std::vector<std::vector<int>> lanes;
   for (const auto &order : channels) {
     lanes.push_back(order);
-    if (p.bidirectional) lanes.emplace_back(order.rbegin(), order.rend());
+    if (p.getBool("bidirectional")) lanes.emplace_back(order.rbegin(), order.rend());
   }
   return lanes;
 }
 
 std::optional<std::string> checkRing(const CollectiveSpec &spec, const AlgorithmParams &p) {
-  if (!p.channelOrders.empty()) {
-    if (int(p.channelOrders.size()) != p.channels)
-      return std::to_string(p.channelOrders.size()) + " channel orders given for " +
-             std::to_string(p.channels) + " channels";
-    for (const auto &order : p.channelOrders)
-      if (auto bad = checkPermutation(order, spec.ranks, "channel order")) return bad;
-  } else if (p.topology && p.channels > 1) {
-    size_t rings = hamiltonianCycles(*p.topology, p.channels).size();
-    if (int(rings) < p.channels)
-      return "channels " + std::to_string(p.channels) + " exceed the " + std::to_string(rings) +
+  if (auto bad = checkRankOrder(spec, p)) return bad;
+  const int channels = p.getInt("channels");
+  if (p.topology && channels > 1) {
+    size_t rings = hamiltonianCycles(*p.topology, channels).size();
+    if (int(rings) < channels)
+      return "channels " + std::to_string(channels) + " exceed the " + std::to_string(rings) +
              " link-disjoint rings of topology '" + p.topology->name + "'";
   }
   return std::nullopt;
@@ -159,32 +156,43 @@ void buildLine(ScheduleBuilder &b, const AlgorithmParams &p) {
   b.setStep(-1);
 }
 
+/// The ring and line orders: a permutation of the ranks.
+ParamSpec orderParam() {
+  return intListParam("order", 0, kMaxRanks - 1,
+                      "ring/line rank order, a permutation of the ranks (default: the "
+                      "topology's ring, else 0..N-1)");
+}
+
 }  // namespace
 
-void registerRingAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerRingAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo ring;
   ring.name = "ring";
-  ring.family = "ring";
   ring.summary = "ring reduce-scatter / allgather (allreduce = both); channels, bidirectional, "
                  "order from the topology";
   ring.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
                 CollectiveKind::AllReduce};
+  ring.params = {intParam("channels", 1, 1, kMaxCount,
+                          "rings over disjoint link sets (the topology's Hamiltonian cycles)",
+                          "ch"),
+                 boolParam("bidirectional", false, "half of every block goes each way", "bidir"),
+                 orderParam()};
+  ring.tuning = {fixedAxis("channels", {"1", "2"}, 2),
+                 fixedAxis("bidirectional", {"false", "true"}, 2)};
   ring.check = checkRing;
   ring.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   ring.slices = [](const CollectiveSpec &, const AlgorithmParams &p) { return lanesOf(p); };
   ring.build = buildRing;
-  ring.params = {"channels", "bidirectional", "order"};
-  ring.tuning = {fixedAxis("channels", {"1", "2"}, 2), fixedAxis("bidirectional", {"false", "true"}, 2)};
-  registry.push_back(ring);
+  registry.add(std::move(ring));
 
   AlgorithmInfo line;
   line.name = "line";
-  line.family = "ring";
   line.summary = "open chain: blocks travel from their owner towards both ends";
   line.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter};
+  line.params = {orderParam()};
+  line.check = checkRankOrder;
   line.build = buildLine;
-  line.params = {"order"};
-  registry.push_back(line);
+  registry.add(std::move(line));
 }
 
 }  // namespace collplan

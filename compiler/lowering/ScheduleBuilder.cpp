@@ -40,8 +40,35 @@ ScheduleBuilder::ScheduleBuilder(OpBuilder &builder, Location loc, const Collect
   builder_.setInsertionPointToEnd(body);
 }
 
+ScheduleBuilder::ScheduleBuilder(const ScheduleBuilder &parent, const CollectiveSpec &spec,
+                                 StageMapping mapping)
+    : builder_(parent.builder_), loc_(parent.loc_), spec_(spec), schedule_(parent.schedule_),
+      lastStep_(parent.lastStep_) {
+  if (parent.stage_) {  // a stage of a stage: map through the parent's numbering
+    for (int &rank : mapping.members) rank = parent.global(rank);
+    mapping.firstStep += parent.stage_->firstStep;
+  }
+  stage_ = std::make_shared<const StageMapping>(std::move(mapping));
+}
+
+ScheduleBuilder ScheduleBuilder::stage(const CollectiveSpec &spec, StageMapping mapping) {
+  return ScheduleBuilder(*this, spec, std::move(mapping));
+}
+
+int ScheduleBuilder::rankOf(Value v) const {
+  const int rank = int(residentRank(v));
+  if (!stage_) return rank;
+  for (size_t i = 0; i < stage_->members.size(); ++i)
+    if (stage_->members[i] == rank) return int(i);
+  return -1;
+}
+
 void ScheduleBuilder::annotate(Operation *op) {
-  if (step_ >= 0) op->setAttr("step", builder_.getI64IntegerAttr(step_));
+  if (step_ >= 0) {
+    const int step = step_ + (stage_ ? stage_->firstStep : 0);
+    op->setAttr("step", builder_.getI64IntegerAttr(step));
+    *lastStep_ = std::max(*lastStep_, step);
+  }
   if (channel_ >= 0) op->setAttr("channel", builder_.getI64IntegerAttr(channel_));
 }
 
@@ -51,6 +78,7 @@ Value ScheduleBuilder::track(Operation *op, int) {
 }
 
 Value ScheduleBuilder::input(int rank, int chunk, int slice) {
+  if (stage_) return stage_->input(rank, chunk, slice);
   size_t maxChunks = size_t(std::max(spec_.chunks, spec_.ranks));
   size_t key = (size_t(rank) * maxChunks + size_t(chunk)) * size_t(spec_.slices) + size_t(slice);
   if (inputs_.empty()) inputs_.resize(size_t(spec_.ranks) * maxChunks * size_t(spec_.slices));
@@ -66,27 +94,29 @@ Value ScheduleBuilder::input(int rank, int chunk, int slice) {
 
 Value ScheduleBuilder::copy(Value v, int toRank) {
   return track(builder_.create<CopyOp>(loc_, ChunkType::get(builder_.getContext()), v,
-                                       uint64_t(toRank)),
+                                       uint64_t(global(toRank))),
                toRank);
 }
 
 Value ScheduleBuilder::reduce(ArrayRef<Value> operands, int rank) {
   if (operands.size() == 1) return operands.front();
   return track(builder_.create<coll::ReduceOp>(loc_, ChunkType::get(builder_.getContext()),
-                                               operands, uint64_t(rank)),
+                                               operands, uint64_t(global(rank))),
                rank);
 }
 
 Value ScheduleBuilder::reduceSend(ArrayRef<Value> operands, int rank, int toRank) {
   if (operands.size() == 1) return copy(operands.front(), toRank);
   return track(builder_.create<ReduceSendOp>(loc_, ChunkType::get(builder_.getContext()),
-                                             operands, uint64_t(rank), uint64_t(toRank)),
+                                             operands, uint64_t(global(rank)),
+                                             uint64_t(global(toRank))),
                toRank);
 }
 
 SmallVector<Value> ScheduleBuilder::dup(Value v, ArrayRef<int> toRanks) {
   if (toRanks.size() == 1) return {copy(v, toRanks.front())};
-  SmallVector<int64_t> ranks(toRanks.begin(), toRanks.end());
+  SmallVector<int64_t> ranks;
+  for (int rank : toRanks) ranks.push_back(global(rank));
   SmallVector<Type> types(ranks.size(), ChunkType::get(builder_.getContext()));
   auto op = builder_.create<DupOp>(loc_, types, v, ranks);
   annotate(op);
@@ -94,6 +124,7 @@ SmallVector<Value> ScheduleBuilder::dup(Value v, ArrayRef<int> toRanks) {
 }
 
 void ScheduleBuilder::output(Value v, int rank, int chunk, int slice) {
+  if (stage_) return stage_->output(v, rank, chunk, slice);
   builder_.create<OutputOp>(loc_, v, uint64_t(rank), uint64_t(chunk),
                             spec_.slices > 1 ? builder_.getI64IntegerAttr(slice)
                                              : IntegerAttr());

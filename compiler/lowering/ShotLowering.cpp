@@ -40,26 +40,24 @@ void buildTwoShot(ScheduleBuilder &b, const AlgorithmParams &) {
 
 }  // namespace
 
-void registerShotAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerShotAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo oneShot;
   oneShot.name = "one-shot";
-  oneShot.family = "shot";
   oneShot.summary = "every rank reads all peers' buffers and reduces them in rank order";
   oneShot.kinds = {CollectiveKind::AllReduce};
   oneShot.remoteReads = true;
   oneShot.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   oneShot.build = buildOneShot;
-  registry.push_back(oneShot);
+  registry.add(std::move(oneShot));
 
   AlgorithmInfo twoShot;
   twoShot.name = "two-shot";
-  twoShot.family = "shot";
   twoShot.summary = "reduce-scatter by direct reads, then allgather of the reduced chunks";
   twoShot.kinds = {CollectiveKind::AllReduce};
   twoShot.remoteReads = true;
   twoShot.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   twoShot.build = buildTwoShot;
-  registry.push_back(twoShot);
+  registry.add(std::move(twoShot));
 }
 
 }  // namespace collplan

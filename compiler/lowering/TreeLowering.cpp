@@ -202,7 +202,7 @@ Tree heapTree(int n, int root, int fanout) {
 
 void buildPipelinedTree(ScheduleBuilder &b, const AlgorithmParams &p) {
   const CollectiveSpec &spec = b.spec();
-  Tree tree = heapTree(spec.ranks, rootOf(spec), p.fanout);
+  Tree tree = heapTree(spec.ranks, rootOf(spec), p.getInt("fanout"));
   lowerOverTrees(b, tree, tree, pipelinedSteps(tree, spec.chunks), 0);
 }
 
@@ -246,54 +246,48 @@ void buildDoubleBinaryTree(ScheduleBuilder &b, const AlgorithmParams &) {
   b.setChannel(-1);
 }
 
-std::optional<std::string> checkPipeline(const CollectiveSpec &, const AlgorithmParams &p) {
-  if (p.pipeline < 1)
-    return "pipeline must be at least 1 chunk (got " + std::to_string(p.pipeline) + ")";
-  return std::nullopt;
+int pipelineChunks(const CollectiveSpec &, const AlgorithmParams &p) {
+  return p.getInt("pipeline");
 }
 
-int pipelineChunks(const CollectiveSpec &, const AlgorithmParams &p) {
-  return std::max(p.pipeline, 1);
+ParamSpec pipelineParam() {
+  return intParam("pipeline", 4, 1, kMaxCount, "chunks the message is streamed in", "p");
 }
 
 }  // namespace
 
-void registerTreeAlgorithms(std::vector<AlgorithmInfo> &registry) {
+void registerTreeAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo binomial;
   binomial.name = "binomial-tree";
-  binomial.family = "tree";
   binomial.summary = "binomial tree in ceil(log2 N) rounds (allreduce = reduce + broadcast)";
   binomial.kinds = {CollectiveKind::Broadcast, CollectiveKind::Reduce, CollectiveKind::AllReduce};
   binomial.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   binomial.build = buildBinomial;
-  registry.push_back(binomial);
+  registry.add(binomial);
 
   AlgorithmInfo pipelined;
   pipelined.name = "pipelined-tree";
-  pipelined.family = "tree";
   pipelined.summary = "fan-out-k tree (binary by default) streaming the message in `pipeline` "
                       "chunks";
   pipelined.kinds = binomial.kinds;
-  pipelined.check = checkPipeline;
+  pipelined.params = {intParam("fanout", 2, 2, kMaxRanks, "children per tree node", "f"),
+                      pipelineParam()};
   pipelined.chunks = pipelineChunks;
   pipelined.build = buildPipelinedTree;
-  pipelined.params = {"fanout", "pipeline"};
   pipelined.tuning = {fixedAxis("fanout", {"2", "4"}, 1), fixedAxis("pipeline", {"4", "2", "8"}, 1)};
-  registry.push_back(pipelined);
+  registry.add(std::move(pipelined));
 
   AlgorithmInfo dbt;
   dbt.name = "double-binary-tree";
-  dbt.family = "tree";
   dbt.summary = "allreduce over two complementary binary trees, each carrying one half "
                 "(slice) of every chunk, pipelined in `pipeline` chunks";
   dbt.kinds = {CollectiveKind::AllReduce};
-  dbt.check = checkPipeline;
+  dbt.params = {pipelineParam()};
   dbt.chunks = pipelineChunks;
   dbt.slices = [](const CollectiveSpec &, const AlgorithmParams &) { return 2; };
   dbt.build = buildDoubleBinaryTree;
-  dbt.params = {"pipeline"};
   dbt.tuning = {fixedAxis("pipeline", {"4", "2", "8"}, 1)};
-  registry.push_back(dbt);
+  registry.add(std::move(dbt));
 }
 
 }  // namespace collplan

@@ -16,35 +16,29 @@ namespace {
 struct CollLowerPass : collplan::impl::CollLowerBase<CollLowerPass> {
   using CollLowerBase::CollLowerBase;
 
-  /// Parameters given in C++ rather than as options (see createLowerPass).
+  /// The pipeline's lowering: its parameters as texts, and a topology given as an object.
   explicit CollLowerPass(const collplan::CompilePipelineSettings &settings)
-      : given_(settings.params), explain_(settings.explain) {
+      : given_(settings.params), givenTopology_(settings.topology) {
+    algorithm = settings.algorithm;
     topology = settings.topologySpec;
+    explain = settings.explain;
   }
 
   void runOnOperation() override {
-    collplan::AlgorithmParams params;
-    std::unique_ptr<collplan::Topology> topo;
-    if (given_) {
-      params = *given_;
-      if (!collplan::resolveTopologyOption(topology, getOperation(), topo, params))
-        return signalPassFailure();
-    } else {
-      params.channels = channels;
-      params.bidirectional = bidirectional;
-      params.order.assign(order.begin(), order.end());
-      params.fanout = fanout;
-      params.pipeline = pipeline;
-      params.ranksPerDevice = ranksPerDevice;
-      params.dims.assign(dims.begin(), dims.end());
-      params.ranksPerNode = ranksPerNode;
-      params.inter = inter;
-      if (!collplan::resolveTopologyOption(topology, getOperation(), topo, params))
-        return signalPassFailure();
-    }
-    if (mlir::failed(collplan::lowerCollectives(getOperation(), "", params)))
+    collplan::LoweringRequest request;
+    request.algorithm = algorithm;
+    request.params = given_ ? *given_ : collplan::splitParamList(params);
+    request.topology = givenTopology_;
+    std::unique_ptr<collplan::Topology> resolved;
+    if (!collplan::resolveTopologyOption(topology, getOperation(), resolved))
       return signalPassFailure();
-    if (!explain_) return;
+    if (resolved) request.topology = resolved.get();
+    if (mlir::failed(collplan::lowerCollectives(getOperation(), request)))
+      return signalPassFailure();
+    if (explain) remarkSchedules();
+  }
+
+  void remarkSchedules() {
     getOperation().walk([](mlir::coll::ScheduleOp schedule) {
       schedule.emitRemark() << "lower: @" << schedule.getSymName() << ": "
                             << collplan::CollectiveSpec::fromOp(schedule).describe()
@@ -54,8 +48,9 @@ struct CollLowerPass : collplan::impl::CollLowerBase<CollLowerPass> {
   }
 
 private:
-  std::optional<collplan::AlgorithmParams> given_;
-  bool explain_ = false;
+  /// Set when built from C++ settings: KEY=VALUE texts, already one per assignment.
+  std::optional<std::vector<std::string>> given_;
+  const collplan::Topology *givenTopology_ = nullptr;
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Shared plumbing of the lowering passes: topology option -> AlgorithmParams.
+// Shared plumbing of the lowering passes: the topology option resolved.
 #pragma once
 
 #include "compiler/lowering/Algorithms.h"
@@ -11,10 +11,10 @@
 
 namespace collplan {
 
-/// Resolves a pass's `topology` option (empty: none). On a bad spec, reports the error on
-/// `module` and returns false.
+/// Resolves a pass's `topology` option (empty: none, `out` left empty). On a bad spec, reports
+/// the error on `module` and returns false.
 inline bool resolveTopologyOption(const std::string &spec, mlir::ModuleOp module,
-                                  std::unique_ptr<Topology> &out, AlgorithmParams &params) {
+                                  std::unique_ptr<Topology> &out) {
   if (spec.empty()) return true;
   try {
     out = std::make_unique<Topology>(resolveTopology(spec));
@@ -22,7 +22,14 @@ inline bool resolveTopologyOption(const std::string &spec, mlir::ModuleOp module
     module.emitError() << "topology '" << spec << "': " << e.what();
     return false;
   }
-  params.topology = out.get();
+  return true;
+}
+
+/// The same, also pointing `params.topology` at the result when there is one.
+inline bool resolveTopologyOption(const std::string &spec, mlir::ModuleOp module,
+                                  std::unique_ptr<Topology> &out, AlgorithmParams &params) {
+  if (!resolveTopologyOption(spec, module, out)) return false;
+  if (out) params.topology = out.get();
   return true;
 }
 

@@ -14,6 +14,8 @@
 
 using namespace collplan;
 using collplan::testing::IRFixture;
+using collplan::testing::paramError;
+using collplan::testing::paramsOf;
 
 namespace {
 
@@ -89,8 +91,7 @@ TEST(LoweringSweep, KangaRingVerifiesForEveryEvenN) {
     if (n % 2 != 0) continue;
     for (int perDevice : {2, 4}) {
       if (n % perDevice != 0) continue;
-      AlgorithmParams p;
-      p.ranksPerDevice = perDevice;
+      AlgorithmParams p = paramsOf("kangaring", {"ranks-per-device=" + std::to_string(perDevice)});
       for (CollectiveKind kind : kRingKinds)
         expectVerifies("kangaring", kind, n, p,
                        label("kangaring", kind, n, " per device " + std::to_string(perDevice)));
@@ -102,8 +103,8 @@ TEST(LoweringSweep, MeshTwoStepVerifiesForEveryN) {
   for (int n : sweepSizes())
     for (int perDevice : {1, 2, 4}) {
       if (n % perDevice != 0) continue;
-      AlgorithmParams p;
-      p.ranksPerDevice = perDevice;
+      AlgorithmParams p =
+          paramsOf("mesh-two-step", {"ranks-per-device=" + std::to_string(perDevice)});
       for (CollectiveKind kind : kRingKinds)
         expectVerifies("mesh-two-step", kind, n, p,
                        label("mesh-two-step", kind, n, " per device " + std::to_string(perDevice)));
@@ -121,10 +122,9 @@ TEST(LoweringSweep, HierarchicalVerifiesForEveryN) {
   for (int n : sweepSizes())
     for (int perNode : {1, 2, 3, 4, 8}) {
       if (n % perNode != 0 || perNode > n) continue;
-      for (const char *inter : {"ring", "recursive-doubling"}) {
-        AlgorithmParams p;
-        p.ranksPerNode = perNode;
-        p.inter = inter;
+      for (const std::string inter : {"ring", "recursive-doubling"}) {
+        AlgorithmParams p = paramsOf(
+            "hierarchical", {"ranks-per-node=" + std::to_string(perNode), "inter=" + inter});
         expectVerifies("hierarchical", CollectiveKind::AllReduce, n, p,
                        label("hierarchical", CollectiveKind::AllReduce, n,
                              " per node " + std::to_string(perNode) + " inter " + inter));
@@ -134,21 +134,17 @@ TEST(LoweringSweep, HierarchicalVerifiesForEveryN) {
 
 TEST(LoweringSweep, TopologyDrivenGroupsVerify) {
   Topology torus = torus2d(3, 3, 2);  // 9 chips of 2 ranks, ring order along a Hamiltonian cycle
-  AlgorithmParams p;
-  p.topology = &torus;
   for (CollectiveKind kind : kRingKinds) {
-    expectVerifies("kangaring", kind, 18, p, label("kangaring", kind, 18, " on torus 3x3x2"));
-    expectVerifies("mesh-two-step", kind, 18, p,
+    expectVerifies("kangaring", kind, 18, paramsOf("kangaring", {}, &torus),
+                   label("kangaring", kind, 18, " on torus 3x3x2"));
+    expectVerifies("mesh-two-step", kind, 18, paramsOf("mesh-two-step", {}, &torus),
                    label("mesh-two-step", kind, 18, " on torus 3x3x2"));
   }
   Topology cluster = fatTree(3, 4, 1);  // 3 nodes of 4 ranks
-  AlgorithmParams h;
-  h.topology = &cluster;
-  for (const char *inter : {"ring", "recursive-doubling"}) {
-    h.inter = inter;
-    expectVerifies("hierarchical", CollectiveKind::AllReduce, 12, h,
-                   std::string("hierarchical on fat tree 3x4, inter ") + inter);
-  }
+  for (const std::string inter : {"ring", "recursive-doubling"})
+    expectVerifies("hierarchical", CollectiveKind::AllReduce, 12,
+                   paramsOf("hierarchical", {"inter=" + inter}, &cluster),
+                   "hierarchical on fat tree 3x4, inter " + inter);
 }
 
 /// Memory touches per chunk per two ranks: how much the touches per data unit
@@ -171,8 +167,7 @@ double touchesPerChunkPerTwoRanks(const std::string &algorithm, CollectiveKind k
 }
 
 TEST(LoweringCost, KangaRingTouchesThreeAndFourWhereRingTouchesFourAndSix) {
-  AlgorithmParams kanga;
-  kanga.ranksPerDevice = 2;
+  AlgorithmParams kanga = paramsOf("kangaring");  // two ranks per device, its default
   for (int n : {4, 8, 16, 30}) {
     EXPECT_DOUBLE_EQ(touchesPerChunkPerTwoRanks("ring", CollectiveKind::AllGather, n, {}), 4)
         << n;
@@ -194,31 +189,25 @@ TEST(LoweringCost, KangaRingTouchesThreeAndFourWhereRingTouchesFourAndSix) {
 }
 
 TEST(LoweringErrors, KangaRingRejectsOddRanksPerDevice) {
-  AlgorithmParams p;
-  p.ranksPerDevice = 3;
-  EXPECT_EQ(lowerError("kangaring", CollectiveKind::AllGather, 6, p),
+  EXPECT_EQ(lowerError("kangaring", CollectiveKind::AllGather, 6,
+                       paramsOf("kangaring", {"ranks-per-device=3"})),
             "KangaRing pairs the ranks of a device into primary and secondary, so it needs an "
             "even number of ranks per device (got 3)");
-  p.ranksPerDevice = 2;
-  EXPECT_EQ(lowerError("kangaring", CollectiveKind::AllReduce, 5, p),
+  EXPECT_EQ(lowerError("kangaring", CollectiveKind::AllReduce, 5, paramsOf("kangaring")),
             "ranks per device 2 does not divide 5 ranks");
   Topology odd = torus2d(2, 2, 3);
-  AlgorithmParams t;
-  t.topology = &odd;
-  EXPECT_NE(lowerError("kangaring", CollectiveKind::AllGather, 12, t)
+  EXPECT_NE(lowerError("kangaring", CollectiveKind::AllGather, 12, paramsOf("kangaring", {}, &odd))
                 .find("needs an even number of ranks per device (got 3)"),
             std::string::npos);
 }
 
 TEST(LoweringErrors, KangaRingOrder) {
-  AlgorithmParams p;
-  p.ranksPerDevice = 2;
-  p.order = {0, 2, 2, 1, 3, 4, 5, 6};
-  EXPECT_EQ(lowerError("kangaring", CollectiveKind::AllGather, 8, p),
+  EXPECT_EQ(lowerError("kangaring", CollectiveKind::AllGather, 8,
+                       paramsOf("kangaring", {"order=0,2,2,1,3,4,5,6"})),
             "ring order [0, 2, 2, 1, 3, 4, 5, 6] is not a permutation of 0..7");
   // A valid rank order sets the device order (by first appearance): devices 2, 0, 3, 1.
-  p.order = {4, 5, 0, 1, 6, 7, 2, 3};
-  expectVerifies("kangaring", CollectiveKind::AllReduce, 8, p, "kangaring with a rank order");
+  expectVerifies("kangaring", CollectiveKind::AllReduce, 8,
+                 paramsOf("kangaring", {"order=4,5,0,1,6,7,2,3"}), "kangaring with a rank order");
 }
 
 TEST(LoweringErrors, MeshTwoStepRejectsUnequalDevices) {
@@ -226,15 +215,13 @@ TEST(LoweringErrors, MeshTwoStepRejectsUnequalDevices) {
   torus.devices[1].ranks.pop_back();  // rank 3 moves from chip 1 to chip 0
   torus.devices[0].ranks.push_back(3);
   torus.finalize();
-  AlgorithmParams p;
-  p.topology = &torus;
-  std::string error = lowerError("mesh-two-step", CollectiveKind::AllReduce, 8, p);
+  std::string error =
+      lowerError("mesh-two-step", CollectiveKind::AllReduce, 8, paramsOf("mesh-two-step", {}, &torus));
   EXPECT_NE(error.find("mesh-two-step needs the same number of ranks on every device"),
             std::string::npos)
       << error;
-  AlgorithmParams bad;
-  bad.ranksPerDevice = 3;
-  EXPECT_EQ(lowerError("mesh-two-step", CollectiveKind::AllGather, 8, bad),
+  EXPECT_EQ(lowerError("mesh-two-step", CollectiveKind::AllGather, 8,
+                       paramsOf("mesh-two-step", {"ranks-per-device=3"})),
             "ranks per device 3 does not divide 8 ranks");
 }
 
@@ -247,21 +234,57 @@ TEST(LoweringErrors, ShotsAndSingleStepOnlyAllreduce) {
 }
 
 TEST(LoweringErrors, HierarchicalParameters) {
-  AlgorithmParams p;
-  p.ranksPerNode = 3;
-  EXPECT_EQ(lowerError("hierarchical", CollectiveKind::AllReduce, 8, p),
-            "ranks per node 3 does not divide 8 ranks");
-  p.ranksPerNode = 0;
-  EXPECT_EQ(lowerError("hierarchical", CollectiveKind::AllReduce, 8, p),
-            "ranks per node is 0 (take it from the topology) but no topology is given: set "
-            "ranks-per-node or topology");
-  p.ranksPerNode = -2;
-  EXPECT_EQ(lowerError("hierarchical", CollectiveKind::AllReduce, 8, p),
-            "ranks per node must be at least 1 (got -2)");
-  p.ranksPerNode = 4;
-  p.inter = "tree";
-  EXPECT_EQ(lowerError("hierarchical", CollectiveKind::AllReduce, 8, p),
-            "inter-node algorithm 'tree' is not one of: ring, recursive-doubling");
+  auto error = [](const std::vector<std::string> &assignments) {
+    return lowerError("hierarchical", CollectiveKind::AllReduce, 8,
+                      paramsOf("hierarchical", assignments));
+  };
+  EXPECT_EQ(error({"ranks-per-node=3"}), "ranks per node 3 does not divide 8 ranks");
+  EXPECT_EQ(error({}), "ranks per node is 0 (take it from the topology) but no topology is "
+                       "given: set ranks-per-node or topology");
+  EXPECT_EQ(paramError("hierarchical", "ranks-per-node=-2"),
+            "ranks-per-node=-2: \"-2\" is below the minimum of 0");
+  EXPECT_EQ(paramError("hierarchical", "inter=tree").find(
+                "inter=tree: \"tree\" is not a registered algorithm (known: "),
+            0u);
+  EXPECT_EQ(error({"ranks-per-node=4", "inter=pairwise"}),
+            "inter-node algorithm 'pairwise' does not implement allreduce (it implements: "
+            "alltoall)");
+  EXPECT_EQ(error({"ranks-per-node=4", "intra=one-shot"}),
+            "intra-node algorithm 'one-shot' does not implement reduce_scatter (it implements: "
+            "allreduce)");
+  EXPECT_EQ(lowerError("hierarchical", CollectiveKind::AllReduce, 6,
+                       paramsOf("hierarchical", {"ranks-per-node=2", "inter=kangaring"})),
+            "inter-node algorithm 'kangaring' cannot allreduce over 3 ranks: ranks per device 2 "
+            "does not divide 3 ranks");
+  EXPECT_EQ(error({"ranks-per-node=4", "inter=hierarchical"}),
+            "inter-node algorithm 'hierarchical' cannot allreduce over 2 ranks: ranks per node "
+            "is 0 (take it from the topology) but no topology is given: set ranks-per-node or "
+            "topology");
+}
+
+/// The stages are any registered algorithm that implements their collective: inter-node
+/// allreduces it could not use when it knew only ring and recursive doubling, and other
+/// intra-node algorithms, all verify (determinism included).
+TEST(LoweringSweep, HierarchicalComposesAnyRegisteredStage) {
+  const std::vector<std::string> inters = {"rabenseifner", "binomial-tree", "double-binary-tree",
+                                           "mesh-two-step", "two-shot", "rdh", "kangaring"};
+  const std::vector<std::string> intras = {"mesh-two-step", "ring", "line", "rdh"};
+  int cases = 0;
+  for (auto [perNode, nodes] : std::vector<std::pair<int, int>>{{2, 2}, {2, 4}, {4, 2}, {2, 3}})
+    for (const std::string &inter : inters)
+      for (const std::string &intra : intras) {
+        const int n = perNode * nodes;
+        AlgorithmParams p = paramsOf("hierarchical", {"ranks-per-node=" + std::to_string(perNode),
+                                                      "intra=" + intra, "inter=" + inter});
+        const std::string what = label("hierarchical", CollectiveKind::AllReduce, n,
+                                       " intra " + intra + " inter " + inter);
+        const std::string error = lowerError("hierarchical", CollectiveKind::AllReduce, n, p);
+        if (error.find("cannot") != std::string::npos) continue;  // e.g. KangaRing on 3 nodes
+        EXPECT_EQ(error, "") << what;
+        expectVerifies("hierarchical", CollectiveKind::AllReduce, n, p, what);
+        ++cases;
+      }
+  EXPECT_GE(cases, 100);
 }
 
 }  // namespace
@@ -311,8 +334,8 @@ TEST(LoweringCost, MeshUnderThePortModel) {
     expectAlphaBeta("mesh-single-step", CollectiveKind::AllReduce, n, {}, n - 1, n - 1.0);
     for (int perDevice : {1, 2, 4}) {
       if (n % perDevice != 0) continue;
-      AlgorithmParams p;
-      p.ranksPerDevice = perDevice;
+      AlgorithmParams p =
+          paramsOf("mesh-two-step", {"ranks-per-device=" + std::to_string(perDevice)});
       const int devices = n / perDevice;
       const int scatterRounds = (devices - 1) + (perDevice - 1);
       expectAlphaBeta("mesh-two-step", CollectiveKind::ReduceScatter, n, p, scatterRounds,
@@ -331,8 +354,7 @@ TEST(LoweringCost, MeshUnderThePortModel) {
 /// so each is a message of its own, one per round into the secondary: α = 2(N-1). β is the
 /// ring's plus the secondary's share.
 TEST(LoweringCost, KangaRingUnderThePortModel) {
-  AlgorithmParams p;
-  p.ranksPerDevice = 2;
+  AlgorithmParams p = paramsOf("kangaring");
   for (int n : {4, 6, 8, 16}) {
     expectAlphaBeta("kangaring", CollectiveKind::AllGather, n, p, 2 * (n - 1), (n - 1.0) / n);
     expectAlphaBeta("kangaring", CollectiveKind::ReduceScatter, n, p, n,
@@ -351,8 +373,7 @@ TEST(LoweringCost, HierarchicalUnderThePortModel) {
   for (auto [l, k] : std::vector<std::pair<int, int>>{{2, 2}, {2, 4}, {4, 2}, {4, 4}, {2, 3},
                                                       {4, 5}, {8, 8}}) {
     int n = l * k;
-    AlgorithmParams p;
-    p.ranksPerNode = l;
+    AlgorithmParams p = paramsOf("hierarchical", {"ranks-per-node=" + std::to_string(l)});
     // The intra-node phases join each peer's K chunks into one message per step, and the
     // list scheduler overlaps them with the inter-node ring: α lies between the phases'
     // lower bound 2(L-1) + 2(K-1) and the one-message-per-chunk count 2(L-1)K + 2(K-1).
@@ -360,7 +381,7 @@ TEST(LoweringCost, HierarchicalUnderThePortModel) {
     EXPECT_GE(ring.alphaRounds, 2 * (l - 1) + 2 * (k - 1)) << label("hierarchical", CollectiveKind::AllReduce, n);
     EXPECT_LE(ring.alphaRounds, 2 * (l - 1) * k + 2 * (k - 1)) << label("hierarchical", CollectiveKind::AllReduce, n);
     EXPECT_NEAR(ring.beta, 2.0 * (n - 1) / n, 1e-12) << label("hierarchical", CollectiveKind::AllReduce, n);
-    p.inter = "recursive-doubling";
+    p.set("inter", "recursive-doubling");
     int fold = (k & (k - 1)) == 0 ? 0 : 2;
     expectAlphaBeta("hierarchical", CollectiveKind::AllReduce, n, p,
                     2 * (l - 1) + log2Floor(k) + fold,

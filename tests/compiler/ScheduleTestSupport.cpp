@@ -80,17 +80,38 @@ std::string ringAllreduceText(int n) {
   return s + "}\n";
 }
 
-std::optional<AlgorithmParams> algorithmParamsFor(const AlgorithmInfo &algorithm, int ranks) {
-  AlgorithmParams params;
-  if (algorithm.family == "kangaring") {
-    if (ranks % 2) return std::nullopt;
-    params.ranksPerDevice = 2;
+std::optional<std::vector<std::string>> sweepParamsFor(const AlgorithmInfo &algorithm,
+                                                       CollectiveKind kind, int ranks) {
+  AlgorithmParams params(algorithm);
+  if (auto bad = params.assign(algorithm.example)) {
+    ADD_FAILURE() << algorithm.name << ": example " << *bad;
+    return std::nullopt;
   }
-  if (algorithm.family == "hierarchical") {
-    if (ranks % 2 || ranks < 4) return std::nullopt;
-    params.ranksPerNode = 2;
+  CollectiveSpec spec;
+  spec.kind = kind;
+  spec.ranks = ranks;
+  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
+  if (checkAlgorithm(spec, algorithm, params)) return std::nullopt;
+  return algorithm.example;
+}
+
+AlgorithmParams paramsOf(const std::string &algorithm,
+                         const std::vector<std::string> &assignments, const Topology *topology) {
+  const AlgorithmInfo *info = findAlgorithm(algorithm);
+  if (!info) {
+    ADD_FAILURE() << "no algorithm " << algorithm;
+    return AlgorithmParams();
   }
+  AlgorithmParams params(*info, topology);
+  if (auto bad = params.assign(assignments)) ADD_FAILURE() << algorithm << ": " << *bad;
   return params;
+}
+
+std::string paramError(const std::string &algorithm, const std::string &assignment) {
+  const AlgorithmInfo *info = findAlgorithm(algorithm);
+  if (!info) return "no algorithm " + algorithm;
+  AlgorithmParams params(*info);
+  return params.assign({assignment}).value_or("");
 }
 
 void PrintTo(const AlgorithmCase &c, std::ostream *os) {
@@ -113,7 +134,7 @@ std::string algorithmCaseName(const AlgorithmCase &c) {
 
 std::vector<Plan> compiledPlans(const AlgorithmCase &c, int ranks) {
   std::vector<Plan> plans;
-  const auto params = algorithmParamsFor(*c.algorithm, ranks);
+  const auto params = sweepParamsFor(*c.algorithm, c.kind, ranks);
   if (!params) return plans;
   const std::vector<int> roots = needsRoot(c.kind) ? std::vector<int>{0, ranks - 1} : std::vector<int>{0};
   for (int slices : {1, 2})

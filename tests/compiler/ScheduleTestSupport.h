@@ -39,9 +39,18 @@ private:
 /// circulated), the textbook schedule the verifier and cost tests use at any scale.
 std::string ringAllreduceText(int ranks);
 
-/// Parameters under which `algorithm` applies to `ranks` ranks, or nothing when it does not
-/// (KangaRing needs pairs of ranks per device, hierarchical two nodes of two ranks at least).
-std::optional<AlgorithmParams> algorithmParamsFor(const AlgorithmInfo &algorithm, int ranks);
+/// The parameters the sweeps give `algorithm` (its registry entry's `example`, else none), or
+/// nothing when they do not apply to `kind` on `ranks` ranks (KangaRing needs pairs of ranks per
+/// device, hierarchical two nodes of two ranks at least): checkAlgorithm says why not.
+std::optional<std::vector<std::string>> sweepParamsFor(const AlgorithmInfo &algorithm,
+                                                       CollectiveKind kind, int ranks);
+
+/// `algorithm`'s parameters with `assignments` (KEY=VALUE) set; fails the test on a refusal.
+AlgorithmParams paramsOf(const std::string &algorithm,
+                         const std::vector<std::string> &assignments = {},
+                         const Topology *topology = nullptr);
+/// Why `algorithm` refuses the parameter `assignment` (empty when it takes it).
+std::string paramError(const std::string &algorithm, const std::string &assignment);
 
 /// One registered algorithm with one collective it implements: a parameter of the tests that
 /// run every algorithm.

@@ -150,7 +150,8 @@ TEST(SimMatchesCostModel, EveryAlgorithmOnSwitchAndFullTopologies) {
   for (const AlgorithmInfo &algorithm : algorithms())
     for (CollectiveKind kind : algorithm.kinds) {
       for (int n = 2; n <= 16; ++n) {
-        const std::optional<AlgorithmParams> params = collplan::testing::algorithmParamsFor(algorithm, n);
+        const std::optional<std::vector<std::string>> params =
+            collplan::testing::sweepParamsFor(algorithm, kind, n);
         if (!params) continue;
         CollectiveSpec spec;
         spec.kind = kind;

@@ -159,23 +159,32 @@ def test_view_named_algorithm(env):
     check("kangaring" in open(out, encoding="utf-8").read(), "topology-aware drawing")
 
 
-# Parameters some algorithms need to apply at 4 ranks (nodes, device pairs).
-EXTRA_PARAMS = {"hierarchical": ["--param", "ranks-per-node=2"],
-                "kangaring": ["--param", "ranks-per-device=2"]}
+def listed_algorithms(env):
+    """plan-compile --list as {name: (kinds, --param arguments of its `example:` line)}: one
+    line per algorithm (name, kinds, summary), its details indented below it."""
+    algorithms = {}
+    name = None
+    for line in env.run("plan-compile", "--list").stdout.splitlines():
+        if not line.startswith(" "):
+            name, kinds = line.split("\t")[:2]
+            algorithms[name] = (kinds.split(","), [])
+        elif line.strip().startswith("example: "):
+            for assignment in line.strip()[len("example: "):].split(", "):
+                algorithms[name][1].extend(["--param", assignment])
+    return algorithms
 
 
 def test_view_every_algorithm(env):
-    """Every algorithm plan-compile --list names draws, for the first collective it implements."""
+    """Every algorithm plan-compile --list names draws, for the first collective it implements,
+    with the parameters --list gives it where its defaults need a topology."""
     if not env.has_compiler():
         print("no compiler in this build: skipped")
         return SKIP
-    listing = env.run("plan-compile", "--list").stdout.splitlines()
+    listing = listed_algorithms(env)
     check(len(listing) > 10, f"plan-compile --list: {listing}")
-    for line in listing:
-        name, kinds = line.split("\t")[:2]
+    for name, (kinds, example) in listing.items():
         out = env.path(name + ".svg")
-        env.run("plan-view", "--algorithm", name, "-c", kinds.split(",")[0], "-n", "4",
-                *EXTRA_PARAMS.get(name, []), "-o", out)
+        env.run("plan-view", "--algorithm", name, "-c", kinds[0], "-n", "4", *example, "-o", out)
         text = open(out, encoding="utf-8").read()
         check(f"· {name}" in text, f"{name}: the drawing does not name the algorithm")
         check(len(svg_counts(parse_svg(out))[0]) == 4, f"{name}: expected 4 rank rows")
@@ -190,14 +199,15 @@ PARAM_ERRORS = [
     (["--algorithm", "default", "-n", "2", "--param", "channels=2"],
      "parameters need --algorithm NAME", None),
     (["--algorithm", "ring", "-n", "2", "--param", "colour=red"],
-     "--param colour=red: unknown key \"colour\" (valid keys: slices, channels, bidirectional, "
-     "order, fanout, pipeline, ranks-per-device, dims, ranks-per-node, inter)", NO_COMPILER),
+     "--param colour=red: unknown key \"colour\" (valid keys: slices, bidirectional, channels, "
+     "dims, fanout, inter, intra, order, pipeline, ranks-per-device, ranks-per-node)",
+     NO_COMPILER),
     (["--algorithm", "ring", "-n", "2", "--param", "channels"],
      "--param channels: expected KEY=VALUE", NO_COMPILER),
     (["--algorithm", "ring", "-n", "2", "--param", "channels=two"],
      "--param channels=two: \"two\" is not an integer", NO_COMPILER),
     (["--algorithm", "ring", "-n", "2", "--param", "slices=100000"],
-     "--param slices=100000: \"100000\" is above the limit of 1024", NO_COMPILER),
+     "--param slices=100000: \"100000\" is above the maximum of 1024", NO_COMPILER),
     (["--algorithm", "ring", "-n", "4", "--param", "order=0,1,,3"],
      "--param order=0,1,,3: \"0,1,,3\" is not a comma-separated list of integers", NO_COMPILER),
     (["--algorithm", "ring", "-n", "2", "--param", "bidirectional=maybe"],
@@ -213,9 +223,9 @@ PARAM_ERRORS = [
      "--algorithm ring does not apply to broadcast (it implements: allgather, reduce_scatter, "
      "allreduce)", NO_COMPILER),
     (["--algorithm", "zigzag", "-n", "2"],
-     "--algorithm zigzag: unknown algorithm 'zigzag' (known: ring, line,", NO_COMPILER),
+     "--algorithm zigzag: unknown algorithm 'zigzag' (known: flat, hierarchical,", NO_COMPILER),
     (["--algorithm", "ring", "-n", "4", "--param", "channels=0"],
-     "--algorithm ring --param channels=0: channels must be at least 1 (got 0)", NO_COMPILER),
+     "--param channels=0: \"0\" is below the minimum of 1", NO_COMPILER),
     (["--algorithm", "ring", "-n", "4", "--param", "order=0,1,1,3"],
      "ring order [0, 1, 1, 3] is not a permutation of 0..3", NO_COMPILER),
     (["--algorithm", "hierarchical", "-n", "4"],

@@ -1,6 +1,5 @@
 // Variant enumeration follows the registry: every algorithm's tuning axes, times slices, only
 // with parameters its lowering reads.
-#include "compiler/export/CompileParams.h"
 #include "tuner/Variants.h"
 
 #include <gtest/gtest.h>
@@ -35,8 +34,8 @@ TEST(Variants, RingVariesChannelsDirectionAndSlices) {
     EXPECT_TRUE(l.count(expected)) << expected;
   for (const Variant &v : ring) {
     if (v.label == "ring ch2 bidir s4") {
-      EXPECT_EQ(v.params.channels, 2);
-      EXPECT_TRUE(v.params.bidirectional);
+      EXPECT_EQ(v.params.getInt("channels"), 2);
+      EXPECT_TRUE(v.params.getBool("bidirectional"));
       EXPECT_EQ(v.slices, 4);
       EXPECT_EQ(v.paramsJson().dump(), R"({"bidirectional":"true","channels":"2","slices":"4"})");
     }
@@ -57,20 +56,43 @@ TEST(Variants, QuickShortensAxesAndBarriersAreNotSliced) {
 TEST(Variants, DeviceGroupingsDivideTheRanks) {
   std::set<int> groupings;
   for (const Variant &v : enumerateVariants(allreduce(6), nullptr, {"mesh-two-step"}, false))
-    groupings.insert(v.params.ranksPerDevice);
+    groupings.insert(v.params.getInt("ranks-per-device"));
   EXPECT_EQ(groupings, (std::set<int>{1, 2}));
 }
 
-/// Every tuned parameter is one its algorithm reads: no variant is a duplicate by construction.
+/// Every tuned parameter is one its algorithm declares, and every value an axis gives is one
+/// its spec accepts: no variant is a duplicate by construction.
 TEST(Variants, EveryAxisIsAParameterTheAlgorithmTakes) {
-  for (const AlgorithmInfo &a : algorithms()) {
-    const std::vector<std::string> taken = compileParamsTakenBy(a);
-    for (const TuningAxis &axis : a.tuning)
-      EXPECT_NE(std::find(taken.begin(), taken.end(), axis.key), taken.end())
-          << a.name << " tunes " << axis.key << " but does not take it";
-    for (const std::string &key : a.params)
-      EXPECT_NE(findCompileParam(key), nullptr) << a.name << ": unknown parameter " << key;
+  for (const AlgorithmInfo &a : algorithms())
+    for (const TuningAxis &axis : a.tuning) {
+      const ParamSpec *spec = a.findParam(axis.key);
+      ASSERT_NE(spec, nullptr) << a.name << " tunes " << axis.key << " but does not declare it";
+      for (bool quick : {false, true})
+        for (const std::string &value : axis.values(allreduce(8), quick)) {
+          ParamValue parsed;
+          EXPECT_EQ(parseParamValue(*spec, value, parsed), std::nullopt)
+              << a.name << " tunes " << axis.key << "=" << value;
+        }
+    }
+}
+
+/// A label names the settings that differ from their spec's default, as the spec labels them;
+/// the first value of each axis is the default, so the plain name is the default variant.
+TEST(Variants, LabelsNameTheSettingsThatDifferFromTheDefaults) {
+  for (const Variant &v : enumerateVariants(allreduce(8), nullptr, {}, false)) {
+    const AlgorithmInfo *a = findAlgorithm(v.algorithm);
+    ASSERT_NE(a, nullptr);
+    bool defaults = v.slices == 1;
+    for (const ParamSpec &spec : a->params) defaults = defaults && v.params.isDefault(spec.name);
+    EXPECT_EQ(defaults, v.label == v.algorithm) << v.label;
   }
+  const std::set<std::string> kanga = labels(enumerateVariants(allreduce(8), nullptr, {"kangaring"}, false));
+  EXPECT_EQ(kanga, (std::set<std::string>{"kangaring", "kangaring s2", "kangaring s4",
+                                          "kangaring rpd4", "kangaring rpd4 s2",
+                                          "kangaring rpd4 s4"}));
+  const std::set<std::string> hier =
+      labels(enumerateVariants(allreduce(8), nullptr, {"hierarchical"}, true));
+  EXPECT_TRUE(hier.count("hierarchical inter=recursive-doubling s2")) << *hier.begin();
 }
 
 }  // namespace

@@ -11,29 +11,19 @@
 namespace collplan::tools {
 namespace {
 
-std::string joined(const std::vector<std::string> &items) {
-  std::string text;
-  for (const std::string &item : items) text += (text.empty() ? "" : ", ") + item;
-  return text.empty() ? "none" : text;
-}
-
 /// Parses every --param into `options`, each key at most once and only keys `algorithm` takes.
 void applyParams(const AlgorithmRequest &request, const AlgorithmInfo &algorithm,
                  CompileOptions &options) {
-  const std::vector<std::string> taken = compileParamsTakenBy(algorithm);
   std::vector<std::string> seen;
   for (const std::string &param : request.params) {
     auto fail = [&](const std::string &reason) {
       throw std::invalid_argument("--param " + param + ": " + reason);
     };
     std::string key;
-    if (auto why = applyCompileParam(param, options, &key)) fail(*why);
+    if (auto why = applyCompileParam(param, &algorithm, options, &key)) fail(*why);
     if (std::find(seen.begin(), seen.end(), key) != seen.end())
       fail(key + " is given twice");
     seen.push_back(key);
-    if (std::find(taken.begin(), taken.end(), key) == taken.end())
-      fail("algorithm '" + algorithm.name + "' does not take " + key +
-           " (it takes: " + joined(taken) + ")");
   }
 }
 
@@ -51,16 +41,13 @@ Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::Bench
   if (!algorithm)
     throw std::invalid_argument(flag + ": unknown algorithm '" + request.algorithm +
                                 "' (known: " + algorithmNames() + ")");
-  if (!algorithm->supports(c.kind)) {
-    std::vector<std::string> kinds;
-    for (CollectiveKind k : algorithm->kinds) kinds.emplace_back(toString(k));
+  if (!algorithm->supports(c.kind))
     throw std::invalid_argument(flag + " does not apply to " + std::string(toString(c.kind)) +
-                                " (it implements: " + joined(kinds) + ")");
-  }
+                                " (it implements: " + algorithm->kindNames() + ")");
   CompileOptions options;
   options.algorithm = request.algorithm;
   applyParams(request, *algorithm, options);
-  options.params.topology = topology;
+  options.topology = topology;
   CollectiveSpec spec;
   spec.kind = c.kind;
   spec.ranks = c.ranks;

@@ -78,17 +78,20 @@ int main(int argc, char **argv) {
   app.add_option("-a,--algorithm", options.algorithm, "Algorithm (see --list)");
   app.add_option("--op", opName, "Reduction op: " + reduceOpNames());
   app.add_option("--root", root, "Root rank of rooted collectives");
-  // One flag per compile parameter, parsed by the parser --param of plan-view/plan-bench uses.
-  std::vector<std::pair<const CompileParam *, std::string>> paramFlags;
-  for (const CompileParam &p : compileParams()) {
-    const std::string help = p.help + " (" + p.syntax + ")";
-    if (p.isSwitch)
+  // One flag per key of the registry's parameters, parsed by the parser --param of
+  // plan-view/plan-bench uses.
+  const std::vector<CompileParam> params = compileParams();
+  std::vector<std::pair<std::string, std::string>> paramFlags;  // key, value as typed
+  for (const CompileParam &p : params) {
+    const std::string key = p.key();
+    if (p.isSwitch())
       app.add_flag_callback(
-          "--" + p.key, [&paramFlags, &p] { paramFlags.emplace_back(&p, "true"); }, help);
+          "--" + key, [&paramFlags, key] { paramFlags.emplace_back(key, "true"); }, p.help());
     else
       app.add_option_function<std::string>(
-          "--" + p.key, [&paramFlags, &p](const std::string &v) { paramFlags.emplace_back(&p, v); },
-          help);
+          "--" + key,
+          [&paramFlags, key](const std::string &v) { paramFlags.emplace_back(key, v); },
+          p.help());
   }
   app.add_option("-t,--topology", topologySpec, "Topology: file, preset or generator spec");
   app.add_option("--symbol", symbol, "Which collective/schedule of the input file");
@@ -106,7 +109,8 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"json", "cbor"}));
   app.add_flag("--cost", cost, "Print the cost summary");
   app.add_flag("--explain", options.explain, "Print what each stage did");
-  app.add_flag("--list", list, "List the algorithms and the collectives they implement");
+  app.add_flag("--list", list,
+               "List the algorithms: collectives, parameters (default, range, help), origin");
   CLI11_PARSE(app, argc, argv);
 
   auto fail = [](const std::string &message) {
@@ -114,26 +118,15 @@ int main(int argc, char **argv) {
     return 1;
   };
   if (list) {
-    for (const AlgorithmInfo &a : algorithms()) {
-      std::string kinds;
-      for (CollectiveKind k : a.kinds) kinds += (kinds.empty() ? "" : ",") + std::string(toString(k));
-      std::cout << a.name << "\t" << kinds << "\t" << a.summary << "\n";
-    }
+    std::cout << algorithmListing();
     return 0;
   }
-  // A parameter the named algorithm's lowering ignores is an error, as in plan-view/plan-bench.
+  // A parameter the named algorithm's lowering ignores is an error, as in plan-view/plan-bench;
+  // without -a, the file's collective names the algorithm and the compiler checks them then.
   const AlgorithmInfo *named = options.algorithm.empty() ? nullptr : findAlgorithm(options.algorithm);
-  const std::vector<std::string> taken = named ? compileParamsTakenBy(*named) : std::vector<std::string>{};
-  for (const auto &[param, value] : paramFlags) {
-    if (auto why = param->set(options, value))
-      return fail("--" + param->key + " " + value + ": " + *why);
-    if (named && std::find(taken.begin(), taken.end(), param->key) == taken.end()) {
-      std::string takes;
-      for (const std::string &key : taken) takes += (takes.empty() ? "" : ", ") + key;
-      return fail("--" + param->key + ": algorithm '" + named->name + "' does not take " +
-                  param->key + " (it takes: " + (takes.empty() ? "none" : takes) + ")");
-    }
-  }
+  for (const auto &[key, value] : paramFlags)
+    if (auto why = applyCompileParam(key + "=" + value, named, options))
+      return fail("--" + key + " " + value + ": " + *why);
   if (!findBackend(backend))
     return fail("unknown backend '" + backend + "' (expected one of: " + backendNames() + ")");
   options.keepIR = emit != "plan" && emit != "bundle";
@@ -147,7 +140,7 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
       return fail(e.what());
     }
-    options.params.topology = &topology;
+    options.topology = &topology;
     if (ranks == 0) ranks = topology.numRanks();
   }
 

@@ -1,14 +1,32 @@
-// coll-lower lowers every coll.collective by its own algorithm, whatever its family.
-// RUN: coll-opt %s --coll-lower | FileCheck %s
-// RUN: coll-opt %s --coll-lower="channels=2" | FileCheck %s --check-prefix=CHANNELS
+// coll-lower lowers every coll.collective by its own algorithm, through the registry; each
+// algorithm has a file of its own here (<algorithm>.mlir), this one the pass's options.
+// RUN: split-file --leading-lines %s %t
+// RUN: coll-opt %t/mixed.mlir --coll-lower | FileCheck %s
+// RUN: coll-opt %t/mixed.mlir --coll-lower="params='channels=2'" | FileCheck %s --check-prefix=CHANNELS
+// RUN: coll-opt %t/mixed.mlir --coll-lower="params=\"channels=2 bidirectional=false\"" | FileCheck %s --check-prefix=CHANNELS
+// RUN: coll-opt %t/unnamed.mlir --coll-lower=algorithm=binomial-tree | FileCheck %s --check-prefix=UNNAMED
+// RUN: coll-opt %t/mixed.mlir --coll-lower=algorithm=flat | FileCheck %s
+// RUN: coll-opt %t/mixed.mlir --coll-lower="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
+//--- mixed.mlir
 // CHECK-LABEL: coll.schedule @ring4 allreduce ranks 4 chunks 4 op sum algorithm "ring"
 // CHECK:         coll.reduce_send
 // CHECK-LABEL: coll.schedule @tree4 broadcast ranks 4 root 1 algorithm "binomial-tree"
 // CHECK:         coll.copy
-// A parameter reaches the lowering of the algorithm that takes it (ring: two rings, one
-// channel each).
-// CHECKCHANNELS-LABEL: coll.schedule @ring4
+// A parameter reaches the collectives whose algorithm declares it (ring: two rings, one
+// channel each); the others keep their defaults.
+// CHANNELS-LABEL: coll.schedule @ring4
 // CHANNELS: {channel = 1 : i64
+// CHANNELS-LABEL: coll.schedule @tree4 broadcast ranks 4 root 1 algorithm "binomial-tree"
+// CHANNELS-NOT: channel
+// EXPLAIN: remark: lower: @ring4: allreduce on 4 ranks, 4 chunks, op sum, a schedule of
+// EXPLAIN: remark: lower: @tree4: broadcast on 4 ranks, 1 chunk, root 1, a schedule of
 coll.collective @ring4 allreduce ranks 4 op sum algorithm "ring"
 coll.collective @tree4 broadcast ranks 4 root 1 algorithm "binomial-tree"
+
+//--- unnamed.mlir
+// `algorithm` names the algorithm of collectives that name none; those that name one keep it.
+// UNNAMED-LABEL: coll.schedule @bc broadcast ranks 4 root 1 algorithm "binomial-tree"
+// UNNAMED-LABEL: coll.schedule @ag allgather ranks 4 algorithm "ring"
+coll.collective @bc broadcast ranks 4 root 1
+coll.collective @ag allgather ranks 4 algorithm "ring"

@@ -1,7 +1,7 @@
 // coll-compile: the pipeline every tool runs (lower, slice, steps, to-program, hoist-sends,
 // coalesce, allocate-scratch, export), from a collective to a program the runtime loads.
 // RUN: coll-opt %s --coll-compile | FileCheck %s
-// RUN: coll-opt %s --coll-compile="bidirectional=true slices=2" | FileCheck %s --check-prefix=BIDIR
+// RUN: coll-opt %s --coll-compile="params='bidirectional=true' slices=2" | FileCheck %s --check-prefix=BIDIR
 // RUN: coll-opt %s --coll-compile="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: not coll-opt %s --coll-compile="topology=no-such-topology" 2>&1 | FileCheck %s --check-prefix=TOPO
 

@@ -1,8 +1,9 @@
-// coll-lower-flat: the root sends to / hears from every rank directly, one peer per round.
+// flat: the root sends to / hears from every rank directly, one peer per round.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower-flat --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower-flat --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
-// RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower-flat -verify-diagnostics
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower -verify-diagnostics
+// RUN: not coll-opt %t/lower.mlir --coll-lower="params='channels=2'" 2>&1 | FileCheck %s --check-prefix=TAKES
 
 //--- lower.mlir
 // The root serves root+1, root+2, ... (mod N), one per step.
@@ -43,6 +44,8 @@ coll.collective @re reduce ranks 3 op sum root 1 algorithm "flat"
 
 // Port model: N-1 rounds; the whole message each for broadcast and reduce, a block each
 // for scatter and gather.
+// Flat declares no parameter: one nothing here takes is an error, not ignored.
+// TAKES: error: params: channels=2: no algorithm lowered here takes channels (lowered: flat)
 // COST-LABEL: coll-cost @bc: broadcast on 3 ranks, 1 chunk, root 1
 // COST-NEXT: alpha rounds:     2
 // COST-NEXT: beta coefficient: 2

@@ -1,20 +1,27 @@
-// coll-lower-kangaring: rings over device primaries with 1R2W duplication and 3R1W reductions.
+// kangaring: rings over device primaries with 1R2W duplication and 3R1W reductions.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower-kangaring --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower-kangaring --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
-// RUN: coll-opt %t/order.mlir --coll-lower-kangaring="order=2,3,0,1" --coll-verify | FileCheck %s --check-prefix=ORDER
-// RUN: coll-opt %t/order.mlir --coll-lower-kangaring="order=1,0" --coll-verify | FileCheck %s --check-prefix=ORDER
-// RUN: coll-opt %t/topology.mlir --coll-lower-kangaring="topology=torus:2x2x2" --coll-verify | FileCheck %s --check-prefix=TOPO
-// RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower-kangaring -verify-diagnostics
-// RUN: coll-opt %t/odd.mlir --coll-lower-kangaring=ranks-per-device=3 -verify-diagnostics
-// RUN: coll-opt %t/bad-order.mlir --coll-lower-kangaring="order=0,1,1,3" -verify-diagnostics
-// RUN: coll-opt %t/odd-topology.mlir --coll-lower-kangaring=topology=%t/odd-chips.json -verify-diagnostics
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/order.mlir --coll-lower="params='order=2,3,0,1'" --coll-verify | FileCheck %s --check-prefix=ORDER
+// RUN: coll-opt %t/order.mlir --coll-lower="params='order=1,0'" --coll-verify | FileCheck %s --check-prefix=ORDER
+// RUN: coll-opt %t/topology.mlir --coll-lower="topology=torus:2x2x2" --coll-verify | FileCheck %s --check-prefix=TOPO
+// RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower -verify-diagnostics
+// RUN: coll-opt %t/odd.mlir --coll-lower="params='ranks-per-device=3'" -verify-diagnostics
+// RUN: coll-opt %t/bad-order.mlir --coll-lower="params='order=0,1,1,3'" -verify-diagnostics
+// RUN: coll-opt %t/odd-topology.mlir --coll-lower=topology=%t/odd-chips.json -verify-diagnostics
+// Every entry point takes ranks-per-device from the spec (2): plan-compile lowers the same pairs
+// as coll-lower (the family pass once defaulted to 2 and the generic one to 1).
+// RUN: plan-compile -c allgather -n 6 -a kangaring --emit mlir | FileCheck %s --check-prefix=SAME
+// RUN: coll-opt %t/lower.mlir --coll-compile | FileCheck %s --check-prefix=COMPILED
 
 //--- lower.mlir
 // Six ranks on three devices of two: lane 0 (slice 0) pairs (0,1) (2,3) (4,5) with primaries
 // 0, 2, 4; lane 1 (slice 1) runs the other way with primaries 5, 3, 1.
 
 // CHECK-LABEL: coll.schedule @ag allgather ranks 6 slices 2 algorithm "kangaring" remote_reads
+// SAME-LABEL: coll.schedule @allgather_kangaring allgather ranks 6 slices 2 algorithm "kangaring" remote_reads
+// SAME: coll.dup %{{.*}} to ranks [1, 2] {channel = 0 : i64
+// COMPILED-LABEL: coll.program @ag allgather ranks 6 slices 2 algorithm "kangaring"
 // The primary's block goes to its secondary and downstream in one 1R2W write.
 // CHECK: %[[X:.*]] = coll.input rank 0 chunk 0 slice 0
 // CHECK: %[[D:.*]]:2 = coll.dup %[[X]] to ranks [1, 2] {channel = 0 : i64, step = 0 : i64}

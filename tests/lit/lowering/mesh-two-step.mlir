@@ -1,15 +1,15 @@
-// coll-lower-mesh: direct writes to every peer device (two-step) or every peer (single-step).
+// mesh-two-step: direct writes to the same-index rank of every peer device, then an exchange
+// inside each device (allreduce = reduce-scatter + allgather).
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/devices.mlir --coll-lower-mesh=ranks-per-device=2 --coll-verify | FileCheck %s
-// RUN: coll-opt %t/devices.mlir --coll-lower-mesh=ranks-per-device=2 --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
-// RUN: coll-opt %t/flat.mlir --coll-lower-mesh --coll-verify | FileCheck %s --check-prefix=FLAT
-// RUN: coll-opt %t/topology.mlir --coll-lower-mesh=topology=torus:2x2x2 --coll-verify | FileCheck %s --check-prefix=TOPO
-// RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower-mesh=ranks-per-device=4 -verify-diagnostics
-// RUN: coll-opt %t/unequal.mlir --coll-lower-mesh=topology=%t/unequal-chips.json -verify-diagnostics
+// RUN: coll-opt %t/devices.mlir --coll-lower="params='ranks-per-device=2'" --coll-verify | FileCheck %s
+// RUN: coll-opt %t/devices.mlir --coll-lower="params='ranks-per-device=2'" --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/flat.mlir --coll-lower --coll-verify | FileCheck %s --check-prefix=FLAT
+// RUN: coll-opt %t/topology.mlir --coll-lower=topology=torus:2x2x2 --coll-verify | FileCheck %s --check-prefix=TOPO
+// RUN: coll-opt %t/errors.mlir --coll-lower="params='ranks-per-device=4'" -verify-diagnostics
+// RUN: coll-opt %t/unequal.mlir --coll-lower=topology=%t/unequal-chips.json -verify-diagnostics
 
 //--- devices.mlir
 // Six ranks on three devices of two: rank (e, i) is rank 2e + i.
-
 // Step 0 writes chunk 0 of the same-index ranks of the other devices to rank 1, which folds
 // them in device order and writes the partial to rank 0 (step 1); rank 0 folds its own
 // device's partials in local order. Each ring shift of the writes has a channel of its own.
@@ -40,18 +40,9 @@ coll.collective @ag allgather ranks 6 algorithm "mesh-two-step"
 // CHECK: coll.copy %[[R]] to rank 1 {step = 3 : i64}
 coll.collective @ar allreduce ranks 6 op sum algorithm "mesh-two-step"
 
-// Single step: every rank duplicates its input to all peers (ring-shift order), and each rank
-// folds all six in rank order.
-// CHECK-LABEL: coll.schedule @single allreduce ranks 6 op sum algorithm "mesh-single-step"
-// CHECK: coll.dup %{{[0-9#]+}} to ranks [1, 2, 3, 4, 5] {step = 0 : i64}
-// CHECK: coll.dup %{{[0-9#]+}} to ranks [2, 3, 4, 5, 0] {step = 0 : i64}
-// CHECK: coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 {step = 1 : i64}
-coll.collective @single allreduce ranks 6 op sum algorithm "mesh-single-step"
-
 // Port model, N = 6, 3 devices of 2 ranks, messages of M/N: two-step reduce-scatter
 // (D-1) + (R-1) = 3 rounds (a peer device's chunks are adjacent: one message); allgather N-1 = 5
-// (the blocks a rank passes to its device peer lie R apart: one message each); allreduce both;
-// single step: every rank sends all of M to N-1 peers through one port.
+// (the blocks a rank passes to its device peer lie R apart: one message each); allreduce both.
 // COST-LABEL: coll-cost @rs: reduce_scatter on 6 ranks, 6 chunks, op sum
 // COST-NEXT: alpha rounds:     3
 // COST-NEXT: beta coefficient: 0.833333
@@ -61,9 +52,6 @@ coll.collective @single allreduce ranks 6 op sum algorithm "mesh-single-step"
 // COST-LABEL: coll-cost @ar: allreduce on 6 ranks, 6 chunks, op sum
 // COST-NEXT: alpha rounds:     8
 // COST-NEXT: beta coefficient: 1.66667
-// COST-LABEL: coll-cost @single: allreduce on 6 ranks, 1 chunk, op sum
-// COST-NEXT: alpha rounds:     5
-// COST-NEXT: beta coefficient: 5
 
 //--- flat.mlir
 // One rank per device (the default): step 0 alone is a direct reduce-scatter / allgather.
@@ -71,9 +59,6 @@ coll.collective @single allreduce ranks 6 op sum algorithm "mesh-single-step"
 // FLAT: %[[R:.*]] = coll.reduce %{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}} at rank 0 {step = 1 : i64}
 // FLAT: coll.dup %[[R]] to ranks [1, 2] {step = 2 : i64}
 coll.collective @ar allreduce ranks 3 op sum algorithm "mesh-two-step"
-// FLAT-LABEL: coll.schedule @single allreduce ranks 3 op sum algorithm "mesh-single-step"
-// FLAT: coll.dup %{{[0-9#]+}} to ranks [2, 0] {step = 0 : i64}
-coll.collective @single allreduce ranks 3 op sum algorithm "mesh-single-step"
 
 //--- topology.mlir
 // Devices from the topology: four chips of two ranks.
@@ -84,11 +69,6 @@ coll.collective @ag allgather ranks 8 algorithm "mesh-two-step"
 //--- errors.mlir
 // expected-error @+1 {{ranks per device 4 does not divide 6 ranks}}
 coll.collective @six allreduce ranks 6 op sum algorithm "mesh-two-step"
-
-// -----
-
-// expected-error @+1 {{algorithm 'mesh-single-step' does not implement allgather (it implements: allreduce)}}
-coll.collective @ag allgather ranks 4 algorithm "mesh-single-step"
 
 //--- unequal.mlir
 // expected-error @+1 {{mesh-two-step needs the same number of ranks on every device: device 'c1' of topology 'unequal-chips' has 1, device 'c0' has 3}}

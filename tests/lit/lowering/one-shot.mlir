@@ -1,0 +1,36 @@
+// one-shot: allreduce where every rank reads every peer's whole buffer and folds all of them in
+// rank order (vLLM's custom allreduce).
+// RUN: split-file --leading-lines %s %t
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/errors.mlir --coll-lower -verify-diagnostics
+// RUN: coll-opt %t/topology.mlir --coll-lower=topology=ring:4 -verify-diagnostics
+
+//--- lower.mlir
+// One-shot: each rank reads every peer's whole buffer (remote_reads) and folds all of them in
+// rank order, so every rank computes the same tree.
+// CHECK-LABEL: coll.schedule @one allreduce ranks 4 op sum algorithm "one-shot" remote_reads
+// CHECK: %[[A:.*]] = coll.input rank 0 chunk 0
+// CHECK: %[[B:.*]] = coll.input rank 1 chunk 0
+// CHECK: %[[C:.*]] = coll.input rank 2 chunk 0
+// CHECK: %[[D:.*]] = coll.input rank 3 chunk 0
+// CHECK: %[[R0:.*]] = coll.reduce %[[A]], %[[B]], %[[C]], %[[D]] at rank 0 {step = 0 : i64}
+// CHECK: coll.output %[[R0]] rank 0 chunk 0
+// CHECK: coll.reduce %[[A]], %[[B]], %[[C]], %[[D]] at rank 1 {step = 0 : i64}
+// CHECK: coll.reduce %[[A]], %[[B]], %[[C]], %[[D]] at rank 2 {step = 0 : i64}
+// CHECK: coll.reduce %[[A]], %[[B]], %[[C]], %[[D]] at rank 3 {step = 0 : i64}
+// CHECK-NOT: coll.copy
+coll.collective @one allreduce ranks 4 op sum algorithm "one-shot"
+
+// Port model, N = 4: one port receives N-1 whole buffers, N-1 rounds of M.
+// COST-LABEL: coll-cost @one: allreduce on 4 ranks, 1 chunk, op sum
+// COST-NEXT: alpha rounds:     3
+// COST-NEXT: beta coefficient: 3
+
+//--- errors.mlir
+// expected-error @+1 {{algorithm 'one-shot' does not implement reduce_scatter (it implements: allreduce)}}
+coll.collective @rs reduce_scatter ranks 4 op sum algorithm "one-shot"
+
+//--- topology.mlir
+// expected-error @+1 {{the topology has 4 ranks, the collective 8}}
+coll.collective @big allreduce ranks 8 op sum algorithm "one-shot"
