@@ -66,7 +66,8 @@ Variant makeVariant(const AlgorithmInfo &a,
     ParamValue parsed;
     std::optional<std::string> error = slices ? parseParamValue(spec, value, parsed)
                                               : v.params.set(key, value);
-    if (error) throw std::logic_error(a.name + "'s tuning axis " + key + "=" + value + ": " + *error);
+    if (error)
+      throw std::logic_error(a.name + "'s tuning axis " + key + "=" + value + ": " + *error);
     if (slices) v.slices = std::get<int>(parsed);
     if (!isDefault(spec, value)) v.label += " " + settingLabel(spec, value);
   }
@@ -100,7 +101,8 @@ std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topolog
       continue;
     for (;;) {
       std::vector<std::pair<std::string, std::string>> settings;
-      for (size_t k = 0; k < axes.size(); ++k) settings.emplace_back(axes[k].first, axes[k].second[at[k]]);
+      for (size_t k = 0; k < axes.size(); ++k)
+        settings.emplace_back(axes[k].first, axes[k].second[at[k]]);
       out.push_back(makeVariant(a, settings, topology));
       size_t k = axes.size();
       while (k > 0 && ++at[k - 1] == axes[k - 1].second.size()) at[--k] = 0;

@@ -24,8 +24,10 @@ std::optional<long long> parseInteger(std::string_view text) {
 /// Why `value` (written `text`) lies outside [min, max], or nothing.
 std::optional<std::string> outOfRange(const ParamSpec &spec, long long value,
                                       std::string_view text) {
-  if (value < spec.min) return quoted(text) + " is below the minimum of " + std::to_string(spec.min);
-  if (value > spec.max) return quoted(text) + " is above the maximum of " + std::to_string(spec.max);
+  if (value < spec.min)
+    return quoted(text) + " is below the minimum of " + std::to_string(spec.min);
+  if (value > spec.max)
+    return quoted(text) + " is above the maximum of " + std::to_string(spec.max);
   return std::nullopt;
 }
 

@@ -274,7 +274,8 @@ void registerTreeAlgorithms(AlgorithmRegistry &registry) {
                       pipelineParam()};
   pipelined.chunks = pipelineChunks;
   pipelined.build = buildPipelinedTree;
-  pipelined.tuning = {fixedAxis("fanout", {"2", "4"}, 1), fixedAxis("pipeline", {"4", "2", "8"}, 1)};
+  pipelined.tuning = {fixedAxis("fanout", {"2", "4"}, 1),
+                      fixedAxis("pipeline", {"4", "2", "8"}, 1)};
   registry.add(std::move(pipelined));
 
   AlgorithmInfo dbt;

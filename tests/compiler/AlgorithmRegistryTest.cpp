@@ -22,6 +22,32 @@ using collplan::testing::IRFixture;
 
 namespace {
 
+/// `kind` on `ranks` ranks, summing where it reduces.
+CollectiveSpec specOf(CollectiveKind kind, int ranks) {
+  CollectiveSpec spec;
+  spec.kind = kind;
+  spec.ranks = ranks;
+  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
+  return spec;
+}
+
+/// The printed module holding `algorithm`'s schedule of `spec` (named "k"), or nothing with
+/// buildSchedule's `error`.
+std::optional<std::string> scheduleText(const AlgorithmInfo &algorithm, const CollectiveSpec &spec,
+                                        const AlgorithmParams &params, std::string &error) {
+  IRFixture f;
+  mlir::OpBuilder builder(&f.context());
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(builder.getUnknownLoc());
+  builder.setInsertionPointToEnd(module->getBody());
+  if (mlir::failed(
+          buildSchedule(builder, builder.getUnknownLoc(), spec, "k", algorithm, params, error)))
+    return std::nullopt;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  module->print(os);
+  return out;
+}
+
 std::string readFile(const std::filesystem::path &path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -140,20 +166,11 @@ TEST(AlgorithmParams, ReadingAnUndeclaredParameterFailsLoudly) {
   sloppy.name = "reads-fanout";
   sloppy.kinds = {CollectiveKind::AllReduce};
   sloppy.build = [](ScheduleBuilder &, const AlgorithmParams &p) { (void)p.getInt("fanout"); };
-  IRFixture f;
-  mlir::OpBuilder builder(&f.context());
-  auto module = mlir::ModuleOp::create(builder.getUnknownLoc());
-  builder.setInsertionPointToEnd(module.getBody());
-  CollectiveSpec spec;
-  spec.kind = CollectiveKind::AllReduce;
-  spec.ranks = 4;
-  spec.op = ReduceOp::Sum;
   std::string error;
-  EXPECT_TRUE(mlir::failed(buildSchedule(builder, builder.getUnknownLoc(), spec, "s", sloppy,
-                                         AlgorithmParams(), error)));
+  EXPECT_EQ(scheduleText(sloppy, specOf(CollectiveKind::AllReduce, 4), AlgorithmParams(), error),
+            std::nullopt);
   EXPECT_EQ(error, "algorithm 'reads-fanout' reads parameter fanout, which it does not declare "
                    "(add a ParamSpec to its registry entry)");
-  module.erase();
 }
 
 TEST(AlgorithmParams, ValuesAreParsedAndRangeCheckedByTheSpec) {
@@ -203,22 +220,13 @@ std::string lowerText(const std::string &text, const std::string &pipeline) {
   return out;
 }
 
+/// KangaRing's allgather on 6 ranks with `params`, printed.
 std::string buildText(const AlgorithmParams &params) {
-  IRFixture f;
-  mlir::OpBuilder builder(&f.context());
-  auto module = mlir::ModuleOp::create(builder.getUnknownLoc());
-  builder.setInsertionPointToEnd(module.getBody());
-  CollectiveSpec spec;
-  spec.kind = CollectiveKind::AllGather;
-  spec.ranks = 6;
-  std::string error, out;
-  EXPECT_TRUE(mlir::succeeded(buildSchedule(builder, builder.getUnknownLoc(), spec, "k",
-                                            *findAlgorithm("kangaring"), params, error)))
-      << error;
-  llvm::raw_string_ostream os(out);
-  module.print(os);
-  module.erase();
-  return out;
+  std::string error;
+  std::optional<std::string> text = scheduleText(
+      *findAlgorithm("kangaring"), specOf(CollectiveKind::AllGather, 6), params, error);
+  EXPECT_TRUE(text) << error;
+  return text.value_or("");
 }
 
 /// ranks-per-device once defaulted to 2 in --coll-lower-kangaring and to 1 in --coll-lower and
@@ -235,9 +243,7 @@ TEST(AlgorithmParams, EveryEntryPointLowersWithTheSpecDefaults) {
   EXPECT_EQ(buildText(AlgorithmParams()), pass);
   // plan-compile, plan-tune, plan-view / plan-bench --param and the Python module compile
   // through compileCollective: it takes the same defaults (1 would be refused: odd devices).
-  CollectiveSpec spec;
-  spec.kind = CollectiveKind::AllGather;
-  spec.ranks = 6;
+  const CollectiveSpec spec = specOf(CollectiveKind::AllGather, 6);
   CompileOptions options;
   options.algorithm = "kangaring";
   std::string error;

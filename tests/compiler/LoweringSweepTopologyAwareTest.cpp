@@ -91,7 +91,8 @@ TEST(LoweringSweep, KangaRingVerifiesForEveryEvenN) {
     if (n % 2 != 0) continue;
     for (int perDevice : {2, 4}) {
       if (n % perDevice != 0) continue;
-      AlgorithmParams p = paramsOf("kangaring", {"ranks-per-device=" + std::to_string(perDevice)});
+      AlgorithmParams p =
+          paramsOf("kangaring", {"ranks-per-device=" + std::to_string(perDevice)});
       for (CollectiveKind kind : kRingKinds)
         expectVerifies("kangaring", kind, n, p,
                        label("kangaring", kind, n, " per device " + std::to_string(perDevice)));
@@ -196,7 +197,8 @@ TEST(LoweringErrors, KangaRingRejectsOddRanksPerDevice) {
   EXPECT_EQ(lowerError("kangaring", CollectiveKind::AllReduce, 5, paramsOf("kangaring")),
             "ranks per device 2 does not divide 5 ranks");
   Topology odd = torus2d(2, 2, 3);
-  EXPECT_NE(lowerError("kangaring", CollectiveKind::AllGather, 12, paramsOf("kangaring", {}, &odd))
+  EXPECT_NE(lowerError("kangaring", CollectiveKind::AllGather, 12,
+                       paramsOf("kangaring", {}, &odd))
                 .find("needs an even number of ranks per device (got 3)"),
             std::string::npos);
 }
@@ -215,8 +217,8 @@ TEST(LoweringErrors, MeshTwoStepRejectsUnequalDevices) {
   torus.devices[1].ranks.pop_back();  // rank 3 moves from chip 1 to chip 0
   torus.devices[0].ranks.push_back(3);
   torus.finalize();
-  std::string error =
-      lowerError("mesh-two-step", CollectiveKind::AllReduce, 8, paramsOf("mesh-two-step", {}, &torus));
+  std::string error = lowerError("mesh-two-step", CollectiveKind::AllReduce, 8,
+                                 paramsOf("mesh-two-step", {}, &torus));
   EXPECT_NE(error.find("mesh-two-step needs the same number of ranks on every device"),
             std::string::npos)
       << error;

@@ -137,8 +137,8 @@ TEST(LoweringSweep, EveryAlgorithmAndKindVerifiesFor2To33And64Ranks) {
         std::vector<int> roots = {0};
         if (needsRoot(kind)) roots.push_back(n - 1);
         for (int root : roots) {
-          std::string problem =
-              lowerAndVerify(algorithm.name, specFor(kind, n, root), paramsOf(algorithm.name, *params));
+          std::string problem = lowerAndVerify(algorithm.name, specFor(kind, n, root),
+                                               paramsOf(algorithm.name, *params));
           EXPECT_EQ(problem, "") << algorithm.name << " " << toString(kind) << " N=" << n
                                  << " root " << root;
           ++cases;
@@ -336,13 +336,15 @@ std::string errorOf(const std::string &algorithm, const CollectiveSpec &spec,
 }
 
 TEST(ClassicLoweringErrors, BadParametersAreExplained) {
-  EXPECT_EQ(paramError("pipelined-tree", "fanout=1"), "fanout=1: \"1\" is below the minimum of 2");
+  EXPECT_EQ(paramError("pipelined-tree", "fanout=1"),
+            "fanout=1: \"1\" is below the minimum of 2");
   EXPECT_EQ(paramError("double-binary-tree", "pipeline=0"),
             "pipeline=0: \"0\" is below the minimum of 1");
   EXPECT_EQ(errorOf("rdh", specFor(CollectiveKind::AllReduce, 16),
                     paramsOf("rdh", {"dims=2,3", "ranks-per-device=2"})),
             "dims [2, 3] give 6 devices, but 16 ranks / 2 ranks per device = 8 devices");
-  EXPECT_EQ(paramError("rdh", "dims=4,0"), "dims=4,0: in \"4,0\": \"0\" is below the minimum of 1");
+  EXPECT_EQ(paramError("rdh", "dims=4,0"),
+            "dims=4,0: in \"4,0\": \"0\" is below the minimum of 1");
   EXPECT_EQ(errorOf("rdh", specFor(CollectiveKind::ReduceScatter, 16),
                     paramsOf("rdh", {"ranks-per-device=3"})),
             "ranks per device 3 does not divide 16 ranks");

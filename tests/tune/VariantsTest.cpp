@@ -86,7 +86,8 @@ TEST(Variants, LabelsNameTheSettingsThatDifferFromTheDefaults) {
     for (const ParamSpec &spec : a->params) defaults = defaults && v.params.isDefault(spec.name);
     EXPECT_EQ(defaults, v.label == v.algorithm) << v.label;
   }
-  const std::set<std::string> kanga = labels(enumerateVariants(allreduce(8), nullptr, {"kangaring"}, false));
+  const std::set<std::string> kanga =
+      labels(enumerateVariants(allreduce(8), nullptr, {"kangaring"}, false));
   EXPECT_EQ(kanga, (std::set<std::string>{"kangaring", "kangaring s2", "kangaring s4",
                                           "kangaring rpd4", "kangaring rpd4 s2",
                                           "kangaring rpd4 s4"}));
