@@ -201,7 +201,7 @@ std::optional<std::string> AlgorithmParams::set(std::string_view key, std::strin
   std::vector<std::string> taken;
   for (const ParamSpec &spec : all) taken.push_back(spec.name);
   return where + "algorithm '" + (algorithm_ ? algorithm_->name : std::string("(none)")) +
-         "' does not take " + std::string(key) + " (it takes: " + joined(taken) + ")";
+         "' does not take " + std::string(key) + " (its parameters: " + joined(taken) + ")";
 }
 
 std::optional<std::string> AlgorithmParams::assign(const std::vector<std::string> &assignments) {

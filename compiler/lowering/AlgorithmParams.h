@@ -99,7 +99,8 @@ public:
 
   /// Parses and range-checks `text` as parameter `key`. Returns why it is refused, naming the
   /// key, the value and the reason ("channels=0: \"0\" is below the minimum of 1", "fanout=4:
-  /// algorithm 'ring' does not take fanout (it takes: channels, bidirectional, order)").
+  /// algorithm 'ring' does not take fanout (its parameters: channels, bidirectional,
+  /// order)").
   std::optional<std::string> set(std::string_view key, std::string_view text);
   /// `set` for each "KEY=VALUE"; the first refusal, or nothing.
   std::optional<std::string> assign(const std::vector<std::string> &assignments);

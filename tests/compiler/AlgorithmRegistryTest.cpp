@@ -181,8 +181,8 @@ TEST(AlgorithmParams, ValuesAreParsedAndRangeCheckedByTheSpec) {
   EXPECT_EQ(ring.set("bidirectional", "maybe"),
             "bidirectional=maybe: \"maybe\" is not true or false");
   EXPECT_EQ(ring.set("order", "0,-1"), "order=0,-1: in \"0,-1\": \"-1\" is below the minimum of 0");
-  EXPECT_EQ(ring.set("fanout", "3"), "fanout=3: algorithm 'ring' does not take fanout (it takes: "
-                                     "channels, bidirectional, order)");
+  EXPECT_EQ(ring.set("fanout", "3"), "fanout=3: algorithm 'ring' does not take fanout (its "
+                                     "parameters: channels, bidirectional, order)");
   EXPECT_EQ(ring.assign({"channels"}), "expected KEY=VALUE, got \"channels\"");
   EXPECT_EQ(ring.assign({"channels=2", "order=0,2,1,3"}), std::nullopt);
   EXPECT_EQ(ring.getInt("channels"), 2);

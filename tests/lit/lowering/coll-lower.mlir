@@ -5,6 +5,7 @@
 // RUN: coll-opt %t/mixed.mlir --coll-lower="params='channels=2'" | FileCheck %s --check-prefix=CHANNELS
 // RUN: coll-opt %t/mixed.mlir --coll-lower="params=\"channels=2 bidirectional=false\"" | FileCheck %s --check-prefix=CHANNELS
 // RUN: coll-opt %t/unnamed.mlir --coll-lower=algorithm=binomial-tree | FileCheck %s --check-prefix=UNNAMED
+// RUN: coll-opt %t/unnamed.mlir --coll-compile=algorithm=binomial-tree | FileCheck %s --check-prefix=PIPELINE
 // RUN: coll-opt %t/mixed.mlir --coll-lower=algorithm=flat | FileCheck %s
 // RUN: coll-opt %t/mixed.mlir --coll-lower="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
@@ -28,5 +29,8 @@ coll.collective @tree4 broadcast ranks 4 root 1 algorithm "binomial-tree"
 // `algorithm` names the algorithm of collectives that name none; those that name one keep it.
 // UNNAMED-LABEL: coll.schedule @bc broadcast ranks 4 root 1 algorithm "binomial-tree"
 // UNNAMED-LABEL: coll.schedule @ag allgather ranks 4 algorithm "ring"
+// The compile pipeline passes its `algorithm` to its coll-lower.
+// PIPELINE-LABEL: coll.program @bc broadcast ranks 4 root 1 algorithm "binomial-tree"
+// PIPELINE-LABEL: coll.program @ag allgather ranks 4 algorithm "ring"
 coll.collective @bc broadcast ranks 4 root 1
 coll.collective @ag allgather ranks 4 algorithm "ring"
