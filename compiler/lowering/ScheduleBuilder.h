@@ -43,6 +43,9 @@ public:
   /// Where `v` resides.
   int rankOf(mlir::Value v) const { return int(mlir::coll::residentRank(v)); }
 
+  /// Subsequent ops are created at `loc` (a template op's, so errors point at its line).
+  void setLocation(mlir::Location loc) { loc_ = loc; }
+
   /// Subsequent ops carry `step` (and `channel` when >= 0) attributes; -1 clears.
   void setStep(int step) { step_ = step; }
   void setChannel(int channel) { channel_ = channel; }
