@@ -186,4 +186,30 @@ def CollExportPlan : Pass<"coll-export-plan", "mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Schedule templates
+//===----------------------------------------------------------------------===//
+
+def CollInstantiate : Pass<"coll-instantiate", "mlir::ModuleOp"> {
+  let summary = "Instantiate every coll.template for one rank count into a coll.schedule";
+  let description = [{
+    Binds each template's parameters (`ranks`, `root` and `op` from the options; the others
+    from `params`, then the topology's `ranks-per-node` / `ranks-per-device`, then the
+    template's defaults), runs its body (loops, index arithmetic, tables of chunks) and
+    replaces the template by the level-2 `coll.schedule` of the same name, each op at the
+    template op it came from. Errors name that op and the parameters (e.g. a rank out of
+    range for ranks=5). Follow it with `coll-verify` to prove the schedule.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int", /*default=*/"0", "Rank count N (required)">,
+    Option<"params", "params", "std::string", /*default=*/"\"\"",
+           "The template parameters as space-separated KEY=VALUE (e.g. 'rows=2')">,
+    Option<"op", "op", "std::string", /*default=*/"\"sum\"",
+           "Reduction op of reducing collectives: sum, prod, min or max">,
+    Option<"root", "root", "int", /*default=*/"0", "Root of rooted collectives">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology (file, preset or generator spec) for topology-derived parameters">,
+  ];
+}
+
 #endif // COLLPLAN_PASSES_TD

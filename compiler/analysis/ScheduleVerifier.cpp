@@ -33,7 +33,11 @@ private:
   bool budgetLeft() const { return errors_ < options_.maxErrors; }
   InFlightDiagnostic error(Operation *op) {
     ++errors_;
-    return op->emitError();
+    InFlightDiagnostic diagnostic = op->emitError();
+    if (auto instance = schedule_->getAttrOfType<StringAttr>(mlir::coll::kInstanceAttr))
+      diagnostic.attachNote(schedule_.getLoc())
+          << "in @" << schedule_.getSymName() << " instantiated for " << instance.getValue();
+    return diagnostic;
   }
   std::string name(const Contribution &c) const {
     return describeContribution(c, spec_.slices > 1);

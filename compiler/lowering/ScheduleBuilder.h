@@ -61,6 +61,9 @@ public:
   /// Where `v` resides (in a stage, its rank in the stage, or -1 outside it).
   int rankOf(mlir::Value v) const;
 
+  /// Subsequent ops are created at `loc` (a template op's, so errors point at its line).
+  void setLocation(mlir::Location loc) { loc_ = loc; }
+
   /// Subsequent ops carry `step` (and `channel` when >= 0) attributes; -1 clears.
   void setStep(int step) { step_ = step; }
   void setChannel(int channel) { channel_ = channel; }

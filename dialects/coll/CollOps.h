@@ -38,6 +38,13 @@ LogicalResult verifyInstruction(Operation *op, ::collplan::OpKind kind);
 /// The rank where a level-2 `!coll.chunk` value resides (from its defining op).
 int64_t residentRank(Value value);
 
+/// The attribute of a coll.schedule instantiated from a coll.template: its arguments
+/// ("ranks=8, rows=2"), which the verifier's errors name.
+inline constexpr llvm::StringLiteral kInstanceAttr = "coll.instance";
+
+/// Checks that a `coll.tmpl.*` op sits inside a `coll.template` (at any depth: loops nest).
+LogicalResult verifyInTemplate(Operation *op);
+
 /// Reads a level-3 instruction, kind included (and creates one).
 Instruction readInstruction(Operation *op);
 Operation *createInstruction(OpBuilder &builder, Location loc, const Instruction &instr);

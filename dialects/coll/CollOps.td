@@ -189,4 +189,6 @@ def Coll_LocalCopyOp : Coll_InstrOp<"local_copy", "Copy", "copy a local range: i
 def Coll_DupSendOp : Coll_InstrOp<"dup_send", "Dup",
     "one read, several writes: in[0:1] -> tmp[0:1], send 2 id 3">;
 
+include "CollTemplateOps.td"
+
 #endif // COLL_OPS_TD
