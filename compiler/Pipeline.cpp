@@ -28,6 +28,9 @@ struct CompilePipelineOptions : mlir::PassPipelineOptions<CompilePipelineOptions
 
 void buildCompilePipeline(mlir::OpPassManager &pm, const CompilePipelineSettings &settings) {
   pm.addPass(createLowerPass(settings));
+  // A reduce whose only use sends it on becomes one reduce_send (the C++ lowerings emit them;
+  // schedules and templates written by hand need not).
+  pm.addPass(createCollFuseReduceCopy());
   if (settings.slices != 1) pm.addPass(createCollSlice({settings.slices, settings.explain}));
   pm.addPass(createCollScheduleSteps());
   pm.addPass(createCollToProgram({settings.explain}));

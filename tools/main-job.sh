@@ -11,7 +11,11 @@ mkdir -p "$out"
 
 echo "== Verifying and costing the example schedules (plans/examples/schedules.mlir)"
 "$bin/coll-opt" "$repo/plans/examples/schedules.mlir" --coll-verify --coll-cost -o /dev/null
-echo "== All example schedules verified: outputs match their collectives, bitwise identical on all ranks."
+for template in "$repo"/plans/examples/templates/*.mlir; do
+  "$bin/coll-opt" "$template" --coll-instantiate=ranks=8 --coll-verify -o /dev/null
+done
+echo "== All example schedules and templates (instantiated for 8 ranks) verified: outputs match"
+echo "   their collectives, bitwise identical on all ranks."
 echo
 
 echo "== Tuning allreduce and allgather (f32, sum) for this machine: local topology, cpu-threads, 2 ranks"

@@ -266,7 +266,13 @@ FailureOr<coll::ScheduleOp> buildSchedule(OpBuilder &builder, Location loc,
     }
     ScheduleBuilder schedule(builder, loc, algorithmSpec(requested, algorithm, params), name,
                              algorithm.name);
-    algorithm.build(schedule, params);
+    try {
+      algorithm.build(schedule, params);
+    } catch (const AlgorithmBuildError &e) {
+      schedule.schedule()->erase();
+      error = e.what();
+      return failure();
+    }
     return schedule.schedule();
   } catch (const UndeclaredParameterError &e) {
     error = e.what();

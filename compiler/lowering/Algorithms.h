@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,14 @@ struct AlgorithmInfo {
   const ParamSpec *findParam(std::string_view key) const;
   /// "allgather, reduce_scatter, allreduce".
   std::string kindNames() const;
+};
+
+/// Thrown by an algorithm's `build` that cannot emit its schedule for these parameters after
+/// its `check` passed (a template whose instantiation fails): buildSchedule reports the message
+/// as its error and drops the partial schedule.
+class AlgorithmBuildError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
 };
 
 /// What built-in lowering files register their algorithms with: each `<Name>Lowering.cpp` in

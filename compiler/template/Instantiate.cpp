@@ -34,6 +34,23 @@ FailureOr<int> templateChunks(coll::TemplateOp tmpl, const CollectiveSpec &reque
   return TemplateEvaluator(tmpl, *args).chunks();
 }
 
+LogicalResult emitTemplate(ScheduleBuilder &builder, coll::TemplateOp tmpl,
+                           const CollectiveSpec &requested,
+                           const std::map<std::string, int64_t> &given, const Topology *topology) {
+  FailureOr<TemplateArguments> args = argumentsFor(tmpl, requested, given, topology);
+  if (failed(args)) return failure();
+  bool chunksAgree = true;
+  auto make = [&](int chunks) -> ScheduleBuilder & {
+    chunksAgree = chunks == builder.spec().chunks || messageBlocks(requested.kind, 2) == 2;
+    return builder;
+  };
+  if (failed(TemplateEvaluator(tmpl, *args).emit(make))) return failure();
+  if (!chunksAgree)
+    return tmpl.emitError() << "template @" << tmpl.getSymName()
+                            << " declared another chunk count than the schedule was built for";
+  return success();
+}
+
 FailureOr<coll::ScheduleOp> instantiateTemplate(OpBuilder &builder, coll::TemplateOp tmpl,
                                                 const CollectiveSpec &requested,
                                                 const std::map<std::string, int64_t> &given,

@@ -2,6 +2,7 @@
 // pass, plan-compile and plan-tune share.
 #pragma once
 
+#include "compiler/lowering/ScheduleBuilder.h"
 #include "compiler/template/TemplateArguments.h"
 
 #include "mlir/IR/Builders.h"
@@ -17,6 +18,14 @@ mlir::FailureOr<mlir::coll::ScheduleOp>
 instantiateTemplate(mlir::OpBuilder &builder, mlir::coll::TemplateOp tmpl,
                     const CollectiveSpec &requested, const std::map<std::string, int64_t> &given,
                     const Topology *topology, llvm::StringRef name);
+
+/// Emits the schedule of `tmpl` for `requested` through `builder`, whose spec is
+/// `requested` with the template's chunk count (templateChunks): what a template registered as
+/// an algorithm builds. Errors are reported as diagnostics on the template op at fault.
+mlir::LogicalResult emitTemplate(ScheduleBuilder &builder, mlir::coll::TemplateOp tmpl,
+                                 const CollectiveSpec &requested,
+                                 const std::map<std::string, int64_t> &given,
+                                 const Topology *topology);
 
 /// The chunk count `tmpl` declares for `requested` and `given` (1 when it declares none), or
 /// failure with diagnostics as instantiateTemplate.

@@ -43,6 +43,16 @@ struct Cell {
 /// Thrown (and caught at the top of the evaluation) once an error was reported on an op.
 struct Reported {};
 
+/// `loc` in `context`: the same file, line and column when the schedule is built in another
+/// context than the template's (a template registered as an algorithm); unknown otherwise.
+Location locationIn(MLIRContext *context, Location loc) {
+  if (loc->getContext() == context) return loc;
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return FileLineColLoc::get(context, file.getFilename().getValue(), file.getLine(),
+                               file.getColumn());
+  return UnknownLoc::get(context);
+}
+
 }  // namespace
 
 struct TemplateEvaluator::Run {
@@ -286,7 +296,7 @@ ScheduleBuilder &TemplateEvaluator::Run::emitter(Operation *op) {
     throw Reported{};
   }
   if (!builder) builder = &(*make)(*chunks);
-  builder->setLocation(op->getLoc());
+  builder->setLocation(locationIn(builder->schedule()->getContext(), op->getLoc()));
   return *builder;
 }
 

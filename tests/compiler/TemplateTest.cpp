@@ -3,7 +3,10 @@
 #include "ScheduleTestSupport.h"
 
 #include "compiler/analysis/ScheduleVerifier.h"
+#include "compiler/export/PlanCompiler.h"
 #include "compiler/template/Instantiate.h"
+#include "compiler/template/TemplateAlgorithms.h"
+#include "runtime/plan/PlanJson.h"
 
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
@@ -134,6 +137,69 @@ TEST(RingTemplate, IsTheRingLoweringForEveryRankCountUpTo33) {
               normalised(*lowered, "coll-lower,coll-fuse-reduce-copy"))
         << "ranks=" << ranks;
   }
+}
+
+/// The plan `algorithm` compiles to for an allreduce on `ranks` ranks, without its name.
+nlohmann::json compiledAllreduce(const std::string &algorithm, int ranks) {
+  CollectiveSpec spec;
+  spec.ranks = ranks;
+  spec.op = ReduceOp::Sum;
+  CompileOptions options;
+  options.algorithm = algorithm;
+  std::string error;
+  auto compiled = compileCollective(spec, options, error);
+  EXPECT_TRUE(mlir::succeeded(compiled)) << algorithm << " on " << ranks << ": " << error;
+  if (mlir::failed(compiled)) return {};
+  nlohmann::json plan = planToJson(compiled->plan);
+  plan.erase("algorithm");
+  return plan;
+}
+
+/// Registered as an algorithm, the ring template compiles (through the same pipeline) to the
+/// plan of the ring lowering.
+TEST(RingTemplate, CompilesToTheRingLoweringsPlanForEveryRankCountUpTo33) {
+  const std::vector<std::string> names = registerTemplateFile(
+      std::string(COLLPLAN_SOURCE_DIR) + "/plans/examples/templates/ring-allreduce.mlir");
+  ASSERT_EQ(names, std::vector<std::string>{"ring_allreduce"});
+  const AlgorithmInfo *entry = findAlgorithm("ring_allreduce");
+  ASSERT_TRUE(entry);
+  EXPECT_NE(entry->origin.find("ring-allreduce.mlir"), std::string::npos) << entry->origin;
+  for (int ranks = 2; ranks <= 33; ++ranks)
+    EXPECT_EQ(compiledAllreduce("ring_allreduce", ranks), compiledAllreduce("ring", ranks))
+        << "ranks=" << ranks;
+}
+
+/// A template that does not apply to a collective says why, as the registry's check.
+TEST(TemplateAlgorithm, NotApplicableWithTheTemplatesReason) {
+  registerTemplateFile(std::string(COLLPLAN_SOURCE_DIR) +
+                       "/plans/examples/templates/grid-allreduce.mlir");
+  const AlgorithmInfo *grid = findAlgorithm("grid_allreduce");
+  ASSERT_TRUE(grid);
+  CollectiveSpec spec;
+  spec.ranks = 6;
+  spec.op = ReduceOp::Sum;
+  AlgorithmParams params(*grid);
+  ASSERT_EQ(params.set("rows", "4"), std::nullopt);
+  const std::optional<std::string> why = checkAlgorithm(spec, *grid, params);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("requires: rows must divide the rank count (ranks=6, rows=4)"),
+            std::string::npos)
+      << *why;
+  EXPECT_NE(why->find("grid-allreduce.mlir:13:3"), std::string::npos) << *why;
+  ASSERT_EQ(params.set("rows", "3"), std::nullopt);
+  EXPECT_EQ(checkAlgorithm(spec, *grid, params), std::nullopt);
+}
+
+/// A file that is not one of templates, or cannot be read, is refused naming it.
+TEST(TemplateAlgorithm, FilesWithoutTemplatesAreRefused) {
+  const std::string schedules = std::string(COLLPLAN_SOURCE_DIR) + "/plans/examples/schedules.mlir";
+  try {
+    registerTemplateFile(schedules);
+    FAIL() << "a file of schedules was registered";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_EQ(std::string(e.what()), schedules + ": holds no coll.template (a schedule template)");
+  }
+  EXPECT_THROW(registerTemplateFile("/nonexistent/templates.mlir"), std::invalid_argument);
 }
 
 }  // namespace

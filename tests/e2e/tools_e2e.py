@@ -518,5 +518,79 @@ def test_bench_param_errors(env):
     ])
 
 
+# ------------------------------------------------------------------------ schedule templates
+
+def template_file(env, name):
+    """An example template of plans/examples/templates."""
+    return os.path.normpath(os.path.join(env.data, "..", "..", "..", "plans", "examples",
+                                         "templates", name))
+
+
+def test_view_schedule(env):
+    """plan-view --schedule FILE -n N draws the template instantiated for N ranks."""
+    if not env.has_compiler():
+        p = env.run("plan-view", "--schedule", template_file(env, "ring-allreduce.mlir"), "-n",
+                    "4", expect=1)
+        check("schedule templates need the compiler" in p.stderr, p.stderr)
+        return None
+    out = env.path("ring-template.svg")
+    env.run("plan-view", "--schedule", template_file(env, "ring-allreduce.mlir"), "-n", "4",
+            "-o", out)
+    rows, ops, arrows = svg_counts(parse_svg(out))
+    check(len(rows) == 4 and len(arrows) == 24, f"{len(rows)} ranks, {len(arrows)} transfers")
+    p = env.run("plan-view", "--schedule", template_file(env, "grid-allreduce.mlir"), "-n", "6",
+                "--param", "rows=4", "-o", env.path("grid.svg"), expect=1)
+    check("requires: rows must divide the rank count (ranks=6, rows=4)" in p.stderr, p.stderr)
+    p = env.run("plan-view", "--schedule", os.path.join(env.data, "allreduce_2rank.plan.json"),
+                "-n", "2", expect=1)
+    check("--schedule" in p.stderr and "allreduce_2rank.plan.json" in p.stderr, p.stderr)
+
+
+def test_bench_schedule(env):
+    """plan-bench --schedule FILE runs a template's plan on cpu-threads: correct at every size."""
+    if not env.has_compiler():
+        return SKIP
+    p = env.run("plan-bench", "--schedule", template_file(env, "recursive-doubling-allreduce.mlir"),
+                "-n", "3", "-b", "8", "-e", "4K", "-f", "8", "--reps", "2", "--json")
+    doc = json.loads(p.stdout)
+    check(doc["rows"] and all(r["wrong"] == 0 and r["algorithm"] == "recursive_doubling_allreduce"
+                              for r in doc["rows"]), f"rows {doc['rows']}")
+    p = env.run("plan-bench", "--schedule", template_file(env, "grid-allreduce.mlir"),
+                "--algorithm", "ring_allreduce", "-n", "2", expect=1)
+    check("unknown algorithm 'ring_allreduce'" in p.stderr, p.stderr)
+
+
+def tune_with_templates(env, backend_args, name):
+    """plan-tune with two example templates beside the built-ins: their variants are enumerated,
+    measured or reported not applicable with the template's reason, and named by their file."""
+    report = env.path(name)
+    env.run("plan-tune", *backend_args, "-n", "4", "--collectives", "allreduce",
+            "--algorithms", "ring,ring_allreduce,grid_allreduce", "--max-bytes", "4K",
+            "--schedule",
+            template_file(env, "ring-allreduce.mlir"), "--schedule",
+            template_file(env, "grid-allreduce.mlir"), "-o", env.path(name + ".bundle.json"),
+            "--report-dir", report, "-q")
+    doc = json.load(open(os.path.join(report, "report.json"), encoding="utf-8"))
+    text = json.dumps(doc)
+    for template in ("ring_allreduce", "grid_allreduce"):
+        check(template in text, f"{template} is not in the report")
+    check(template_file(env, "grid-allreduce.mlir") in text or "grid-allreduce.mlir" in text,
+          "the report does not say where the grid template came from")
+    check("rows must divide the rank count" in text,
+          "grid with rows=8 on 4 ranks is not reported as not applicable with its reason")
+
+
+def test_tune_schedule_threads(env):
+    if not env.has_compiler():
+        return SKIP
+    tune_with_templates(env, ["--backend", "cpu-threads"], "threads")
+
+
+def test_tune_schedule_sim(env):
+    if not env.has_compiler():
+        return SKIP
+    tune_with_templates(env, ["--backend", "sim", "--topology", "switch:4"], "sim")
+
+
 if __name__ == "__main__":
     sys.exit(run_main(globals(), timeout=300, with_data=True))

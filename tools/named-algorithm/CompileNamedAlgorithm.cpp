@@ -4,6 +4,7 @@
 
 #include "compiler/export/CompileParams.h"
 #include "compiler/export/PlanCompiler.h"
+#include "compiler/template/TemplateAlgorithms.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -30,6 +31,18 @@ void applyParams(const AlgorithmRequest &request, const AlgorithmInfo &algorithm
 }  // namespace
 
 bool compilerBuilt() { return true; }
+
+void registerSchedules(AlgorithmRequest &request) {
+  std::vector<std::string> names;
+  for (const std::string &file : request.schedules) {
+    try {
+      for (const std::string &name : registerTemplateFile(file)) names.push_back(name);
+    } catch (const std::invalid_argument &e) {
+      throw std::invalid_argument("--schedule " + std::string(e.what()));
+    }
+  }
+  if (request.algorithm.empty() && names.size() == 1) request.algorithm = names.front();
+}
 
 std::string paramKeys() { return compileParamKeys(); }
 

@@ -16,6 +16,11 @@ void addAlgorithmOptions(CLI::App &app, AlgorithmRequest &request,
                  "KEY=VALUE parameter of --algorithm NAME, repeatable (plan-compile's parameter "
                  "flags: " + paramKeys() + ")")
       ->allow_extra_args(false);
+  app.add_option("--schedule", request.schedules,
+                 "A .mlir file of schedule templates (coll.template), repeatable: each becomes "
+                 "an algorithm named by its symbol, for --algorithm NAME (with one template and "
+                 "no --algorithm, that one)")
+      ->allow_extra_args(false);
 }
 
 void checkAlgorithmRequest(const AlgorithmRequest &request) {

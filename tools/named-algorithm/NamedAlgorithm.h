@@ -22,14 +22,22 @@ namespace collplan::tools {
 struct AlgorithmRequest {
   std::string algorithm;            ///< "" or "default" (the built-in plans), or a registered name
   std::vector<std::string> params;  ///< each --param as typed: "KEY=VALUE"
+  std::vector<std::string> schedules;  ///< each --schedule FILE: templates to register
   /// True when `algorithm` names an algorithm to compile rather than the built-in plans.
   bool named() const { return !algorithm.empty() && algorithm != "default"; }
 };
 
-/// Adds --algorithm and the repeatable --param KEY=VALUE (one assignment per flag) to `app`;
-/// `defaultMeaning` says what --algorithm default is in this tool.
+/// Adds --algorithm, the repeatable --param KEY=VALUE (one assignment per flag) and the
+/// repeatable --schedule FILE to `app`; `defaultMeaning` says what --algorithm default is in
+/// this tool.
 void addAlgorithmOptions(CLI::App &app, AlgorithmRequest &request,
                          const std::string &defaultMeaning);
+
+/// Registers the templates of every --schedule file as algorithms (plan-compile --list shows
+/// them); with no --algorithm and one template in all, --algorithm becomes that template. Throws
+/// std::invalid_argument naming --schedule, the file and the reason (and in the runtime-only
+/// build, which cannot instantiate templates).
+void registerSchedules(AlgorithmRequest &request);
 
 /// False in the runtime-only build (COLLPLAN_BUILD_COMPILER=OFF), which links no MLIR.
 bool compilerBuilt();

@@ -7,6 +7,14 @@ namespace collplan::tools {
 
 bool compilerBuilt() { return false; }
 
+void registerSchedules(AlgorithmRequest &request) {
+  if (!request.schedules.empty())
+    throw std::invalid_argument("--schedule " + request.schedules.front() +
+                                ": schedule templates need the compiler, which this build "
+                                "lacks (compile the template with plan-compile to a plan file, "
+                                "then use --plan FILE)");
+}
+
 std::string paramKeys() { return "none in this build, which has no compiler"; }
 
 Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::BenchCase &,

@@ -146,6 +146,7 @@ int main(int argc, char **argv) {
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   CLI11_PARSE(app, argc, argv);
   try {
+    tools::registerSchedules(o.algorithm);
     return run(o);
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "plan-bench: out of memory (the plans or buffers of this run do not fit: "

@@ -1,6 +1,7 @@
 // plan-compile: compiles a collective (or a researcher's .mlir schedule) to a verified plan.
 #include "compiler/export/CompileParams.h"
 #include "compiler/export/PlanCompiler.h"
+#include "compiler/template/TemplateAlgorithms.h"
 #include "runtime/backends/Backend.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
@@ -63,16 +64,60 @@ Bundle singlePlanBundle(const CompiledPlan &compiled, DType dtype, const Topolog
   return bundle;
 }
 
+std::string joinNames(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+/// The files whose templates must be registered before the flags are made (so that their
+/// parameters get flags): every --schedule FILE, and the input file when it is a .mlir file
+/// that holds templates. Returns the templates of the input file; throws std::invalid_argument
+/// for a --schedule file that cannot be registered.
+std::vector<std::string> registerTemplatesOf(int argc, char **argv) {
+  std::vector<std::string> inputTemplates;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--schedule" && i + 1 < argc) {
+      registerTemplateFile(argv[++i]);
+    } else if (arg.rfind("--schedule=", 0) == 0) {
+      registerTemplateFile(arg.substr(11));
+    } else if (arg.size() > 5 && arg.compare(arg.size() - 5, 5, ".mlir") == 0 &&
+               arg[0] != '-' && inputTemplates.empty()) {
+      try {
+        inputTemplates = registerTemplateFile(arg);
+      } catch (const std::invalid_argument &) {
+        // a file of collectives or schedules: compileFile reads it (and says what is wrong)
+      }
+    }
+  }
+  return inputTemplates;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
+  std::vector<std::string> inputTemplates;
+  try {
+    inputTemplates = registerTemplatesOf(argc, argv);
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "plan-compile: error: --schedule " << e.what() << "\n";
+    return 1;
+  }
   CLI::App app{"plan-compile: compile a collective or a coll .mlir schedule to a verified plan"};
   std::string input, collective, opName, topologySpec, emit = "plan", outPath, symbol;
   std::string dtypeName = "f32", backend = "cpu-threads";
   int ranks = 0, root = 0;
   CompileOptions options;
   bool cost = false, list = false;
-  app.add_option("input", input, "A .mlir file with one coll.collective or coll.schedule");
+  std::vector<std::string> schedules;  // registered above, before the flags were made
+  app.add_option("input", input,
+                 "A .mlir file with one coll.collective or coll.schedule, or schedule templates "
+                 "(coll.template: compiled for -n ranks, the one named by -a if several)");
+  app.add_option("--schedule", schedules,
+                 "A .mlir file of schedule templates, repeatable: each becomes an algorithm "
+                 "named by its symbol (for -a and --list)")
+      ->allow_extra_args(false);
   app.add_option("-c,--collective", collective, "Collective kind: " + collectiveKindNames());
   app.add_option("-n,--ranks", ranks, "Number of ranks");
   app.add_option("-a,--algorithm", options.algorithm, "Algorithm (see --list)");
@@ -146,6 +191,17 @@ int main(int argc, char **argv) {
 
   std::string error;
   mlir::FailureOr<CompiledPlan> compiled = mlir::failure();
+  if (!inputTemplates.empty()) {
+    // A file of templates: compile one of them like a registered algorithm.
+    if (options.algorithm.empty() && inputTemplates.size() > 1)
+      return fail(input + " holds several templates: name one with -a (" +
+                  joinNames(inputTemplates) + ")");
+    if (options.algorithm.empty()) options.algorithm = inputTemplates.front();
+    if (collective.empty())
+      collective = findAlgorithm(options.algorithm) ? findAlgorithm(options.algorithm)->kindNames()
+                                                    : "";
+    input.clear();
+  }
   if (!input.empty()) {
     if (!collective.empty()) return fail("give either an input file or --collective, not both");
     compiled = compileFile(input, symbol, options, error);

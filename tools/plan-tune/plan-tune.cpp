@@ -1,4 +1,5 @@
 // plan-tune: tunes collective plans for a topology and backend; writes a bundle and a report.
+#include "compiler/template/TemplateAlgorithms.h"
 #include "tuner/TuneReport.h"
 #include "tuner/Tuner.h"
 #include "runtime/backends/Backend.h"
@@ -41,6 +42,11 @@ int main(int argc, char **argv) {
   app.add_option("-a,--algorithms", s.algorithms,
                  "Only these registered algorithms, comma separated (default: all)")
       ->delimiter(',');
+  std::vector<std::string> schedules;
+  app.add_option("--schedule", schedules,
+                 "A .mlir file of schedule templates (coll.template), repeatable: each template "
+                 "competes as an algorithm named by its symbol (its `tune` lists its values)")
+      ->allow_extra_args(false);
   CLI::Option *ranksOption = app.add_option("-n,--ranks", s.ranks,
                  "Ranks (default: the topology's; local: the number of cores, at least 2)");
   app.add_option("--root", s.root, "Root of rooted collectives")->capture_default_str();
@@ -67,6 +73,13 @@ int main(int argc, char **argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    for (const std::string &file : schedules) {
+      try {
+        registerTemplateFile(file);
+      } catch (const std::invalid_argument &e) {
+        throw TuneError(std::string("--schedule ") + e.what());
+      }
+    }
     if (ranksOption->count() && s.ranks < 2)  // 0 in the settings means "the topology's"
       throw TuneError("--ranks: collectives need at least 2 ranks, got " + std::to_string(s.ranks));
     s.collectives = parseNamedList("--collectives", collectives, &parseCollectiveKind, collectiveKindNames());

@@ -124,6 +124,7 @@ int main(int argc, char **argv) {
   app.add_option("--max-steps", o.maxSteps, "Draw at most this many steps (or start times)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
+    tools::registerSchedules(o.algorithm);
     return run(o);
   } catch (const std::exception &e) {  // PlanError, TopologyError, SimError, usage errors
     std::fprintf(stderr, "plan-view: %s\n", e.what());

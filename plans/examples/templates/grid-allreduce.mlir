@@ -3,7 +3,7 @@
 // along every row.
 #along = affine_map<(i, j, k)[cols] -> (i * cols + (j + k) mod cols)>
 #up = affine_map<(m, j)[rows, cols] -> (((rows - 1 + m) mod rows) * cols + j)>
-coll.template @grid_allreduce allreduce params ["ranks", "rows"] attributes {tune = {rows = [2, 4, 8]}} {
+coll.template @grid_allreduce allreduce params ["ranks", "rows"] attributes {defaults = {rows = 2}, tune = {rows = [2, 4, 8]}} {
 ^bb0(%n: index, %rows: index):
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

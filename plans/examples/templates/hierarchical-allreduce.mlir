@@ -1,8 +1,9 @@
-// Hierarchical allreduce over nodes of L consecutive ranks (ranks-per-node: the topology's, or
-// given): a ring reduce-scatter inside every node, each share reduced at node 0 and sent back
-// to every node, then a ring allgather inside every node.
+// Hierarchical allreduce over nodes of L consecutive ranks (ranks-per-node: given, else the
+// topology's, else 2): a ring reduce-scatter inside every node, each share reduced at node 0
+// and sent back to every node, then a ring allgather inside every node.
 #local = affine_map<(g, c, k)[l] -> (g * l + (c + k) mod l)>
-coll.template @hierarchical_allreduce allreduce params ["ranks", "ranks-per-node"] {
+coll.template @hierarchical_allreduce allreduce params ["ranks", "ranks-per-node"]
+    attributes {defaults = {"ranks-per-node" = 2}} {
 ^bb0(%n: index, %l: index):
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -2,15 +2,17 @@
 // RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-cost -o /dev/null | FileCheck %s
 // RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-cost=annotate -o - | FileCheck %s --check-prefix=ANNOTATE
 // RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-cost=per-rank -o /dev/null | FileCheck %s --check-prefix=RANKS
+// RUN: coll-opt %collplan_src/plans/examples/templates/ring-allreduce.mlir --coll-instantiate=ranks=4 --coll-cost -o /dev/null | FileCheck %s --check-prefix=TEMPLATE
+// RUN: coll-opt %collplan_src/plans/examples/templates/ring-allreduce.mlir --coll-instantiate=ranks=4 --coll-cost=annotate -o - | FileCheck %s --check-prefix=TANNOTATE
 
-// Ring allreduce, N = 4: 2(N-1) = 6 rounds, β = 2(N-1)/N = 1.5.
-// CHECK-LABEL: coll-cost @ring_allreduce_4: allreduce on 4 ranks, 4 chunks, op sum
-// CHECK-NEXT:  alpha rounds:     6
-// CHECK-NEXT:  beta coefficient: 1.5 (bytes on the critical path / M)
-// CHECK-NEXT:  transfers:        24 moving 6 M
+// The ring allreduce template for N = 4: 2(N-1) = 6 rounds, β = 2(N-1)/N = 1.5.
+// TEMPLATE-LABEL: coll-cost @ring_allreduce: allreduce on 4 ranks, 4 chunks, op sum
+// TEMPLATE-NEXT:  alpha rounds:     6
+// TEMPLATE-NEXT:  beta coefficient: 1.5 (bytes on the critical path / M)
+// TEMPLATE-NEXT:  transfers:        24 moving 6 M
 // Each rank per RS step: the copy's write, the reduce's 2 reads and 1 write, the next
 // copy's read (5 x 3 steps); per AG step: 1 write and 1 read (2 x 3 steps) = 21.
-// CHECK-NEXT:  memory touches:   84 units in all, per rank 21..21 (reads + writes)
+// TEMPLATE-NEXT:  memory touches:   84 units in all, per rank 21..21 (reads + writes)
 
 // Fused reduce-then-send ring, N = 3: 2(N-1) = 4 rounds, β = 4/3.
 // CHECK-LABEL: coll-cost @ring_allreduce_fused_3
@@ -66,8 +68,10 @@
 // CHECK-NEXT:  alpha rounds:     2
 // CHECK-NEXT:  beta coefficient: 2
 
-// ANNOTATE-LABEL: coll.schedule @ring_allreduce_4
-// ANNOTATE-SAME: coll.cost = {alpha_rounds = 6 : i64, beta = 1.500000e+00 : f64, bytes_moved = 6.000000e+00 : f64, memory_touches = 84 : i64, scratch_units = 2 : i64}
+// ANNOTATE-LABEL: coll.schedule @ring_allreduce_fused_3
+// ANNOTATE-SAME: coll.cost = {alpha_rounds = 4 : i64, beta = 1.3333333333333333 : f64, bytes_moved = 4.000000e+00 : f64, memory_touches = 33 : i64, scratch_units = 1 : i64}
+// TANNOTATE-LABEL: coll.schedule @ring_allreduce
+// TANNOTATE-SAME: coll.cost = {alpha_rounds = 6 : i64, beta = 1.500000e+00 : f64, bytes_moved = 6.000000e+00 : f64, memory_touches = 84 : i64, scratch_units = 2 : i64}
 
 // RANKS-LABEL: coll-cost @binomial_reduce_4
 // RANKS:       rank 0: reads 3, writes 3, scratch 2

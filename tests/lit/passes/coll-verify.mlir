@@ -1,7 +1,6 @@
 // coll-verify accepts correct hand-written schedules of every collective kind.
 // RUN: coll-opt %collplan_src/plans/examples/schedules.mlir --coll-verify | FileCheck %s
 
-// CHECK-LABEL: coll.schedule @ring_allreduce_4 
 // CHECK-LABEL: coll.schedule @ring_allreduce_fused_3 
 // CHECK-LABEL: coll.schedule @ring_allgather_4 
 // CHECK-LABEL: coll.schedule @ring_reduce_scatter_3 
