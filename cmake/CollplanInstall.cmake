@@ -1,6 +1,6 @@
 # Install rules: the runtime (libcollplan.so and libcollplan.a), its public headers, the tools,
 # the schemas and shipped bundles, a CMake package (find_package(collplan CONFIG) ->
-# collplan::runtime, collplan::runtime_static) and a pkg-config file (collplan.pc).
+# collplan::runtime, collplan::runtime_static) and pkg-config files (collplan.pc, collplan-static.pc).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -56,10 +56,13 @@ install(FILES ${PROJECT_BINARY_DIR}/install/collplanConfig.cmake
 # pkg-config: relocatable (paths relative to the .pc file), whatever --prefix the install gets.
 file(RELATIVE_PATH COLLPLAN_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" COLLPLAN_PC_TO_PREFIX "${COLLPLAN_PC_TO_PREFIX}")
-configure_file(${PROJECT_SOURCE_DIR}/cmake/install/collplan.pc.in
-               ${PROJECT_BINARY_DIR}/install/collplan.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/install/collplan.pc
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT runtime)
+# collplan.pc links the shared library (with an rpath to it), collplan-static.pc the static one.
+foreach(pc collplan collplan-static)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/install/${pc}.pc.in
+                 ${PROJECT_BINARY_DIR}/install/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/install/${pc}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT runtime)
+endforeach()
 
 # Tools (those this build has: the MLIR-based ones only with COLLPLAN_BUILD_COMPILER).
 foreach(tool plan-bench plan-verify plan-view calibrate collplan-shm-launch collplan-mpi-baseline

@@ -1,6 +1,7 @@
 // collplan-copy-roofline: device-to-device copy time and GB/s per size, the GPU's copy roofline.
 #include "bench/gpu/CopyKernel.h"
 #include "tuner/bench/ByteSize.h"
+#include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
@@ -318,7 +319,7 @@ int main(int argc, char **argv) {
   app.add_option("--json", o.jsonPath, "Also write the run as JSON to this file (\"-\": stdout, "
                                        "instead of the table)");
   app.add_flag("--list", o.list, "List the visible CUDA devices and exit (non-zero if none)");
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
   try {
     return run(o);
   } catch (const std::exception &e) {

@@ -209,19 +209,27 @@ void collplan_config_init(collplan_config_t *config) {
 collplan_status_t collplan_config_from_env(collplan_config_t *config) {
   return guarded("collplan_config_from_env", [&] {
     if (!config) nullArgument("config");
-    collplan_config_init(config);
-    config->backend = std::getenv("COLLPLAN_BACKEND");
-    if (!config->backend) throw RuntimeError(ErrorCode::InvalidArgument, "COLLPLAN_BACKEND is not set");
-    config->ranks = envInt("COLLPLAN_RANKS");
+    // Each variable that is set overrides the caller's value; the others keep it.
+    if (const char *backend = std::getenv("COLLPLAN_BACKEND")) config->backend = backend;
+    if (!config->backend)
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         "COLLPLAN_BACKEND is not set and config->backend is NULL: set one");
+    if (std::getenv("COLLPLAN_RANKS")) config->ranks = envInt("COLLPLAN_RANKS");
     const collplan::Backend *backend = collplan::findBackend(config->backend);
     if (backend && backend->oneRankPerProcess()) {
-      config->rank = envInt("COLLPLAN_RANK");
-      config->shm_job = std::getenv("COLLPLAN_SHM_JOB");
+      if (std::getenv("COLLPLAN_RANK")) config->rank = envInt("COLLPLAN_RANK");
+      if (const char *job = std::getenv("COLLPLAN_SHM_JOB")) config->shm_job = job;
+      if (config->rank < 0)
+        throw RuntimeError(ErrorCode::InvalidArgument,
+                           "COLLPLAN_RANK is not set and config->rank is -1: a " +
+                               std::string(config->backend) + " process needs its rank");
       if (!config->shm_job)
-        throw RuntimeError(ErrorCode::InvalidArgument, "COLLPLAN_SHM_JOB is not set");
+        throw RuntimeError(ErrorCode::InvalidArgument,
+                           "COLLPLAN_SHM_JOB is not set and config->shm_job is NULL: a " +
+                               std::string(config->backend) + " process needs its job's name");
     }
-    config->topology_file = std::getenv("COLLPLAN_TOPOLOGY");
-    config->bundle_file = std::getenv("COLLPLAN_BUNDLE");
+    if (const char *topology = std::getenv("COLLPLAN_TOPOLOGY")) config->topology_file = topology;
+    if (const char *bundle = std::getenv("COLLPLAN_BUNDLE")) config->bundle_file = bundle;
   });
 }
 

@@ -85,10 +85,13 @@ typedef struct collplan_config {
 
 /** Sets backend/shm_job/files to NULL, ranks to 0 and rank to -1. */
 void collplan_config_init(collplan_config_t *config);
-/** collplan_config_init, then fills backend, ranks, rank and shm_job from the environment that
- *  collplan-shm-launch sets (COLLPLAN_BACKEND, COLLPLAN_RANKS, COLLPLAN_RANK, COLLPLAN_SHM_JOB)
- *  and the files from COLLPLAN_TOPOLOGY / COLLPLAN_BUNDLE when set. Fails naming a missing or
- *  malformed variable. The strings point into the environment. */
+/** Overrides the fields of `config` (set up by collplan_config_init, and the defaults the caller
+ *  wants) with the environment that collplan-shm-launch sets: backend, ranks, rank and shm_job
+ *  from COLLPLAN_BACKEND, COLLPLAN_RANKS, COLLPLAN_RANK, COLLPLAN_SHM_JOB, and the files from
+ *  COLLPLAN_TOPOLOGY / COLLPLAN_BUNDLE. A variable that is not set keeps the field. Fails naming
+ *  the variable when one is malformed, or when neither it nor the field gives what the backend
+ *  needs (a backend; a rank and a job for one rank per process). The strings point into the
+ *  environment. */
 collplan_status_t collplan_config_from_env(collplan_config_t *config);
 
 /** Creates a world. cpu-threads: allocates the shared state of all `ranks`. cpu-shm: attaches

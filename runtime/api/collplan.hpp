@@ -172,9 +172,13 @@ public:
     c.topology_file = topology;
     return World(c);
   }
-  /// The world collplan-shm-launch describes in the environment (collplan_config_from_env).
-  static World fromEnv() {
+  /// The world collplan-shm-launch describes in the environment (collplan_config_from_env),
+  /// with `backend` and `ranks` where the environment sets none.
+  static World fromEnv(const char *backend = nullptr, int ranks = 0) {
     collplan_config_t c;
+    collplan_config_init(&c);
+    c.backend = backend;
+    c.ranks = ranks;
     check(collplan_config_from_env(&c));
     return World(c);
   }

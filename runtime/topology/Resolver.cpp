@@ -44,6 +44,8 @@ class SpecParser {
 public:
   SpecParser(const std::string &spec, int ranksHint) : spec_(spec), ranksHint_(ranksHint) {
     size_t colon = spec.find(':');
+    // "cluster-4", the name of the shipped bundle (plans/bundles/cluster-4), is cluster:4.
+    if (colon == std::string::npos && spec.rfind("cluster-", 0) == 0) colon = 7;
     kind_ = spec.substr(0, colon);
     if (colon != std::string::npos) {
       argument_ = spec.substr(colon + 1);
@@ -131,7 +133,8 @@ private:
 } // namespace
 
 std::string acceptedTopologySpecs() {
-  return "a file (*.json), trn2, nvswitch-h100, pcie-7, cluster:<nodes>, ring:<n>, line:<n>, "
+  return "a file (*.json), trn2, nvswitch-h100, pcie-7, cluster:<nodes> (or cluster-<nodes>), "
+         "ring:<n>, line:<n>, "
          "switch:<n>, full:<n>, hypercube:<dims>, torus:<x>x<y>[x<ranks per chip>], pcie:<n>, "
          "fattree:<nodes>x<gpus>x<nics>, local[:<ranks>]";
 }

@@ -342,6 +342,15 @@ def test_bench_bundle_backend_and_topology(env):
     p = env.run("plan-bench", "--backend", "sim", "--topology", "full:2", "--bundle", bundle,
                 "-b", "1K", "-e", "1K", expect=1)
     check("it was tuned on topology" in p.stderr, p.stderr)
+    # A topology of another size is named by its rank count, not only by its fingerprint.
+    p = env.run("plan-bench", "--backend", "sim", "--topology", "switch:4", "--bundle", bundle,
+                "-b", "1K", "-e", "1K", expect=1)
+    check("it was tuned for 2 ranks, this run's topology has 4" in p.stderr, p.stderr)
+    # --ranks against the bundle's own topology: the message says which is which.
+    p = env.run("plan-bench", "--backend", "sim", "--bundle", bundle, "--ranks", "4",
+                "-b", "1K", "-e", "1K", expect=1)
+    check("--ranks asks for 4 ranks but the topology recorded in " + bundle + " has 2 ranks"
+          in p.stderr, p.stderr)
     p = env.run("plan-bench", "--bundle", bundle, "-b", "1K", "-e", "1K", "--allow-mismatch")
     check("warning" in p.stderr and "tuned for backend sim" in p.stderr, p.stderr)
     check(table_rows(p.stdout)[0].group(9) == "0", "the mismatched run still checks its results")
@@ -462,10 +471,10 @@ def test_bench_errors(env):
         (["--ranks", "2", "-c", "broadcast", "--root", "5"], "--root 5 is out of range"),
     ]
     if "mpi" in env.run("plan-bench", "--help").stdout.split("Backend: ")[1].split("\n")[0]:
-        # Outside mpirun the job is this one process: the request names the launcher.
+        # Outside mpirun there is no job to measure on: refused, naming mpirun.
         cases.append((["--ranks", "2", "--backend", "mpi", "--baseline", "mpi"],
-                      "the job has 1 ranks (the processes its launcher started) but the plans "
-                      "need 2"))
+                      "this process was not started by mpirun"))
+        cases.append((["--backend", "mpi"], "mpirun -np N plan-bench --backend mpi"))
     for argv, needle in cases:
         p = env.run("plan-bench", *argv, expect=None)
         check(p.returncode not in (0, 3), f"plan-bench {argv}: exit {p.returncode} on bad input")
@@ -590,6 +599,20 @@ def test_tune_schedule_sim(env):
     if not env.has_compiler():
         return SKIP
     tune_with_templates(env, ["--backend", "sim", "--topology", "switch:4"], "sim")
+
+
+def test_tune_without_output(env):
+    """plan-tune without -o says at once that it will write no bundle; -q keeps it quiet."""
+    if not env.has_compiler():
+        return SKIP
+    args = ["--backend", "sim", "--topology", "switch:4", "--collectives", "allreduce",
+            "--algorithms", "ring", "--max-bytes", "1K", "--quick"]
+    p = env.run("plan-tune", *args)
+    note = "no -o FILE: the report is printed but no bundle will be written"
+    check(note in p.stderr, f"plan-tune without -o did not say so:\n{p.stderr}")
+    check("## allreduce" in p.stdout, f"plan-tune without -o printed no report:\n{p.stdout}")
+    quiet = env.run("plan-tune", *args, "-q")
+    check(note not in quiet.stderr, "plan-tune -q still printed the no-bundle note")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the runtime component of BUILD_DIR into WORK/prefix, then builds and runs the C and
-# C++ examples against it out of tree: with find_package(collplan) (shared and static) and with
-# pkg-config (shared); then installs everything and runs an installed tool on a shipped bundle.
+# C++ examples against it out of tree: with find_package(collplan) (shared and static, in a C and
+# C++ project and in a C-only one) and with pkg-config (shared, by rpath; static, with the C
+# driver); then installs everything and runs an installed tool on a shipped bundle.
 # Fails on any step, saying which.
 #   install_test.sh BUILD_DIR WORK CC CXX
 set -euo pipefail
@@ -43,13 +44,30 @@ if ldd "$work/consumer/example_c_static" | grep -q libcollplan; then
   exit 1
 fi
 
-step "pkg-config --cflags --libs collplan: the examples, shared"
+step "find_package(collplan CONFIG) in a C-only project (project(app C)): shared and static"
+cmake -S "$repo/tests/install/consumer-c" -B "$work/consumer-c" -G Ninja \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCOLLPLAN_EXAMPLES_DIR="$examples" >"$work/consumer-c.log"
+cmake --build "$work/consumer-c" >>"$work/consumer-c.log"
+"$work/consumer-c/example_c_shared" >"$work/c_only_shared.out"
+"$work/consumer-c/example_c_static" >"$work/c_only_static.out"
+
+step "pkg-config --cflags --libs collplan: the examples, shared, found at run time by rpath"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 flags=$(pkg-config --cflags --libs collplan)
 "$cc" -std=c11 "$examples/example.c" $flags -o "$work/pc_example_c"
 "$cxx" -std=c++17 "$examples/example.cpp" $flags -o "$work/pc_example_cpp"
-LD_LIBRARY_PATH=$libdir "$work/pc_example_c" >"$work/pc_example_c.out"
-LD_LIBRARY_PATH=$libdir "$work/pc_example_cpp" >"$work/pc_example_cpp.out"
+env -u LD_LIBRARY_PATH "$work/pc_example_c" >"$work/pc_example_c.out"
+env -u LD_LIBRARY_PATH "$work/pc_example_cpp" >"$work/pc_example_cpp.out"
+
+step "pkg-config --cflags --libs collplan-static: the C example with the C driver, static"
+"$cc" -std=c11 "$examples/example.c" $(pkg-config --cflags --libs collplan-static) \
+  -o "$work/pc_static_example_c"
+if ldd "$work/pc_static_example_c" | grep -q libcollplan; then
+  echo "pc_static_example_c links libcollplan.so" >&2
+  exit 1
+fi
+"$work/pc_static_example_c" >"$work/pc_static_example_c.out"
 
 step "cmake --install $build --prefix $work/full: the tools verify a shipped bundle"
 cmake --install "$build" --prefix "$work/full" >"$work/install-full.log"

@@ -7,6 +7,7 @@
 #include "tuner/calibrate/Accuracy.h"
 #include "tuner/calibrate/Calibrate.h"
 #include "tuner/calibrate/Refit.h"
+#include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
 
@@ -308,7 +309,7 @@ int main(int argc, char **argv) {
   for (const char *measuring : {"--ranks", "--backend", "--min-bytes", "--max-bytes",
                                 "--step-factor", "--warmup", "--reps", "--verify"})
     refit->excludes(app.get_option(measuring));
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
   o.fitGiven = app.get_option("--fit")->count() > 0;
   try {
     return run(o);

@@ -5,6 +5,7 @@
 #include "tools/named-algorithm/NamedAlgorithm.h"
 #include "tuner/bench/BenchRequest.h"
 #include "tuner/bench/ByteSize.h"
+#include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
 
@@ -144,7 +145,7 @@ int main(int argc, char **argv) {
   app.add_flag("--json", o.json, "Print JSON instead of the table");
   app.add_flag("--progress", o.progress, "Progress lines on stderr even when it is not a terminal");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
   try {
     tools::registerSchedules(o.algorithm);
     return run(o);

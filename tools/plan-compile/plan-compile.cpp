@@ -7,9 +7,11 @@
 #include "runtime/plan/PlanJson.h"
 #include "runtime/topology/Resolver.h"
 #include "runtime/topology/Topology.h"
+#include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -129,9 +131,14 @@ int main(int argc, char **argv) {
   std::vector<std::pair<std::string, std::string>> paramFlags;  // key, value as typed
   for (const CompileParam &p : params) {
     const std::string key = p.key();
-    if (p.isSwitch())
-      app.add_flag_callback(
-          "--" + key, [&paramFlags, key] { paramFlags.emplace_back(key, "true"); }, p.help());
+    if (p.isSwitch())  // --bidirectional alone means true; --bidirectional false as typed
+      app.add_option_function<std::string>(
+             "--" + key,
+             [&paramFlags, key](const std::string &v) {
+               paramFlags.emplace_back(key, v.empty() ? "true" : v);
+             },
+             p.help())
+          ->expected(0, 1);
     else
       app.add_option_function<std::string>(
           "--" + key,
@@ -156,7 +163,7 @@ int main(int argc, char **argv) {
   app.add_flag("--explain", options.explain, "Print what each stage did");
   app.add_flag("--list", list,
                "List the algorithms: collectives, parameters (default, range, help), origin");
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
 
   auto fail = [](const std::string &message) {
     std::cerr << "plan-compile: error: " << message << "\n";

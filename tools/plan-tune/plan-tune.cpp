@@ -6,6 +6,7 @@
 #include "tuner/bench/ByteSize.h"
 
 #include "runtime/topology/Resolver.h"
+#include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
 
@@ -70,7 +71,7 @@ int main(int argc, char **argv) {
     std::printf("%s\n", toolVersion().c_str());
     throw CLI::Success();
   }, "Print the version");
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
 
   try {
     for (const std::string &file : schedules) {
@@ -90,6 +91,9 @@ int main(int argc, char **argv) {
     if (!(s.pruneFactor == 0 || s.pruneFactor >= 1))
       throw TuneError("--prune-factor must be 0 (auto) or at least 1");
 
+    if (s.outputPath.empty() && !s.quiet && requireBackend(s.backend).reportsLaunches())
+      std::fprintf(stderr, "plan-tune: no -o FILE: the report is printed but no bundle will be "
+                           "written\n");
     const TuneResult result = runTune(s);
     // Under mpirun (--backend mpi) every process tuned alike and holds the same result; one
     // prints it and writes the files.

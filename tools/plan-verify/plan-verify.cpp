@@ -1,8 +1,11 @@
 // plan-verify: loads plan and bundle files (JSON or CBOR) and proves every plan in them
 // computes its collective (runtime/plan/PlanVerify.h); exit 1 when any file fails.
 #include "runtime/plan/VerifyFile.h"
+#include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
+
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -27,7 +30,7 @@ int main(int argc, char **argv) {
   bool json = false;
   app.add_option("files", files, "Plan or bundle files (JSON or CBOR)")->required();
   app.add_flag("--json", json, "Print the results as JSON");
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
 
   bool allOk = true;
   nlohmann::json out = nlohmann::json::array();

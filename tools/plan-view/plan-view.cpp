@@ -9,6 +9,7 @@
 #include "tools/plan-view/PlanSvg.h"
 #include "tuner/bench/ByteSize.h"
 #include "tuner/bench/PlanSource.h"
+#include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
 
@@ -122,7 +123,7 @@ int main(int argc, char **argv) {
   app.add_flag("--html", o.html, "Write a self-contained HTML page that steps through the schedule");
   app.add_option("--max-ranks", o.maxRanks, "Draw at most this many ranks")->capture_default_str();
   app.add_option("--max-steps", o.maxSteps, "Draw at most this many steps (or start times)")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
   try {
     tools::registerSchedules(o.algorithm);
     return run(o);

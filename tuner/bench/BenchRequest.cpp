@@ -77,6 +77,22 @@ BenchCase resolveCase(const BenchRequest &r, const Plan *p, int topologyRanks, i
   return c;
 }
 
+/// Where the case's rank count came from, for an error that sets it against the topology's.
+std::string ranksSource(const BenchRequest &r, const BenchCase &c) {
+  const std::string n = std::to_string(c.ranks);
+  if (r.ranks) return "--ranks asks for " + n + " ranks";
+  if (!r.planFile.empty()) return "the plan " + r.planFile + " has " + n + " ranks";
+  return "the plans need " + n + " ranks";
+}
+
+/// Where the topology came from and how many ranks it has.
+std::string topologySource(const BenchRequest &r, bool fromBundle, int ranks) {
+  const std::string n = std::to_string(ranks) + " ranks";
+  if (fromBundle) return "the topology recorded in " + r.bundleFile + " has " + n;
+  if (!r.topology.empty()) return "--topology " + r.topology + " has " + n;
+  return "the job has " + n + " (the processes its launcher started)";
+}
+
 /// Checks the options that need no file: sources, backend, topology, baseline, repetitions.
 BaselineKind checkRequest(const BenchRequest &r, const Backend &backend, bool haveBundle) {
   const bool sim = backend.simulated();
@@ -210,12 +226,8 @@ BenchOutcome runBenchRequest(const BenchRequest &r) {
   const BenchCase c = resolveCase(r, plan ? &*plan : nullptr, topology ? topology->numRanks() : 0,
                                   bundle ? bundle->ranks : 0);
   if (topology && topology->numRanks() != c.ranks)
-    throw BenchRequestError(
-        (r.topology.empty() ? "the job has " + std::to_string(topology->numRanks()) +
-                                  " ranks (the processes its launcher started)"
-                            : "--topology " + r.topology + " has " +
-                                  std::to_string(topology->numRanks()) + " ranks") +
-        " but the plans need " + std::to_string(c.ranks));
+    throw BenchRequestError(ranksSource(r, c) + " but " +
+                            topologySource(r, topologyFromBundle, topology->numRanks()));
   if (compiles(r)) plan = r.compiler->compile(c, topology ? &*topology : nullptr);
   const std::string planLabel = compiles(r) ? r.compiler->label : r.planFile;
   const PlanSource source = plan     ? PlanSource::fromPlan(*plan, planLabel, c)

@@ -162,7 +162,10 @@ std::vector<std::string> bundleMismatches(const Bundle &bundle, std::string_view
   if (bundle.backend != backend)
     out.push_back("it was tuned for backend " + bundle.backend + ", this run is on " +
                   std::string(backend));
-  if (topology && topology->fingerprint() != bundle.topologyFingerprint)
+  if (topology && topology->numRanks() != bundle.ranks)
+    out.push_back("it was tuned for " + std::to_string(bundle.ranks) +
+                  " ranks, this run's topology has " + std::to_string(topology->numRanks()));
+  else if (topology && topology->fingerprint() != bundle.topologyFingerprint)
     out.push_back("it was tuned on topology " + bundle.topologyFingerprint +
                   ", this run is on " + topology->fingerprint());
   return out;

@@ -8,6 +8,7 @@
 #include "runtime/backends/mpi/OwnedComm.h"
 #include "runtime/backends/mpi/MpiQueues.h"
 
+#include <cerrno>  // program_invocation_short_name
 #include <cstdlib>
 #include <stdexcept>
 
@@ -64,8 +65,33 @@ std::pair<int, int> shapeOf(MPI_Comm comm) {
   return {ranks, rank};
 }
 
+/// Whether a launcher (mpirun, mpiexec, srun) started this process: each leaves its process
+/// manager's variables in the environment, and a process run alone has none. Read once, before
+/// MPI_Init (a singleton's MPI_Init may set some of them).
+bool startedByALauncher() {
+  static const bool started = [] {
+    for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMI_FD", "PMIX_RANK",
+                             "HYDRA_CONTROL_FD", "SLURM_PROCID"})
+      if (std::getenv(name)) return true;
+    return false;
+  }();
+  return started;
+}
+
+/// Refuses a tool's measurement in a process no launcher started: alone in MPI_COMM_WORLD, it
+/// would measure a one-rank job without a word.
+void requireLauncher() {
+  if (startedByALauncher()) return;
+  throw RuntimeError(ErrorCode::InvalidArgument,
+                     std::string("the mpi backend runs on the processes mpirun starts, and this "
+                                 "process was not started by mpirun (nor mpiexec or srun): run "
+                                 "mpirun -np N ") +
+                         program_invocation_short_name + " --backend mpi ...");
+}
+
 /// Initialises MPI for a process that did not (plan-bench under mpirun), finalising it at exit.
 void initialiseMpi() {
+  startedByALauncher();  // latch the launcher's environment before MPI_Init can change it
   if (mpi::mpiActive()) return;
   int provided = 0;
   mpi::checkMpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
@@ -108,6 +134,7 @@ public:
 
   std::optional<Topology> launchTopology() const override {
     initialiseMpi();
+    requireLauncher();
     const OwnedComm comm(MPI_COMM_WORLD, "the mpi backend finding its nodes");
     mpi::NodeSplit split = mpi::splitByNode(comm.get(), mpi::NodeSettings::fromEnvironment());
     MPI_Comm_free(&split.node);
@@ -130,6 +157,7 @@ public:
   /// calls launch alike) and returns every rank's result, on every rank.
   std::vector<std::string> launch(int ranks, const RankBody &body) const override {
     initialiseMpi();
+    requireLauncher();
     const auto [size, rank] = shapeOf(MPI_COMM_WORLD);
     if (size != ranks)
       throw std::runtime_error("mpi: asked for " + std::to_string(ranks) + " ranks but mpirun " +

@@ -169,6 +169,58 @@ TEST(ExecApi, MalformedEnvironmentSettingsNameTheVariable) {
   }
 }
 
+/// Sets (or, with null, unsets) an environment variable for one scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    const char *old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) saved_ = old;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, saved_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  bool had_ = false;
+  std::string saved_;
+};
+
+/// collplan_config_from_env overrides only what the environment sets: a program that gives its
+/// own defaults runs without collplan-shm-launch, and a launched one takes the launcher's.
+TEST(ExecApi, ConfigFromEnvKeepsTheCallersDefaults) {
+  ScopedEnv backend("COLLPLAN_BACKEND", nullptr), ranks("COLLPLAN_RANKS", nullptr);
+  ScopedEnv bundle("COLLPLAN_BUNDLE", nullptr), topology("COLLPLAN_TOPOLOGY", nullptr);
+  collplan_config_t config = threadsConfig(3);
+  ASSERT_EQ(collplan_config_from_env(&config), COLLPLAN_SUCCESS);
+  EXPECT_STREQ(config.backend, "cpu-threads");
+  EXPECT_EQ(config.ranks, 3);
+  EXPECT_EQ(config.bundle_file, nullptr);
+  {
+    ScopedEnv launched("COLLPLAN_RANKS", "5");
+    ASSERT_EQ(collplan_config_from_env(&config), COLLPLAN_SUCCESS);
+    EXPECT_EQ(config.ranks, 5);
+  }
+  collplan_config_t empty;
+  collplan_config_init(&empty);
+  EXPECT_TRUE(failsWith(collplan_config_from_env(&empty), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                        "COLLPLAN_BACKEND is not set and config->backend is NULL: set one"));
+  collplan_config_t shm;
+  collplan_config_init(&shm);
+  shm.backend = "cpu-shm";
+  ScopedEnv rank("COLLPLAN_RANK", nullptr);
+  EXPECT_TRUE(failsWith(collplan_config_from_env(&shm), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                        "COLLPLAN_RANK is not set and config->rank is -1: a cpu-shm process "
+                        "needs its rank"));
+  ScopedEnv badRanks("COLLPLAN_RANKS", "four");
+  EXPECT_TRUE(failsWith(collplan_config_from_env(&config), COLLPLAN_ERROR_INVALID_ARGUMENT,
+                        "COLLPLAN_RANKS must be an integer, got \"four\""));
+}
+
 /// Argument errors are found before any communication, so one rank can probe them alone.
 TEST(ExecApi, CollectiveArgumentErrors) {
   collplan::World world = collplan::World::threads(2);

@@ -27,6 +27,10 @@ TEST(TopologyResolver, Presets) {
   EXPECT_EQ(resolveTopology("pcie-7", 0).numRanks(), 7);
   EXPECT_EQ(resolveTopology("cluster:16", 0).numRanks(), 128);
   EXPECT_EQ(resolveTopology("cluster", 32).numRanks(), 32);
+  // cluster-4 (the shipped bundle's name, plans/bundles/cluster-4) is cluster:4.
+  EXPECT_EQ(resolveTopology("cluster-4", 0).fingerprint(),
+            resolveTopology("cluster:4", 0).fingerprint());
+  EXPECT_NE(errorOf("cluster-four").find("expected a number of nodes"), std::string::npos);
   // The hint never resizes a fixed preset; the caller compares numRanks().
   EXPECT_EQ(resolveTopology("trn2", 8).numRanks(), 64);
 }
