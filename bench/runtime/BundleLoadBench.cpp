@@ -2,11 +2,12 @@
 // CBOR; what a rank of a cpu-shm or mpi job loads (its own programs of a proven file, with the
 // proof record present, and the first load that proves it); and the parse alone, through
 // nlohmann's callback parser (what loaders used before) and the bounded one (JsonDocument.h),
-// on the bundle and on a plan with one channel of 100 000 ops.
+// on the bundle and on a plan with one channel of 20 000 ops.
 // Usage: collplan_bench_bundle_load BUNDLE [benchmark flags]
 // (default: plans/bundles/trn2/bundle.json of the source tree).
 #include "runtime/core/Files.h"
 #include "runtime/core/JsonDocument.h"
+#include "runtime/core/Sha256.h"
 #include "runtime/plan/BundleJson.h"
 
 #include <benchmark/benchmark.h>
@@ -87,6 +88,23 @@ void parseWithCallback(benchmark::State &state, const std::string &bytes) {
   }
 }
 
+/// A rank's load as it was before proof records: nlohmann's callback parser keeping rank 0's
+/// programs, then rank 0's validation, no proof.
+void BM_RankBefore(benchmark::State &state) {
+  PlanLoadOptions only;
+  only.onlyRank = 0;
+  for (auto _ : state) {
+    std::vector<std::string> keys;
+    int programsDepth = -1, index = -1;
+    const nlohmann::json doc = nlohmann::json::parse(
+        readWholeFile(jsonPath),
+        [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json &parsed) {
+          return keepRankZero(depth, event, parsed, keys, programsDepth, index);
+        });
+    benchmark::DoNotOptimize(bundleFromJson(doc, jsonPath, {}, only));
+  }
+}
+
 void parseBounded(benchmark::State &state, const std::string &bytes) {
   const JsonMemberFilter keep = [](const std::vector<JsonStep> &path, const std::string &key) {
     const size_t n = path.size();
@@ -115,18 +133,23 @@ void registerAll() {
   add("BundleLoad/json/every_rank", BM_JsonEveryRank);
   add("BundleLoad/json/every_rank_unproven", BM_JsonEveryRankUnproven);
   add("BundleLoad/json/one_rank", BM_JsonOneRank);
+  add("BundleLoad/json/rank_before", BM_RankBefore);
   add("BundleLoad/json/rank_proven_record", BM_RankProvenRecord);
   add("BundleLoad/json/rank_first_proof", BM_RankFirstProof);
   add("BundleLoad/cbor/every_rank", BM_CborEveryRank);
   add("BundleLoad/cbor/one_rank", BM_CborOneRank);
-  static const std::string bundle = readWholeFile(jsonPath), many = manyOpsPlan(100000);
+  static const std::string bundle = readWholeFile(jsonPath), many = manyOpsPlan(20000);
+  benchmark::RegisterBenchmark("Sha256/bundle", [](benchmark::State &state) {
+    for (auto _ : state) benchmark::DoNotOptimize(sha256(bundle));
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bundle.size()));
+  })->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("Parse/bundle/callback_parser", parseWithCallback, bundle)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("Parse/bundle/bounded_parser", parseBounded, bundle)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Parse/100k_op_channel/callback_parser", parseWithCallback, many)
+  benchmark::RegisterBenchmark("Parse/20k_op_channel/callback_parser", parseWithCallback, many)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Parse/100k_op_channel/bounded_parser", parseBounded, many)
+  benchmark::RegisterBenchmark("Parse/20k_op_channel/bounded_parser", parseBounded, many)
       ->Unit(benchmark::kMillisecond);
 }
 

@@ -1,7 +1,13 @@
-// Sha256: the compression function and padding of FIPS 180-4, one 64-byte block at a time.
+// Sha256: the compression function and padding of FIPS 180-4, one 64-byte block at a time, with
+// the SHA extensions of x86 where the processor has them.
 #include "runtime/core/Sha256.h"
 
 #include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 namespace collplan {
 namespace {
@@ -50,27 +56,92 @@ void compress(uint32_t state[8], const unsigned char *block) {
   state[4] += e, state[5] += f, state[6] += g, state[7] += h;
 }
 
-}  // namespace
+using Compress = void (*)(uint32_t state[8], const unsigned char *data, size_t blocks);
 
-std::array<uint8_t, 32> sha256(std::string_view bytes) {
+void compressBlocks(uint32_t state[8], const unsigned char *data, size_t blocks) {
+  for (size_t b = 0; b < blocks; ++b) compress(state, data + 64 * b);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/// The same blocks with the SHA extensions of x86 (about ten times faster): the state as the
+/// instructions want it (ABEF, CDGH), 4 rounds per step, the schedule by sha256msg1/msg2.
+__attribute__((target("sha,sse4.1,ssse3"))) void compressShaNi(uint32_t state[8],
+                                                                const unsigned char *data,
+                                                                size_t blocks) {
+  const __m128i order = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i cdab = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<__m128i *>(state)), 0xB1);
+  __m128i cdgh = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<__m128i *>(state + 4)), 0x1B);
+  __m128i abef = _mm_alignr_epi8(cdab, cdgh, 8);
+  cdgh = _mm_blend_epi16(cdgh, cdab, 0xF0);
+  for (; blocks > 0; --blocks, data += 64) {
+    const __m128i abefSaved = abef, cdghSaved = cdgh;
+    __m128i w[4];
+    for (int i = 0; i < 16; ++i) {
+      __m128i &words = w[i & 3];
+      if (i < 4)
+        words = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(data + 16 * i)),
+                                 order);
+      else
+        words = _mm_sha256msg2_epu32(
+            _mm_add_epi32(_mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]),
+                          _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4)),
+            w[(i + 3) & 3]);
+      const __m128i k = _mm_add_epi32(
+          words, _mm_loadu_si128(reinterpret_cast<const __m128i *>(kRound + 4 * i)));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(k, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abefSaved);
+    cdgh = _mm_add_epi32(cdgh, cdghSaved);
+  }
+  const __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+  const __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  _mm_storeu_si128(reinterpret_cast<__m128i *>(state), _mm_blend_epi16(feba, dchg, 0xF0));
+  _mm_storeu_si128(reinterpret_cast<__m128i *>(state + 4), _mm_alignr_epi8(dchg, feba, 8));
+}
+
+/// The SHA extensions with SSE4.1 and SSSE3 (cpuid leaf 7 EBX bit 29; leaf 1 ECX bits 19, 9).
+bool hasShaExtensions() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 29))) return false;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 19)) && (c & (1u << 9));
+}
+
+Compress bestCompress() { return hasShaExtensions() ? compressShaNi : compressBlocks; }
+#else
+Compress bestCompress() { return compressBlocks; }
+#endif
+
+std::array<uint8_t, 32> digestWith(Compress blocksOf, std::string_view bytes) {
   uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto *data = reinterpret_cast<const unsigned char *>(bytes.data());
   size_t whole = bytes.size() / 64 * 64;
-  for (size_t at = 0; at < whole; at += 64) compress(state, data + at);
+  blocksOf(state, data, whole / 64);
   // The tail, a 1 bit, zeros, and the length in bits (big-endian) in one or two blocks.
   unsigned char tail[128] = {};
   const size_t rest = bytes.size() - whole;
-  std::memcpy(tail, data + whole, rest);
+  if (rest > 0) std::memcpy(tail, data + whole, rest);
   tail[rest] = 0x80;
   const size_t tailBytes = rest + 9 <= 64 ? 64 : 128;
   const uint64_t bits = uint64_t(bytes.size()) * 8;
   for (int i = 0; i < 8; ++i) tail[tailBytes - 1 - size_t(i)] = uint8_t(bits >> (8 * i));
-  for (size_t at = 0; at < tailBytes; at += 64) compress(state, tail + at);
+  blocksOf(state, tail, tailBytes / 64);
   std::array<uint8_t, 32> digest;
   for (int i = 0; i < 8; ++i)
     for (int k = 0; k < 4; ++k) digest[size_t(4 * i + k)] = uint8_t(state[i] >> (24 - 8 * k));
   return digest;
+}
+
+}  // namespace
+
+std::array<uint8_t, 32> sha256(std::string_view bytes) {
+  static const Compress blocksOf = bestCompress();
+  return digestWith(blocksOf, bytes);
+}
+
+std::array<uint8_t, 32> sha256Portable(std::string_view bytes) {
+  return digestWith(compressBlocks, bytes);
 }
 
 std::string sha256Hex(std::string_view bytes) {

@@ -13,6 +13,10 @@ namespace collplan {
 /// collplan's runtime dependencies (nlohmann/json, pthreads, librt, hwloc) provides one.
 std::array<uint8_t, 32> sha256(std::string_view bytes);
 
+/// sha256 without the SHA extensions of x86, which sha256 uses where the processor has them
+/// (for tests: both must agree).
+std::array<uint8_t, 32> sha256Portable(std::string_view bytes);
+
 /// sha256(bytes) as 64 lowercase hex digits.
 std::string sha256Hex(std::string_view bytes);
 

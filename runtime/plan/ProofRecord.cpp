@@ -79,9 +79,8 @@ bool lockWithin(int fd, std::chrono::milliseconds timeout) {
 ProofRecords ProofRecords::fromEnvironment() {
   const char *named = std::getenv(kProofDirVariable);
   if (!named) {
-    const std::string dir = defaultDirectory();
-    ProofRecords records(dir);
-    if (dir.empty()) records.unusable_ = "neither XDG_CACHE_HOME nor HOME names a directory";
+    ProofRecords records(defaultDirectory());
+    if (records.dir_.empty()) records.unusable_ = "neither XDG_CACHE_HOME nor HOME names one";
     return records;
   }
   if (named[0] != '/')
@@ -94,7 +93,7 @@ ProofRecords ProofRecords::fromEnvironment() {
 }
 
 ProofRecords::ProofRecords(std::string dir) : dir_(std::move(dir)) {
-  if (!dir_.empty()) unusable_ = makeDirectory(dir_);
+  unusable_ = dir_.empty() ? "no directory was named" : makeDirectory(dir_);
 }
 
 std::string ProofRecords::recordPath(const std::string &digest) const {

@@ -30,7 +30,8 @@ public:
   /// COLLPLAN_PROOF_DIR is set but empty, relative, or not a directory this user owns and no
   /// one else may write.
   static ProofRecords fromEnvironment();
-  /// Records in `dir` (created when missing); unusable() says why it cannot be used.
+  /// Records in `dir` (created when missing; "" names none); unusable() says why it cannot be
+  /// used.
   explicit ProofRecords(std::string dir);
 
   const std::string &dir() const { return dir_; }
