@@ -15,13 +15,17 @@ namespace collplan {
 
 /// One rank of a cpu-shm job (the intra-node IPC-buffer design).
 ///  - Control segment /dev/shm/collplan-<job>: a header (with the job's nonce) and every rank's
-///    record (pid, calls finished) and message FIFOs. Rank 0 creates it, never over a live
-///    job's: a control segment whose processes are all dead is removed first, one with a live
-///    process is refused ("already in use by another job"). The others open it (waiting up to
-///    the timeout for rank 0), check its owner, mode, size and rank count, check its nonce when
-///    they were given one (COLLPLAN_SHM_NONCE, from the launcher) and claim their record (a
-///    record a live process holds is refused). The name stays while the job runs, so a second
-///    job of the name finds it; the last rank to leave removes it.
+///    record (pid, calls finished) and message FIFOs. Rank 0 first reaps what dead jobs of this
+///    user left (reapStaleJobs), then creates it, never over a live job's: a control segment
+///    whose processes are all dead is removed first, one with a live process is refused
+///    ("already in use by another job"). The others open it (waiting up to the timeout for rank
+///    0), check its owner, mode, size and rank count, check its nonce when they were given one
+///    (COLLPLAN_SHM_NONCE, from the launcher), refuse a job that has one when they have none,
+///    and claim their record (a record a live process holds is refused). When a job without a
+///    nonce meets another of its name (a second rank 0, a second process for a rank), it is
+///    marked contested and its ranks stop at their next call or wait (checkContested). The name
+///    stays while the job runs, so a second job of the name finds it; the last rank to leave
+///    removes it.
 ///  - Staging segment /dev/shm/collplan-<job>-<nonce>-r<rank>-g<id> per rank, where the id (its
 ///    generation) is 62 random bits in hex, drawn for each segment, so that no one who lists
 ///    /dev/shm can create a job's next segment first (a name that exists is drawn again): where
