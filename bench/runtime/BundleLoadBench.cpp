@@ -1,6 +1,13 @@
-// Loading a bundle: every rank's programs (proven, and not) against one rank's (what a process
-// of a job loads, which cannot be proven alone), from JSON and from CBOR. Usage: collplan_bench_bundle_load BUNDLE [benchmark flags]
+// Loading a bundle: every rank's programs (proven, and not) against one rank's, from JSON and
+// CBOR; what a rank of a cpu-shm or mpi job loads (its own programs of a proven file, with the
+// proof record present, and the first load that proves it); and the parse alone, through
+// nlohmann's callback parser (what loaders used before) and the bounded one (JsonDocument.h),
+// on the bundle and on a plan with one channel of 20 000 ops.
+// Usage: collplan_bench_bundle_load BUNDLE [benchmark flags]
 // (default: plans/bundles/trn2/bundle.json of the source tree).
+#include "runtime/core/Files.h"
+#include "runtime/core/JsonDocument.h"
+#include "runtime/core/Sha256.h"
 #include "runtime/plan/BundleJson.h"
 
 #include <benchmark/benchmark.h>
@@ -8,12 +15,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 
 using namespace collplan;
 
 namespace {
 
-std::string jsonPath, cborPath;
+std::string jsonPath, cborPath, proofDir;
 
 void loadBundle(benchmark::State &state, const std::string &path, int onlyRank,
                 bool verify = true) {
@@ -36,30 +44,134 @@ void BM_JsonOneRank(benchmark::State &state) { loadBundle(state, jsonPath, 0); }
 void BM_CborEveryRank(benchmark::State &state) { loadBundle(state, cborPath, -1); }
 void BM_CborOneRank(benchmark::State &state) { loadBundle(state, cborPath, 0); }
 
+/// A rank's load (loadBundleFileForRank): `recorded` with the file's proof record present (every
+/// load after the first), else with no usable record directory (every load proves the file).
+void loadForRank(benchmark::State &state, bool recorded) {
+  const ProofRecords records(recorded ? proofDir : std::string());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        loadBundleFileForRank(jsonPath, {}, 0, records, std::chrono::seconds(60)));
+}
+void BM_RankProvenRecord(benchmark::State &state) { loadForRank(state, true); }
+void BM_RankFirstProof(benchmark::State &state) { loadForRank(state, false); }
+
+/// The "channels" of programs[0] only, as the loaders keep for rank 0, with nlohmann's
+/// callback parser (which scans the parent container after every object it discards).
+bool keepRankZero(int depth, nlohmann::json::parse_event_t event, nlohmann::json &parsed,
+                  std::vector<std::string> &keys, int &programsDepth, int &index) {
+  using E = nlohmann::json::parse_event_t;
+  const size_t d = size_t(depth);
+  if (event == E::key) {
+    if (keys.size() <= d) keys.resize(d + 1);
+    keys[d] = parsed.get<std::string>();
+    return !(programsDepth >= 0 && depth == programsDepth + 2 && keys[d] == "channels" &&
+             index != 0);
+  }
+  if (event == E::array_start && d < keys.size() && keys[d] == "programs") {
+    programsDepth = depth;
+    index = -1;
+  }
+  if (event == E::object_start && programsDepth >= 0 && depth == programsDepth + 1) ++index;
+  if (event == E::array_end && depth == programsDepth) programsDepth = -1;
+  return true;
+}
+
+void parseWithCallback(benchmark::State &state, const std::string &bytes) {
+  for (auto _ : state) {
+    std::vector<std::string> keys;
+    int programsDepth = -1, index = -1;
+    nlohmann::json doc = nlohmann::json::parse(
+        bytes, [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json &parsed) {
+          return keepRankZero(depth, event, parsed, keys, programsDepth, index);
+        });
+    benchmark::DoNotOptimize(doc);
+  }
+}
+
+/// A rank's load as it was before proof records: nlohmann's callback parser keeping rank 0's
+/// programs, then rank 0's validation, no proof.
+void BM_RankBefore(benchmark::State &state) {
+  PlanLoadOptions only;
+  only.onlyRank = 0;
+  for (auto _ : state) {
+    std::vector<std::string> keys;
+    int programsDepth = -1, index = -1;
+    const nlohmann::json doc = nlohmann::json::parse(
+        readWholeFile(jsonPath),
+        [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json &parsed) {
+          return keepRankZero(depth, event, parsed, keys, programsDepth, index);
+        });
+    benchmark::DoNotOptimize(bundleFromJson(doc, jsonPath, {}, only));
+  }
+}
+
+void parseBounded(benchmark::State &state, const std::string &bytes) {
+  const JsonMemberFilter keep = [](const std::vector<JsonStep> &path, const std::string &key) {
+    const size_t n = path.size();
+    return !(key == "channels" && n >= 2 && path[n - 1].inArray && path[n - 1].index != 0 &&
+             path[n - 2].key == "programs");
+  };
+  for (auto _ : state) benchmark::DoNotOptimize(parseJsonDocument(bytes, false, keep));
+}
+
+/// A broadcast plan whose one channel holds `ops` sends (rank 0) and as many receives (rank 1).
+std::string manyOpsPlan(size_t ops) {
+  std::string sends, recvs;
+  for (size_t i = 0; i < ops; ++i) {
+    sends += std::string(i ? "," : "") + R"({"op":"send","src":["in[0:1]"],"send":[1]})";
+    recvs += std::string(i ? "," : "") + R"({"op":"recv","recv":0,"dst":["out[0:1]"]})";
+  }
+  return R"({"format":"collplan-plan","version":2,"collective":"broadcast","ranks":2,"root":0,)"
+         R"("algorithm":"flat","units":1,"programs":[{"rank":0,"channels":[{"ops":[)" +
+         sends + R"(]}]},{"rank":1,"channels":[{"ops":[)" + recvs + "]}]}]}";
+}
+
+void registerAll() {
+  auto add = [](const char *name, void (*fn)(benchmark::State &)) {
+    benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond);
+  };
+  add("BundleLoad/json/every_rank", BM_JsonEveryRank);
+  add("BundleLoad/json/every_rank_unproven", BM_JsonEveryRankUnproven);
+  add("BundleLoad/json/one_rank", BM_JsonOneRank);
+  add("BundleLoad/json/rank_before", BM_RankBefore);
+  add("BundleLoad/json/rank_proven_record", BM_RankProvenRecord);
+  add("BundleLoad/json/rank_first_proof", BM_RankFirstProof);
+  add("BundleLoad/cbor/every_rank", BM_CborEveryRank);
+  add("BundleLoad/cbor/one_rank", BM_CborOneRank);
+  static const std::string bundle = readWholeFile(jsonPath), many = manyOpsPlan(20000);
+  benchmark::RegisterBenchmark("Sha256/bundle", [](benchmark::State &state) {
+    for (auto _ : state) benchmark::DoNotOptimize(sha256(bundle));
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bundle.size()));
+  })->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Parse/bundle/callback_parser", parseWithCallback, bundle)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Parse/bundle/bounded_parser", parseBounded, bundle)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Parse/20k_op_channel/callback_parser", parseWithCallback, many)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Parse/20k_op_channel/bounded_parser", parseBounded, many)
+      ->Unit(benchmark::kMillisecond);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   jsonPath = argc > 1 ? argv[1] : COLLPLAN_SOURCE_DIR "/plans/bundles/trn2/bundle.json";
-  // The same bundle in CBOR, written next to the temp dir for the CBOR cases.
-  cborPath = (std::filesystem::temp_directory_path() / "collplan-bench-bundle.cbor").string();
+  const std::filesystem::path temp = std::filesystem::temp_directory_path();
+  // The same bundle in CBOR, and a proof record of it in a directory of this run's own.
+  cborPath = (temp / "collplan-bench-bundle.cbor").string();
+  proofDir = (temp / ("collplan-bench-proofs-" + std::to_string(getpid()))).string();
   try {
     saveBundleFile(loadBundleFile(jsonPath), cborPath, DocumentEncoding::Cbor);
+    loadBundleFileForRank(jsonPath, {}, 0, ProofRecords(proofDir), std::chrono::seconds(60));
   } catch (const std::exception &e) {
     std::fprintf(stderr, "collplan_bench_bundle_load: %s\n", e.what());
     return 1;
   }
-  benchmark::RegisterBenchmark("BundleLoad/json/every_rank", BM_JsonEveryRank)
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("BundleLoad/json/every_rank_unproven", BM_JsonEveryRankUnproven)
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("BundleLoad/json/one_rank", BM_JsonOneRank)
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("BundleLoad/cbor/every_rank", BM_CborEveryRank)
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("BundleLoad/cbor/one_rank", BM_CborOneRank)
-      ->Unit(benchmark::kMillisecond);
+  registerAll();
   benchmark::RunSpecifiedBenchmarks();
   std::filesystem::remove(cborPath);
+  std::filesystem::remove_all(proofDir);
   return 0;
 }

@@ -4,7 +4,9 @@
 
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
+#include "compiler/analysis/SourceNesting.h"
 #include "compiler/export/ProgramToPlan.h"
+#include "runtime/core/Files.h"
 #include "runtime/topology/Topology.h"
 #include "dialects/coll/CollOps.h"
 
@@ -13,6 +15,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -204,11 +207,14 @@ FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &
                                     const CompileOptions &options, std::string &error) {
   CompilerContext ctx;
   llvm::SourceMgr sourceMgr;
-  std::string includeError;
-  if (!sourceMgr.AddIncludeFile(path, llvm::SMLoc(), includeError)) {
-    error = path + ": cannot read the file";
+  std::string text;
+  try {
+    text = readSourceFile(path);
+  } catch (const std::runtime_error &e) {
+    error = e.what();
     return failure();
   }
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, path), llvm::SMLoc());
   ParserConfig config(&ctx.get());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (!module) {

@@ -3,12 +3,14 @@
 #include "compiler/template/TemplateAlgorithms.h"
 
 #include "compiler/Registration.h"
+#include "compiler/analysis/SourceNesting.h"
 #include "compiler/lowering/Algorithms.h"
 #include "compiler/template/Instantiate.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <deque>
@@ -153,9 +155,17 @@ void parseFile(TemplateFile &file) {
   file.context = std::make_unique<MLIRContext>(MLIRContext::Threading::DISABLED);
   file.context->appendDialectRegistry(registry);
   file.context->loadAllAvailableDialects();
+  std::string text;
+  try {
+    text = readSourceFile(file.path);
+  } catch (const std::runtime_error &e) {
+    throw std::invalid_argument(e.what());
+  }
   std::string why = firstError(*file.context, [&] {
     llvm::SourceMgr sources;
-    file.module = parseSourceFile<ModuleOp>(file.path, sources, file.context.get());
+    sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, file.path),
+                               llvm::SMLoc());
+    file.module = parseSourceFile<ModuleOp>(sources, file.context.get());
   });
   if (!file.module)
     throw std::invalid_argument(file.path + ": " +

@@ -5,7 +5,9 @@
 #include "runtime/api/Communicator.h"
 #include "runtime/exec/RuntimeError.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <shared_mutex>
@@ -16,12 +18,14 @@
 
 struct collplan_world {
   std::unique_ptr<collplan::WorldImpl> impl;
+  std::atomic<int> users{0};  ///< calls of the API running on it now (LiveHandles::Use)
 };
 struct collplan_comm {
   /// The world of a communicator made with its own (collplan_comm_create_mpi); declared
   /// first, so it outlives the communicator.
   std::unique_ptr<collplan::WorldImpl> ownWorld;
   std::unique_ptr<collplan::Communicator> impl;
+  std::atomic<int> users{0};
 };
 
 namespace {
@@ -59,11 +63,27 @@ collplan_status_t guarded(const char *function, Body &&body) {
 
 /// The handles of one type this process created and has not destroyed. A destroyed handle's
 /// wrapper (one pointer) is never freed, so its address is never handed out again: a stale or
-/// made-up handle is always refused, never dereferenced.
+/// made-up handle is always refused, never dereferenced. Every API call that works on a handle
+/// holds a Use of it, so destroying a handle another thread is using is refused, not a
+/// use-after-free.
 template <typename Handle>
 class LiveHandles {
 public:
   LiveHandles(const char *argument, const char *what) : argument_(argument), what_(what) {}
+
+  /// A live handle, counted as in use until the Use ends.
+  class Use {
+  public:
+    explicit Use(Handle &h) : handle_(h) {}
+    Use(const Use &) = delete;
+    Use &operator=(const Use &) = delete;
+    ~Use() { handle_.users.fetch_sub(1, std::memory_order_release); }
+    Handle &operator*() const { return handle_; }
+    Handle *operator->() const { return &handle_; }
+
+  private:
+    Handle &handle_;
+  };
 
   Handle *add(std::unique_ptr<Handle> handle) {
     std::unique_lock lock(mutex_);
@@ -71,22 +91,35 @@ public:
     return handle.release();
   }
   /// Throws NullPointer for NULL, InvalidArgument for a handle that is not live.
-  Handle &check(Handle *handle) const {
+  Use use(Handle *handle) const {
     if (!handle) nullArgument(argument_);
     std::shared_lock lock(mutex_);
-    if (!live_.count(handle))
-      throw RuntimeError(ErrorCode::InvalidArgument,
-                         std::string(argument_) + " is not a live " + what_ +
-                             ": it was destroyed, or not made by this library");
-    return *handle;
+    if (!live_.count(handle)) notLive();
+    handle->users.fetch_add(1, std::memory_order_acquire);
+    return Use(*handle);
   }
-  /// Takes `handle` off the live list (the caller then frees what it holds).
-  void retire(Handle *handle) {
+  /// Takes `handle` off the live list (the caller then frees what it holds). Throws
+  /// InvalidArgument when it is not live, or when another thread is using it, and what
+  /// `mayRetire` throws (it runs while no call can start on the handle).
+  void retire(Handle *handle, const std::function<void(const Handle &)> &mayRetire = {}) {
     std::unique_lock lock(mutex_);
+    if (!live_.count(handle)) notLive();
+    if (mayRetire) mayRetire(*handle);
+    if (const int users = handle->users.load(std::memory_order_acquire))
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         std::string(argument_) + " is in use by " + std::to_string(users) +
+                             " call(s) on other threads: destroy a " + what_ +
+                             " only once every call on it has returned");
     live_.erase(handle);
   }
 
 private:
+  [[noreturn]] void notLive() const {
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       std::string(argument_) + " is not a live " + what_ +
+                           ": it was destroyed, or not made by this library");
+  }
+
   const char *argument_;
   const char *what_;
   mutable std::shared_mutex mutex_;
@@ -104,7 +137,7 @@ LiveHandles<collplan_comm> &comms() {
 
 collplan_status_t collective(const char *function, collplan_comm_t comm,
                              const collplan::CallRequest &request) {
-  return guarded(function, [&] { comms().check(comm).impl->run(request); });
+  return guarded(function, [&] { comms().use(comm)->impl->run(request); });
 }
 
 collplan::CallRequest request(collplan_collective_t kind, const void *send, void *recv,
@@ -140,11 +173,14 @@ collplan_status_t guardedCall(const char *function, const std::function<void()> 
   return guarded(function, body);
 }
 
-Communicator &communicator(collplan_comm_t comm) { return *comms().check(comm).impl; }
+void withCommunicator(collplan_comm_t comm, const std::function<void(Communicator &)> &body) {
+  auto c = comms().use(comm);
+  body(*c->impl);
+}
 
 bool isLive(collplan_comm_t comm) {
   try {
-    comms().check(comm);
+    comms().use(comm);
     return true;
   } catch (const RuntimeError &) {
     return false;
@@ -255,28 +291,29 @@ collplan_status_t collplan_world_create(const collplan_config_t *config, collpla
 collplan_status_t collplan_world_destroy(collplan_world_t world) {
   return guarded("collplan_world_destroy", [&] {
     if (!world) return;
-    if (int live = worlds().check(world).impl->liveCommunicators())
-      throw RuntimeError(ErrorCode::InvalidArgument,
-                         "the world still has " + std::to_string(live) +
-                             " communicator(s): destroy them first");
-    worlds().retire(world);
+    worlds().retire(world, [](const collplan_world &w) {
+      if (int live = w.impl->liveCommunicators())
+        throw RuntimeError(ErrorCode::InvalidArgument,
+                           "the world still has " + std::to_string(live) +
+                               " communicator(s): destroy them first");
+    });
     world->impl.reset();
   });
 }
 
 collplan_status_t collplan_world_ranks(collplan_world_t world, int *ranks) {
   return guarded("collplan_world_ranks", [&] {
-    collplan_world &w = worlds().check(world);
+    auto w = worlds().use(world);
     if (!ranks) nullArgument("ranks");
-    *ranks = w.impl->ranks();
+    *ranks = w->impl->ranks();
   });
 }
 
 collplan_status_t collplan_world_local_rank(collplan_world_t world, int *rank) {
   return guarded("collplan_world_local_rank", [&] {
-    collplan_world &w = worlds().check(world);
+    auto w = worlds().use(world);
     if (!rank) nullArgument("rank");
-    *rank = w.impl->localRank();
+    *rank = w->impl->localRank();
   });
 }
 
@@ -284,9 +321,9 @@ collplan_status_t collplan_comm_create(collplan_world_t world, int rank, collpla
   return guarded("collplan_comm_create", [&] {
     if (!comm) nullArgument("comm");
     *comm = nullptr;
-    collplan_world &w = worlds().check(world);
+    auto w = worlds().use(world);
     auto handle = std::make_unique<collplan_comm>();
-    handle->impl = std::make_unique<collplan::Communicator>(*w.impl, rank);
+    handle->impl = std::make_unique<collplan::Communicator>(*w->impl, rank);
     *comm = comms().add(std::move(handle));
   });
 }
@@ -294,7 +331,6 @@ collplan_status_t collplan_comm_create(collplan_world_t world, int rank, collpla
 collplan_status_t collplan_comm_destroy(collplan_comm_t comm) {
   return guarded("collplan_comm_destroy", [&] {
     if (!comm) return;
-    comms().check(comm);
     comms().retire(comm);
     comm->impl.reset();
     comm->ownWorld.reset();
@@ -303,39 +339,39 @@ collplan_status_t collplan_comm_destroy(collplan_comm_t comm) {
 
 collplan_status_t collplan_comm_rank(collplan_comm_t comm, int *rank) {
   return guarded("collplan_comm_rank", [&] {
-    collplan_comm &c = comms().check(comm);
+    auto c = comms().use(comm);
     if (!rank) nullArgument("rank");
-    *rank = c.impl->rank();
+    *rank = c->impl->rank();
   });
 }
 
 collplan_status_t collplan_comm_size(collplan_comm_t comm, int *ranks) {
   return guarded("collplan_comm_size", [&] {
-    collplan_comm &c = comms().check(comm);
+    auto c = comms().use(comm);
     if (!ranks) nullArgument("ranks");
-    *ranks = c.impl->ranks();
+    *ranks = c->impl->ranks();
   });
 }
 
 collplan_status_t collplan_mem_alloc(collplan_comm_t comm, size_t bytes, void **ptr) {
   return guarded("collplan_mem_alloc", [&] {
-    collplan_comm &c = comms().check(comm);
+    auto c = comms().use(comm);
     if (!ptr) nullArgument("ptr");
     *ptr = nullptr;
-    *ptr = c.impl->allocate(bytes);
+    *ptr = c->impl->allocate(bytes);
   });
 }
 
 collplan_status_t collplan_mem_free(collplan_comm_t comm, void *ptr) {
   return guarded("collplan_mem_free", [&] {
-    comms().check(comm).impl->release(ptr);
+    comms().use(comm)->impl->release(ptr);
   });
 }
 
 const char *collplan_comm_last_algorithm(collplan_comm_t comm) {
   const char *algorithm = "";
   guarded("collplan_comm_last_algorithm",
-          [&] { algorithm = comms().check(comm).impl->lastAlgorithm().c_str(); });
+          [&] { algorithm = comms().use(comm)->impl->lastAlgorithm().c_str(); });
   return algorithm;
 }
 
@@ -346,14 +382,14 @@ collplan_status_t collplan_run_threads(collplan_world_t world, collplan_thread_f
   };
   std::vector<Outcome> outcomes;
   collplan_status_t status = guarded("collplan_run_threads", [&] {
-    collplan_world &w = worlds().check(world);
+    auto w = worlds().use(world);
     if (!fn) nullArgument("fn");
-    if (w.impl->backend().oneRankPerProcess())
+    if (w->impl->backend().oneRankPerProcess())
       throw RuntimeError(ErrorCode::InvalidArgument,
                          "collplan_run_threads needs a world that holds every rank (cpu-threads), "
-                         "this one is " + std::string(w.impl->backend().name()) +
+                         "this one is " + std::string(w->impl->backend().name()) +
                              " with one rank per process");
-    const int ranks = w.impl->ranks();
+    const int ranks = w->impl->ranks();
     outcomes.resize(size_t(ranks));
     std::vector<std::thread> threads;
     threads.reserve(size_t(ranks));

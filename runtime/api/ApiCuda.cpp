@@ -22,9 +22,10 @@ extern "C" {
 collplan_status_t collplan_cuda_call(collplan_comm_t comm, const collplan_call_t *call,
                                      cudaStream_t stream) {
   return collplan::api::guardedCall("collplan_cuda_call", [&] {
-    collplan::Communicator &communicator = collplan::api::communicator(comm);
-    if (!call) throw RuntimeError(ErrorCode::NullPointer, "call is NULL");
-    communicator.enqueue(collplan::api::callRequest(*call), stream);
+    collplan::api::withCommunicator(comm, [&](collplan::Communicator &communicator) {
+      if (!call) throw RuntimeError(ErrorCode::NullPointer, "call is NULL");
+      communicator.enqueue(collplan::api::callRequest(*call), stream);
+    });
     if (groupDepth > 0) groupComms.push_back(comm);
   });
 }
@@ -43,20 +44,24 @@ collplan_status_t collplan_group_end(void) {
     called.swap(groupComms);
     for (collplan_comm_t comm : called)
       if (collplan::api::isLive(comm))
-        collplan::api::communicator(comm).world().deviceCalls()->checkComplete();
+        collplan::api::withCommunicator(comm, [](collplan::Communicator &communicator) {
+          communicator.world().deviceCalls()->checkComplete();
+        });
   });
 }
 
 collplan_status_t collplan_cuda_comm_device(collplan_comm_t comm, int *device) {
   return collplan::api::guardedCall("collplan_cuda_comm_device", [&] {
-    collplan::Communicator &communicator = collplan::api::communicator(comm);
-    if (!device) throw RuntimeError(ErrorCode::NullPointer, "device is NULL");
-    const collplan::DeviceJob *job = communicator.world().deviceJob();
-    if (!job)
-      throw RuntimeError(ErrorCode::InvalidArgument,
-                         "comm is on backend " + std::string(communicator.world().backend().name()) +
-                             ", which runs on no device");
-    *device = job->deviceOf(communicator.rank());
+    collplan::api::withCommunicator(comm, [&](collplan::Communicator &communicator) {
+      if (!device) throw RuntimeError(ErrorCode::NullPointer, "device is NULL");
+      const collplan::DeviceJob *job = communicator.world().deviceJob();
+      if (!job)
+        throw RuntimeError(ErrorCode::InvalidArgument,
+                           "comm is on backend " +
+                               std::string(communicator.world().backend().name()) +
+                               ", which runs on no device");
+      *device = job->deviceOf(communicator.rank());
+    });
   });
 }
 

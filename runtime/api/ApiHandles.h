@@ -14,9 +14,10 @@ namespace collplan::api {
 /// ("function: message"), as every function of collplan.h does.
 collplan_status_t guardedCall(const char *function, const std::function<void()> &body);
 
-/// The communicator of a live handle. Throws RuntimeError: NullPointer for NULL, InvalidArgument
+/// Runs `body` on the communicator of a live handle, which stays in use (collplan_comm_destroy
+/// refuses it) until `body` returns. Throws RuntimeError: NullPointer for NULL, InvalidArgument
 /// for a handle that is not live.
-Communicator &communicator(collplan_comm_t comm);
+void withCommunicator(collplan_comm_t comm, const std::function<void(Communicator &)> &body);
 /// Whether `comm` is a live handle.
 bool isLive(collplan_comm_t comm);
 /// collplan_call_t as the communicator takes it.

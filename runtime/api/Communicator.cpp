@@ -87,10 +87,13 @@ void WorldImpl::loadTopologyAndBundle() {
     expect.backend = std::string(backend_.name());
     if (topology) expect.fingerprint = topology->fingerprint();
     try {
-      // A process that holds one rank parses and validates only that rank's programs.
-      PlanLoadOptions only;
-      if (backend_.oneRankPerProcess()) only.onlyRank = c.rank;
-      bundle_ = loadBundleFile(c.bundleFile, expect, only);
+      // A process that holds one rank builds only that rank's programs, once the whole file
+      // is proven (by this process or, as its proof record says, by another).
+      if (backend_.oneRankPerProcess())
+        bundle_ = loadBundleFileForRank(c.bundleFile, expect, c.rank,
+                                        ProofRecords::fromEnvironment(), policy_.timeout);
+      else
+        bundle_ = loadBundleFile(c.bundleFile, expect);
     } catch (const std::exception &e) {
       fail(ErrorCode::File, e.what());
     }

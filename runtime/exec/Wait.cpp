@@ -32,7 +32,10 @@ bool waitAtLeast(const std::atomic<uint64_t> &flag, uint64_t target, const WaitP
       if (flag.load(std::memory_order_acquire) >= target) return true;
       sched_yield();
     }
-    if (std::chrono::steady_clock::now() - start > policy.yieldFor) break;
+    const auto yielded = std::chrono::steady_clock::now() - start;
+    if (yielded > policy.yieldFor) break;
+    if (policy.timeout.count() > 0 && yielded > policy.timeout)
+      return flag.load(std::memory_order_acquire) >= target;
   }
   std::chrono::microseconds sleep{1};
   auto nextCheck = start + policy.checkEvery;
@@ -89,20 +92,12 @@ std::chrono::microseconds Backoff::idleFor() const {
 
 WaitPolicy defaultWaitPolicy() {
   WaitPolicy policy;
-  if (const char *text = std::getenv("COLLPLAN_TIMEOUT_S")) {
-    char *end = nullptr;
-    const double seconds = std::strtod(text, &end);
-    if (end == text || *end != '\0' || seconds < 0)
-      throw RuntimeError(ErrorCode::InvalidArgument,
-                         std::string("COLLPLAN_TIMEOUT_S must be a number of seconds >= 0, got \"") +
-                             text + "\"");
-    policy.timeout = std::chrono::milliseconds(int64_t(seconds * 1000));
-  }
-  policy.spins = int(std::min<uint64_t>(
-      unsignedFromEnv("COLLPLAN_WAIT_SPINS", uint64_t(policy.spins), "a number of polls"),
-      1u << 30));
-  policy.yieldFor = std::chrono::microseconds(unsignedFromEnv(
-      "COLLPLAN_WAIT_YIELD_US", uint64_t(policy.yieldFor.count()), "a number of microseconds"));
+  policy.timeout = std::chrono::milliseconds(timeoutMillisFromEnv(policy.timeout.count()));
+  policy.spins = int(unsignedFromEnv("COLLPLAN_WAIT_SPINS", uint64_t(policy.spins),
+                                     "a number of polls from 0 to 1000000", 1000000));
+  policy.yieldFor = std::chrono::microseconds(
+      unsignedFromEnv("COLLPLAN_WAIT_YIELD_US", uint64_t(policy.yieldFor.count()),
+                      "a number of microseconds from 0 to 1000000", 1000000));
   return policy;
 }
 

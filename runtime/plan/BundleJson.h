@@ -4,9 +4,11 @@
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanError.h"
 #include "runtime/plan/PlanJson.h"
+#include "runtime/plan/ProofRecord.h"
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -34,6 +36,17 @@ Bundle bundleFromJson(const nlohmann::json &json, const std::string &origin,
 /// holds that rank's program alone. Throws PlanError naming the file.
 Bundle loadBundleFile(const std::string &path, const BundleExpectations &expectations = {},
                       const PlanLoadOptions &options = {});
+
+/// What a process that holds one rank of a job loads: rank `rank`'s programs of the bundle at
+/// `path` alone (loadBundleFile with onlyRank), once the whole file is known to be sound. The
+/// checks that need every rank's programs (transfer matching, deadlock freedom, the proof) are
+/// established for the file's content, by SHA-256, in `records`: the first process to load a
+/// content loads it whole and proves it, under a lock, and records it; every later one finds
+/// the record. The bytes hashed are the bytes parsed, so no edit after the proof can slip in.
+/// Throws PlanError naming the file, as a whole load would.
+Bundle loadBundleFileForRank(const std::string &path, const BundleExpectations &expectations,
+                             int rank, const ProofRecords &records,
+                             std::chrono::milliseconds timeout);
 
 /// Validates `bundle` (as bundleFromJson without expectations) and writes it in `encoding`.
 void saveBundleFile(const Bundle &bundle, const std::string &path, DocumentEncoding encoding);

@@ -2,13 +2,9 @@
 #include "runtime/plan/JsonFile.h"
 
 #include "runtime/core/Files.h"
-#include "runtime/core/JsonText.h"
+#include "runtime/core/JsonDocument.h"
 #include "runtime/plan/PlanError.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 namespace collplan {
@@ -17,54 +13,19 @@ namespace {
 using nlohmann::json;
 
 /// Keeps the "channels" of programs[onlyRank] only, in every "programs" array of a document (a
-/// plan has one, a bundle one per bucket). nlohmann calls it for every parse event with the
-/// nesting depth: an object's members are one deeper than the object, an array's elements too.
-class ProgramFilter {
-public:
-  explicit ProgramFilter(int onlyRank) : onlyRank_(onlyRank) {}
-
-  bool operator()(int depth, json::parse_event_t event, json &parsed) {
-    const size_t d = size_t(depth);
-    switch (event) {
-    case json::parse_event_t::key:
-      if (lastKey_.size() <= d) lastKey_.resize(d + 1);
-      lastKey_[d] = parsed.get<std::string>();
-      return !(programsDepth_ >= 0 && depth == programsDepth_ + 2 && lastKey_[d] == "channels" &&
-               index_ != onlyRank_);
-    case json::parse_event_t::array_start:
-      if (d < lastKey_.size() && lastKey_[d] == "programs") {
-        programsDepth_ = depth;
-        index_ = -1;
-      }
-      return true;
-    case json::parse_event_t::object_start:
-      if (programsDepth_ >= 0 && depth == programsDepth_ + 1) ++index_;
-      return true;
-    case json::parse_event_t::array_end:
-      if (depth == programsDepth_) programsDepth_ = -1;
-      return true;
-    default:
-      return true;
-    }
-  }
-
-private:
-  int onlyRank_;
-  std::vector<std::string> lastKey_;  ///< the last key seen at each depth
-  int programsDepth_ = -1;            ///< depth of the "programs" array being read, or -1
-  int index_ = -1;                    ///< element of that array being read
-};
-
-std::string readBytes(const std::string &path) {
-  try {
-    return readWholeFile(path);
-  } catch (const FileError &e) {
-    throw PlanError(path, "", e.reason());
-  }
+/// plan has one, a bundle one per bucket).
+JsonMemberFilter programFilter(int onlyRank) {
+  if (onlyRank < 0) return {};
+  return [onlyRank](const std::vector<JsonStep> &path, const std::string &key) {
+    const size_t n = path.size();
+    return !(key == "channels" && n >= 2 && path[n - 1].inArray &&
+             path[n - 1].index != size_t(onlyRank) && !path[n - 2].inArray &&
+             path[n - 2].key == "programs");
+  };
 }
 
 /// JSON documents start with '{' (after whitespace); a CBOR map starts with a major type 5 byte.
-bool looksLikeCbor(const std::string &bytes) {
+bool looksLikeCbor(std::string_view bytes) {
   for (const char c : bytes) {
     const auto b = uint8_t(c);
     if (b == ' ' || b == '\n' || b == '\r' || b == '\t') continue;
@@ -87,21 +48,23 @@ std::string_view toString(DocumentEncoding encoding) {
 }
 
 json readPlanDocument(const std::string &path, int onlyRank) {
-  const std::string bytes = readBytes(path);
-  const bool cbor = looksLikeCbor(bytes);
-  json doc;
-  ProgramFilter filter(onlyRank);
-  json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json &parsed) {
-    return onlyRank < 0 || filter(depth, event, parsed);
-  };
-  nlohmann::detail::json_sax_dom_callback_parser<json> sax(doc, callback, true);
+  return parsePlanDocument(readPlanBytes(path), path, onlyRank);
+}
+
+json parsePlanDocument(std::string_view bytes, const std::string &origin, int onlyRank) {
   try {
-    json::sax_parse(bytes, &sax, cbor ? json::input_format_t::cbor : json::input_format_t::json);
-  } catch (const json::exception &e) {
-    throw PlanError(path, "", std::string(cbor ? "not valid CBOR: " : "not valid JSON: ") +
-                                  jsonErrorText(e));
+    return parseJsonDocument(bytes, looksLikeCbor(bytes), programFilter(onlyRank));
+  } catch (const JsonSyntaxError &e) {
+    throw PlanError(origin, "", e.what());
   }
-  return doc;
+}
+
+std::string readPlanBytes(const std::string &path) {
+  try {
+    return readWholeFile(path);
+  } catch (const FileError &e) {
+    throw PlanError(path, "", e.reason());
+  }
 }
 
 void writePlanDocument(const json &doc, const std::string &path, DocumentEncoding encoding) {

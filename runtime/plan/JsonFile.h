@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace collplan {
 
@@ -14,6 +15,11 @@ namespace collplan {
 /// is skipped while parsing, so a rank builds only its own programs of a plan or bundle.
 /// A missing or unreadable file, invalid JSON or CBOR throws PlanError naming the file.
 nlohmann::json readPlanDocument(const std::string &path, int onlyRank = -1);
+/// readPlanDocument's parse of bytes already read; `origin` names them in errors.
+nlohmann::json parsePlanDocument(std::string_view bytes, const std::string &origin,
+                                 int onlyRank = -1);
+/// The bytes of the file at `path` (readWholeFile); failure throws PlanError naming the file.
+std::string readPlanBytes(const std::string &path);
 
 /// Writes `json` compactly (JSON without indentation, with a trailing newline, or CBOR);
 /// failure throws PlanError naming the file.

@@ -369,6 +369,9 @@ SimResult simulate(const Plan &plan, const Topology &topo, uint64_t messageBytes
   result.totalUs = engine.lastReleaseUs();
   for (const auto &timeline : result.timelines)
     for (const OpTiming &timing : timeline) result.totalUs = std::max(result.totalUs, timing.endUs);
+  if (!std::isfinite(result.totalUs))  // validated topologies keep times finite: a backstop
+    throw SimError("the simulated time of " + std::to_string(messageBytes) + " bytes on topology " +
+                   topo.name + " is not a finite number: are its bandwidths and latencies sane?");
   finishUsage(topo, result);
   result.criticalPath = findCriticalPath(plan, model, result);
   return result;

@@ -1,14 +1,17 @@
 // Shared helpers of the topology generators (internal to runtime/topology).
 #pragma once
 
+#include "runtime/core/Limits.h"
+
 #include "runtime/topology/Generators.h"
 
 #include <string>
 
 namespace collplan {
 
-/// Generators refuse to build more ranks than this (a guard against typos like ring:10000000).
-inline constexpr long long kMaxGeneratedRanks = 1 << 20;
+/// Generators refuse to build more ranks than a plan may have (kMaxRanks, 65 536): a guard
+/// against typos like ring:10000000, and hypercube:20 ran for minutes before anything failed.
+inline constexpr long long kMaxGeneratedRanks = kMaxRanks;
 
 /// Throws TopologyError unless `value >= minimum`.
 void checkCount(const std::string &origin, const std::string &what, long long value,

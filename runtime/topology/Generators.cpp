@@ -101,7 +101,7 @@ Topology torus2d(int x, int y, int ranksPerChip, const GeneratorParams &params) 
 Topology hypercube(int dims, const GeneratorParams &params) {
   std::string origin = "hypercube(" + std::to_string(dims) + ")";
   checkCount(origin, "dims", dims, 0);
-  checkAtMost(origin, "dims", dims, 20);
+  checkAtMost(origin, "dims", dims, 16);  // 2^16 ranks: kMaxGeneratedRanks
   if (dims == 0) {
     Topology topo = baseTopology("hypercube-0", 1, params, origin);
     return finish(std::move(topo), origin);

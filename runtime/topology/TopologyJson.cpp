@@ -1,6 +1,6 @@
 // The topology JSON format: parsing with field-by-field errors, writing, loading files.
 #include "runtime/core/Files.h"
-#include "runtime/core/JsonText.h"
+#include "runtime/core/JsonDocument.h"
 #include "runtime/topology/Topology.h"
 
 #include "runtime/topology/TopologyError.h"
@@ -341,9 +341,9 @@ Topology loadTopologyFile(const std::string &path) {
   }
   json document;
   try {
-    document = json::parse(text);
-  } catch (const json::exception &error) {  // parse_error, or out_of_range for 1e400
-    throw TopologyError(path, "", "not valid JSON: " + jsonErrorText(error));
+    document = parseJsonDocument(text, /*cbor=*/false);
+  } catch (const JsonSyntaxError &error) {  // not JSON, 1e400, or nested too deeply
+    throw TopologyError(path, "", error.what());
   }
   return topologyFromJson(document, path);
 }

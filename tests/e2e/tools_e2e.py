@@ -363,6 +363,62 @@ def test_bench_shm(env):
     check(len(rows) == 6 and all(m.group(9) == "0" for m in rows), "cpu-shm rows")
 
 
+def shm_jobs_of(parent):
+    """The cpu-shm jobs whose rank 0 is a child of process `parent`: {job name: rank 0 pid}.
+    A control segment /dev/shm/collplan-<job> records rank 0's pid at byte 4096."""
+    children = set()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[1]) == parent:
+                children.add(int(entry))
+        except (OSError, ValueError, IndexError):
+            pass
+    jobs = {}
+    for name in os.listdir("/dev/shm"):
+        if not name.startswith("collplan-launch-") or name.count("-") != 2:
+            continue
+        try:
+            with open(os.path.join("/dev/shm", name), "rb") as f:
+                f.seek(4096)
+                pid = int.from_bytes(f.read(8), "little")
+        except OSError:
+            continue
+        if pid in children:
+            jobs[name[len("collplan-"):]] = pid
+    return jobs
+
+
+def test_bench_stopped_by_signal(env):
+    """SIGTERM, SIGHUP or SIGINT (Ctrl-C) to plan-bench on cpu-shm left its ranks' segments in
+    /dev/shm (about 1.1 GiB each time); now it stops the ranks, removes them, and dies by the
+    signal as before."""
+    import signal
+    import subprocess
+    import time
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        cmd = [os.path.join(env.bin, "plan-bench"), "-n", "2", "--backend", "cpu-shm", "-b",
+               "1M", "-e", "64M", "--reps", "1000"]
+        bench = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        jobs = {}
+        for _ in range(600):
+            jobs = shm_jobs_of(bench.pid)
+            if jobs or bench.poll() is not None:
+                break
+            time.sleep(0.05)
+        check(jobs, f"{sig.name}: plan-bench started no cpu-shm job")
+        bench.send_signal(sig)
+        try:
+            bench.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            bench.kill()
+            raise Failure(f"{sig.name}: plan-bench still runs 60 s after the signal")
+        check(bench.returncode == -sig, f"{sig.name}: exit {bench.returncode}")
+        left = [n for n in os.listdir("/dev/shm") for j in jobs if n.startswith("collplan-" + j)]
+        check(not left, f"{sig.name}: segments left in /dev/shm: {left}")
+
+
 def test_bench_sim(env):
     p = env.run("plan-bench", "--backend", "sim", "--topology", "ring:4", "-b", "1K", "-e", "1M",
                 "-f", "32", "--json")

@@ -1,5 +1,6 @@
 // libFuzzer target: coll IR text through MLIR's parser, the op verifiers and coll-verify.
 #include "compiler/analysis/ScheduleVerifier.h"
+#include "compiler/analysis/SourceNesting.h"
 #include "dialects/coll/CollOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -44,6 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   // A std::string keeps the NUL after the text that MLIR's lexer expects at the end of a buffer.
   const std::string text(reinterpret_cast<const char *>(data), size);
+  // The tools refuse input nested deeper than MLIR's recursive parser can take; so does this.
+  if (collplan::deepNesting(text)) return 0;
   // Parsing runs the op verifiers; a module that passes them goes on to the schedule proof.
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, mlir::ParserConfig(context.get()));

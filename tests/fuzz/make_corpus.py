@@ -7,7 +7,9 @@ Sources: the plan, bundle and topology test data, the shipped bundles (their sma
 their topologies), the lit tests and the example schedules (one file per split-input section,
 comment lines removed); with plan-compile, also compiled plans, bundles and IR of every
 collective kind in JSON and CBOR. Files over MAX_BYTES are left out, because libFuzzer sizes its
-inputs after the largest seed. Files named regression-* (reproducers of fixed bugs) are kept.
+inputs after the largest seed. Files named regression-* (reproducers of fixed bugs, and the
+regression-deep-* seeds that reach the nesting bounds and raise the input size to 64 KiB) are
+kept.
 """
 import argparse
 import hashlib

@@ -158,6 +158,23 @@ class PlansAndTools(unittest.TestCase):
             collplan.compile("allreduce", 4, "ring", params={"colour": 1})
         self.assertIn('unknown key "colour"', str(caught.exception))
 
+    def test_deep_files_are_errors(self):
+        """A file of nested arrays crashed load_plan (SIGSEGV); now it is a PlanError."""
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in (("deep.plan.json", '{"params": ' + "[" * 400000 + "]" * 400000 + "}"),
+                               ("deep.bundle.cbor", None)):
+                path = os.path.join(d, name)
+                if text is None:
+                    with open(path, "wb") as f:
+                        f.write(b"\xa1\x68topology" + b"\x81" * 1000000 + b"\x00")
+                else:
+                    with open(path, "w") as f:
+                        f.write(text)
+                load = collplan.load_bundle if "bundle" in name else collplan.load_plan
+                with self.assertRaises(collplan.PlanError) as caught:
+                    load(path)
+                self.assertIn("nest deeper than 64 levels", str(caught.exception))
+
     def test_bench_returns_rows(self):
         result = collplan.bench(ranks=2, collective="allgather", max_bytes=4096, step_factor=8, reps=3)
         self.assertEqual([row["size"] for row in result["rows"]], [8, 64, 512, 4096])

@@ -2,6 +2,7 @@
 #include "tuner/bench/PlanSource.h"
 
 #include "runtime/core/Files.h"
+#include "runtime/core/JsonDocument.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/DefaultRules.h"
 #include "runtime/plan/PlanJson.h"
@@ -21,7 +22,12 @@ std::string fileFormat(const std::string &path) {
   } catch (const FileError &) {
     return "";
   }
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j;
+  try {
+    j = parseJsonDocument(text, /*cbor=*/false);
+  } catch (const JsonSyntaxError &) {
+    return "";
+  }
   if (j.is_object() && j.contains("format") && j["format"].is_string())
     return j["format"].get<std::string>();
   return "";

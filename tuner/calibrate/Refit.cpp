@@ -2,7 +2,7 @@
 #include "tuner/calibrate/Refit.h"
 
 #include "runtime/core/Files.h"
-#include "runtime/core/JsonText.h"
+#include "runtime/core/JsonDocument.h"
 #include "runtime/sim/Simulator.h"
 #include "tuner/calibrate/CalibrationPlans.h"
 
@@ -138,9 +138,9 @@ StoredReport loadStoredReport(const std::string &path) {
   const std::string text = readWholeFile(path);
   nlohmann::json report;
   try {
-    report = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception &e) {
-    throw std::runtime_error(path + ": not valid JSON (" + jsonErrorText(e) + ")");
+    report = parseJsonDocument(text, /*cbor=*/false);
+  } catch (const JsonSyntaxError &e) {
+    throw std::runtime_error(path + ": " + e.what());
   }
   return parseStoredReport(report, path);
 }

@@ -22,7 +22,8 @@ constexpr size_t kStagingGranule = size_t(1) << 20;
 /// MessageSlot::generation of a value posted in place: `where` is its address in the sender.
 constexpr uint64_t kInPlaceGeneration = ~uint64_t(0);
 /// MessageSlot::generation tag of a value in a shared region: `where` is its offset in region
-/// (generation & ~kRegionTag). Staging generations count up from 1 and never reach it.
+/// (generation & ~kRegionTag). Staging generations are 62-bit segment ids (newSegmentId), which
+/// never have this bit.
 constexpr uint64_t kRegionTag = uint64_t(1) << 62;
 
 uint64_t probeValue(int rank) { return kControlMagic ^ uint64_t(rank); }
@@ -92,17 +93,22 @@ ShmTransport::ShmTransport(const std::string &job, int rank, int ranks, WaitPoli
 }
 
 std::string ShmTransport::stagingName(int rank, uint64_t generation) const {
-  return names_.ofRank(rank) + "g" + std::to_string(generation);
+  return names_.ofRank(rank) + "g" + nonceText(generation);
 }
 
 void ShmTransport::createControl(const ControlLayout &layout, uint64_t nonce) {
   const std::string name = names_.control();
+  reapStaleJobs();  // what jobs whose processes all died left behind, whatever their names
   for (int attempt = 0;; ++attempt) {
     bool exists = false;
     control_ = ShmSegment::create(name, layout.bytes, &exists);  // zero-filled: calls start at 0
     if (control_) break;
     const std::string why = freeJobName(job_);
-    if (!why.empty()) throw RuntimeError(ErrorCode::InvalidArgument, why);
+    if (!why.empty()) {
+      // Without nonces, this job's other ranks may have joined that one: it must stop too.
+      if (nonce == 0) contestJob(job_);
+      throw RuntimeError(ErrorCode::InvalidArgument, why);
+    }
     if (attempt == 100)
       throw RuntimeError(ErrorCode::System, "cannot create shared-memory segment /dev/shm" + name +
                                                 ": it was re-created 100 times while rank 0 " +
@@ -113,6 +119,7 @@ void ShmTransport::createControl(const ControlLayout &layout, uint64_t nonce) {
   h.ranks = ranks_;
   h.fifoCapacity = layout.fifoCapacity;
   h.nonce = nonce != 0 ? nonce : newJobNonce();
+  h.nonceGiven = nonce != 0 ? 1 : 0;
   recordOf(control_, 0).pid.store(::getpid(), std::memory_order_relaxed);
   publishRecord();  // before the magic: a complete record 0 tells whether the job lives
   h.magic.store(kControlMagic, std::memory_order_release);
@@ -137,7 +144,14 @@ void ShmTransport::openControl(const ControlLayout &layout, uint64_t nonce) {
                              job_ + "\" running with the same job name and rank count?");
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  const ShmHeader &h = headerOf(control_);
+  ShmHeader &h = headerOf(control_);
+  if (nonce == 0 && h.nonceGiven)
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       jobText(job_) + " was started with a nonce (" + kNonceVariable +
+                           ", as collplan-shm-launch sets it) but rank " +
+                           std::to_string(rank_) + " has none: it belongs to another job of " +
+                           "that name; give it the job's " + kNonceVariable +
+                           ", or pick another job name");
   if (nonce != 0 && h.nonce != nonce)
     throw RuntimeError(ErrorCode::InvalidArgument,
                        jobText(job_) + " is already in use by another job (" +
@@ -162,6 +176,8 @@ void ShmTransport::openControl(const ControlLayout &layout, uint64_t nonce) {
   if (!mine.pid.compare_exchange_strong(free, ::getpid(), std::memory_order_acq_rel)) {
     const ProcessId holder = processOf(mine);
     const bool alive = livenessOf(holder) != Liveness::Dead;
+    // Two processes claim one rank: without a nonce, two jobs may be mixed in this one.
+    if (alive && !h.nonceGiven) h.contested.store(1, std::memory_order_release);
     throw RuntimeError(ErrorCode::InvalidArgument,
                        "rank " + std::to_string(rank_) + " of " + jobText(job_) +
                            " is already taken by pid " + std::to_string(holder.pid) +
@@ -222,7 +238,18 @@ void ShmTransport::leaveJob() {
   control_.unlinkIfStillNamed();
 }
 
+void ShmTransport::checkContested() const {
+  if (headerOf(control_).contested.load(std::memory_order_acquire))
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "rank " + std::to_string(rank_) + " of " + jobText(job_) +
+                           ": another job of the same name started while this one ran, and "
+                           "neither was given a nonce, so their ranks may have mixed: this job "
+                           "stops. Give each job a name of its own, or every rank of a job the "
+                           "same " + kNonceVariable + " (16 hex digits)");
+}
+
 void ShmTransport::checkPeers() {
+  checkContested();
   const ShmHeader &h = headerOf(control_);
   if (const int32_t failed = h.failedRank.load(std::memory_order_acquire))
     failJob(failed - 1, "was found dead or gone by another rank");
@@ -259,9 +286,11 @@ std::byte *ShmTransport::reserveStaging(size_t bytes) {
   if (bytes <= staging_.size()) return staging_.data();
   const size_t size = (bytes + kStagingGranule - 1) / kStagingGranule * kStagingGranule;
   const std::string old = staging_ ? staging_.name() : std::string();
-  ShmSegment next = ShmSegment::create(stagingName(rank_, generation_ + 1), size);
+  uint64_t id = 0;
+  ShmSegment next = ShmSegment::createUnique(
+      [&](uint64_t candidate) { return stagingName(rank_, candidate); }, size, id);
   staging_ = std::move(next);
-  ++generation_;
+  generation_ = id;
   if (!old.empty()) ShmSegment::unlink(old);
   return staging_.data();
 }
@@ -272,6 +301,7 @@ size_t ShmTransport::inPlaceMinBytes(const void *base, size_t bytes) const {
 }
 
 void ShmTransport::beginCall(const CallSignature &signature) {
+  checkContested();
   FlagTransport::beginCall(signature);
   if (!probed_) probeSingleCopy();
 }

@@ -15,20 +15,26 @@ namespace collplan {
 
 /// One rank of a cpu-shm job (the intra-node IPC-buffer design).
 ///  - Control segment /dev/shm/collplan-<job>: a header (with the job's nonce) and every rank's
-///    record (pid, calls finished) and message FIFOs. Rank 0 creates it, never over a live
-///    job's: a control segment whose processes are all dead is removed first, one with a live
-///    process is refused ("already in use by another job"). The others open it (waiting up to
-///    the timeout for rank 0), check its owner, mode, size and rank count, check its nonce when
-///    they were given one (COLLPLAN_SHM_NONCE, from the launcher) and claim their record (a
-///    record a live process holds is refused). The name stays while the job runs, so a second
-///    job of the name finds it; the last rank to leave removes it.
-///  - Staging segment /dev/shm/collplan-<job>-<nonce>-r<rank>-g<generation> per rank: where the
-///    rank writes the values it stages (one copy, fused with the op's reduction); receivers
+///    record (pid, calls finished) and message FIFOs. Rank 0 first reaps what dead jobs of this
+///    user left (reapStaleJobs), then creates it, never over a live job's: a control segment
+///    whose processes are all dead is removed first, one with a live process is refused
+///    ("already in use by another job"). The others open it (waiting up to the timeout for rank
+///    0), check its owner, mode, size and rank count, check its nonce when they were given one
+///    (COLLPLAN_SHM_NONCE, from the launcher), refuse a job that has one when they have none,
+///    and claim their record (a record a live process holds is refused). When a job without a
+///    nonce meets another of its name (a second rank 0, a second process for a rank), it is
+///    marked contested and its ranks stop at their next call or wait (checkContested). The name
+///    stays while the job runs, so a second job of the name finds it; the last rank to leave
+///    removes it.
+///  - Staging segment /dev/shm/collplan-<job>-<nonce>-r<rank>-g<id> per rank, where the id (its
+///    generation) is 62 random bits in hex, drawn for each segment, so that no one who lists
+///    /dev/shm can create a job's next segment first (a name that exists is drawn again): where
+///    the rank writes the values it stages (one copy, fused with the op's reduction); receivers
 ///    reduce straight from the sender's staging. When a call needs more staging the rank
-///    creates a larger segment with the next generation number and removes the old one (safe:
-///    every peer released its data before the previous call returned); peers map a generation
-///    lazily, read-only, the first time a slot names it. Each rank removes its staging segment
-///    when it leaves the job.
+///    creates a larger segment under a new id and removes the old one (safe: every peer
+///    released its data before the previous call returned); peers map a generation lazily,
+///    read-only, the first time a slot names it. Each rank removes its staging segment when it
+///    leaves the job.
 ///  - Zero copy: buffers from collplan_mem_alloc live in shared regions (ShmRegions); a value
 ///    that stays put in one is published in place and peers read it through their mapping,
 ///    exactly as cpu-threads does.
@@ -68,6 +74,9 @@ public:
   /// died or left the job (after marking the job failed and removing its segments). Called
   /// while waiting (WaitPolicy::check).
   void checkPeers();
+  /// Throws RuntimeError(InvalidArgument) when the job was found contested
+  /// (ShmHeader::contested): two jobs of its name, without nonces, may share ranks.
+  void checkContested() const;
   /// Leaves the job: removes this rank's segments, marks it detached and, when no other rank
   /// is left, removes the control segment and what dead ranks left. Idempotent.
   void leaveJob();
@@ -108,7 +117,7 @@ private:
   uint32_t fifoCapacity_ = 0;
   size_t directoryBytes_ = 0;
   ShmSegment staging_;
-  uint64_t generation_ = 0;
+  uint64_t generation_ = 0;  ///< the id of `staging_` (0: none yet)
   std::vector<PeerStaging> peers_;
   std::optional<ShmRegions> regions_;  ///< named with the nonce: made once attached
   bool left_ = false;

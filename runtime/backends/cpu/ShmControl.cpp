@@ -5,8 +5,12 @@
 #include "runtime/backends/cpu/FlagTransport.h"
 #include "runtime/backends/cpu/ShmJobId.h"
 
+#include <algorithm>
 #include <chrono>
 #include <dirent.h>
+#include <optional>
+#include <regex>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -18,16 +22,22 @@ namespace {
 /// a creator that died: setting it up takes microseconds.
 constexpr std::chrono::seconds kSetUpGrace{2};
 
-/// Removes every /dev/shm object whose name starts with `prefix` ("/collplan-job-nonce-").
-void removeByPrefix(const std::string &prefix) {
-  const std::string bare = prefix.substr(1);
+/// The names in /dev/shm that start with `prefix` (without the leading '/').
+std::vector<std::string> namesStartingWith(const std::string &prefix) {
   std::vector<std::string> names;
   if (DIR *dir = ::opendir("/dev/shm")) {
     while (const dirent *e = ::readdir(dir))
-      if (std::string(e->d_name).compare(0, bare.size(), bare) == 0) names.push_back(e->d_name);
+      if (std::string(e->d_name).compare(0, prefix.size(), prefix) == 0)
+        names.push_back(e->d_name);
     ::closedir(dir);
   }
-  for (const std::string &name : names) ShmSegment::unlink("/" + name);
+  return names;
+}
+
+/// Removes every /dev/shm object whose name starts with `prefix` ("/collplan-job-nonce-").
+void removeByPrefix(const std::string &prefix) {
+  for (const std::string &name : namesStartingWith(prefix.substr(1)))
+    ShmSegment::unlink("/" + name);
 }
 
 bool nameExists(const std::string &name) {
@@ -150,6 +160,106 @@ void removeJobSegments(const ShmJobNames &names) {
       control.unlinkIfStillNamed();
   } catch (const std::exception &) {
     // Not this user's object, or not a 0600 one: not ours to remove.
+  }
+}
+
+
+namespace {
+
+/// The job of a segment named "collplan-<job>-<nonce>-r<rank>-<kind><id>", if it is one.
+std::optional<ShmJobNames> jobOfSegment(const std::string &name) {
+  static const std::regex pattern("collplan-(.+)-([0-9a-f]{16})-r[0-9]+-[gm][0-9a-f]{16}");
+  std::smatch m;
+  if (!std::regex_match(name, m, pattern)) return std::nullopt;
+  return ShmJobNames{m[1].str(), std::stoull(m[2].str(), nullptr, 16)};
+}
+
+/// Whether `/dev/shm/<name>` belongs to this user and was last changed `age` ago or earlier.
+bool ownedAndOlderThan(const std::string &name, std::chrono::seconds age) {
+  struct stat st;
+  if (::stat(("/dev/shm/" + name).c_str(), &st) != 0 || st.st_uid != ::geteuid()) return false;
+  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_ctime) >=
+         age;
+}
+
+/// The nonce of the published control segment of `job` (0: none, or not a control segment).
+uint64_t controlNonce(const std::string &job) {
+  try {
+    ShmSegment control = ShmSegment::open("/collplan-" + job, {kControlHeaderBytes, 0}, false);
+    if (control && headerOf(control).magic.load(std::memory_order_acquire) == kControlMagic)
+      return headerOf(control).nonce;
+  } catch (const std::exception &) {
+  }
+  return 0;
+}
+
+/// Removes the job whose control segment is `/dev/shm/<name>` when it is over: every recorded
+/// process dead, or its creator died while setting it up. True when it did.
+bool reapControl(const std::string &name) {
+  try {
+    ShmSegment control = ShmSegment::open("/" + name, {kControlHeaderBytes, 0}, false);
+    if (!control) {  // never sized: its creator died between creating and sizing it
+      if (!ownedAndOlderThan(name, kSetUpGrace * 5)) return false;
+      ShmSegment::unlink("/" + name);
+      return true;
+    }
+    const ShmHeader &h = headerOf(control);
+    const uint64_t magic = h.magic.load(std::memory_order_acquire);
+    if (magic == 0)  // never published: its creator died while setting it up, if long ago
+      return ownedAndOlderThan(name, kSetUpGrace * 5) && control.unlinkIfStillNamed();
+    if (magic != kControlMagic) return false;
+    const int ranks = plausibleRanks(control);
+    if (h.version != kControlLayoutVersion || ranks == 0 || anyProcessLeft(control, ranks))
+      return false;
+    removeByPrefix(ShmJobNames{name.substr(9), h.nonce}.prefix());
+    return control.unlinkIfStillNamed();
+  } catch (const std::exception &) {
+    return false;  // not this user's, not 0600, not a control segment: not ours to remove
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> reapStaleJobs() {
+  std::vector<std::string> reaped;
+  const std::vector<std::string> names = namesStartingWith("collplan-");
+  for (const std::string &name : names)
+    if (!jobOfSegment(name) && ownedAndOlderThan(name, std::chrono::seconds(0)) &&
+        reapControl(name))
+      reaped.push_back(name.substr(9));
+  // Segments of a job whose control segment is gone (or now holds another job's nonce).
+  for (const std::string &name : names) {
+    const std::optional<ShmJobNames> job = jobOfSegment(name);
+    if (!job || !ownedAndOlderThan(name, std::chrono::seconds(0)) ||
+        controlNonce(job->job) == job->nonce)
+      continue;
+    ShmSegment::unlink("/" + name);
+    if (std::find(reaped.begin(), reaped.end(), job->job) == reaped.end())
+      reaped.push_back(job->job);
+  }
+  return reaped;
+}
+
+void contestJob(const std::string &job) {
+  try {
+    ShmSegment control = ShmSegment::open("/collplan-" + job, {kControlHeaderBytes, 0}, true);
+    if (control && headerOf(control).magic.load(std::memory_order_acquire) == kControlMagic &&
+        headerOf(control).nonceGiven == 0)
+      headerOf(control).contested.store(1, std::memory_order_release);
+  } catch (const std::exception &) {
+  }
+}
+
+void markRankFailed(const ShmJobNames &names, int rank) {
+  try {
+    ShmSegment control = ShmSegment::open(names.control(), {kControlHeaderBytes, 0}, true);
+    if (!control || headerOf(control).magic.load(std::memory_order_acquire) != kControlMagic ||
+        headerOf(control).nonce != names.nonce)
+      return;
+    int32_t none = 0;
+    headerOf(control).failedRank.compare_exchange_strong(none, rank + 1,
+                                                         std::memory_order_acq_rel);
+  } catch (const std::exception &) {
   }
 }
 

@@ -9,12 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace collplan {
 
 inline constexpr uint64_t kControlMagic = 0x636f6c6c706c616eull;  // "collplan"
 /// Changes whenever the control segment's layout does: a job of another version is refused.
-inline constexpr uint32_t kControlLayoutVersion = 4;
+inline constexpr uint32_t kControlLayoutVersion = 5;
 inline constexpr size_t kControlHeaderBytes = 4096;
 
 /// The start of the control segment. Rank 0 fills it, then publishes `magic` (release).
@@ -29,6 +30,12 @@ struct ShmHeader {
   std::atomic<uint64_t> probed;            ///< ranks that finished the single-copy probe
   std::atomic<uint32_t> singleCopyDenied;  ///< some rank could not read its peer's memory
   std::atomic<int32_t> failedRank;         ///< 1 + the rank found dead or gone (0: none)
+  /// 1 when rank 0 was given the nonce (COLLPLAN_SHM_NONCE, a launcher): a rank without one
+  /// belongs to another job of the name and is refused.
+  uint32_t nonceGiven;
+  /// Set when a job without a nonce meets another job of its name (a second rank 0, or two
+  /// processes claiming one rank): their ranks may have mixed, so every rank stops.
+  std::atomic<uint32_t> contested;
 };
 static_assert(sizeof(ShmHeader) <= kControlHeaderBytes, "header fits its page");
 
@@ -87,6 +94,21 @@ std::string describeJob(const ShmSegment &control);
 
 /// Whether the job in `control` is over for good: rank 0 (its creator) is dead.
 bool creatorDead(const ShmSegment &control);
+
+/// Marks the live job named `job` contested (ShmHeader::contested) when it runs without a
+/// nonce: another job of its name showed up, whose ranks may be among its own.
+void contestJob(const std::string &job);
+
+/// Records in the job's control segment, when it still holds the job `names`, that `rank`
+/// failed first (unless a failure is recorded already), so the ranks that then stop name it.
+void markRankFailed(const ShmJobNames &names, int rank);
+
+/// Removes what dead cpu-shm jobs of this user left in /dev/shm: every segment of a job whose
+/// recorded processes are all dead, of a control segment whose creator died while setting it
+/// up, and segments named for a job (and nonce) whose control segment is gone. Jobs that may
+/// still run (a live process, or one in a PID namespace this one cannot see) are left alone.
+/// Returns the names of the jobs whose segments it removed.
+std::vector<std::string> reapStaleJobs();
 
 /// Removes every object of the job `names` (every rank's staging and regions, found in
 /// /dev/shm) and its control segment when that still holds the job's nonce. Mappings stay

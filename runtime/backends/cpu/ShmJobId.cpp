@@ -69,6 +69,13 @@ uint64_t newJobNonce() {
   }
 }
 
+uint64_t newSegmentId() {
+  for (;;) {
+    const uint64_t id = newJobNonce() & ((uint64_t(1) << 62) - 1);
+    if (id != 0) return id;
+  }
+}
+
 std::string nonceText(uint64_t nonce) {
   static const char kDigits[] = "0123456789abcdef";
   std::string text(16, '0');

@@ -19,6 +19,11 @@ std::string defaultJobName(const std::string &prefix);
 /// picked the same name fails instead of sharing the first job's segments.
 uint64_t newJobNonce();
 
+/// A fresh id for one segment of a job (62 random bits, never 0): part of the segment's name,
+/// so that no one who can list /dev/shm can tell the name of a job's next segment and create
+/// it first.
+uint64_t newSegmentId();
+
 /// The nonce as 16 hex digits (in segment names and in COLLPLAN_SHM_NONCE).
 std::string nonceText(uint64_t nonce);
 

@@ -1,17 +1,18 @@
 // The cpu-shm registry entry: a job's ranks are processes over POSIX shared memory; launch forks
-// them and collects each rank's result through a pipe.
+// them and collects each rank's result through a pipe (ForkedRanks.h).
 #include "runtime/backends/Backend.h"
+#include "runtime/backends/cpu/ForkedRanks.h"
 #include "runtime/backends/cpu/RankPlacement.h"
 #include "runtime/backends/cpu/ShmBackend.h"
 #include "runtime/backends/cpu/ShmControl.h"
 #include "runtime/backends/cpu/ShmJobId.h"
 #include "runtime/exec/RuntimeError.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <poll.h>
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -113,15 +114,25 @@ public:
     std::vector<pid_t> pids(n, -1);
     std::vector<int> fds(n, -1);
     const RankPlacement placement;  // before the ranks bind: the CPUs this process may use
+    StopSignals signals;  // SIGTERM/SIGINT/SIGHUP now stop the ranks; the segments go after
     std::fflush(stdout);
     std::fflush(stderr);
-    for (size_t r = 0; r < n; ++r) {
+    std::string forkFailure;
+    for (size_t r = 0; r < n && forkFailure.empty() && !signals.received(); ++r) {
       int p[2];
-      if (::pipe(p) != 0)
-        throw std::runtime_error(std::string("cpu-shm: pipe: ") + std::strerror(errno));
+      if (::pipe(p) != 0) {
+        forkFailure = std::string("pipe: ") + std::strerror(errno);
+        break;
+      }
       const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error(std::string("cpu-shm: fork: ") + std::strerror(errno));
+      if (pid < 0) {
+        forkFailure = std::string("fork: ") + std::strerror(errno);
+        ::close(p[0]);
+        ::close(p[1]);
+        break;
+      }
       if (pid == 0) {
+        signals.restoreInChild();
         dieWithParent(parent);
         ::close(p[0]);
         for (size_t k = 0; k < r; ++k) ::close(fds[k]);
@@ -130,8 +141,25 @@ public:
       ::close(p[1]);
       pids[r] = pid;
       fds[r] = p[0];
+      signals.add(pid);
     }
-    std::vector<std::string> data = collect(pids, fds);
+    pids.erase(std::find(pids.begin(), pids.end(), -1), pids.end());
+    fds.resize(pids.size());
+    if (!forkFailure.empty())
+      for (pid_t pid : pids) askToStop(pid);
+    // A rank that died without a word failed first: the ranks still waiting should name it.
+    std::vector<std::string> data =
+        collectRanks(pids, fds, signals, [&](size_t rank, const std::string &report) {
+          if (report.empty()) markRankFailed(job, int(rank));
+        });
+    if (signals.received()) {
+      removeJobSegments(job);
+      signals.raiseAgain();  // ends the process as the signal would have
+    }
+    if (!forkFailure.empty()) {
+      removeJobSegments(job);
+      throw std::runtime_error("cpu-shm: " + forkFailure);
+    }
     // The first rank that reported an error, else the first that gave no result (the ranks
     // stopped after a failure give none).
     std::string failure;
@@ -148,49 +176,6 @@ public:
     return data;
   }
 
-private:
-  /// Reads every rank's pipe until EOF and reaps the ranks; when one fails, stops the others
-  /// (they would wait for it until the runtime's timeout).
-  static std::vector<std::string> collect(const std::vector<pid_t> &pids, std::vector<int> &fds) {
-    const size_t n = pids.size();
-    std::vector<std::string> data(n);
-    bool stopped = false;
-    size_t open = n;
-    while (open > 0) {
-      std::vector<pollfd> polls;
-      std::vector<size_t> owner;
-      for (size_t r = 0; r < n; ++r)
-        if (fds[r] >= 0) {
-          polls.push_back({fds[r], POLLIN, 0});
-          owner.push_back(r);
-        }
-      if (::poll(polls.data(), polls.size(), -1) < 0 && errno != EINTR) break;
-      for (size_t k = 0; k < polls.size(); ++k) {
-        if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        const size_t r = owner[k];
-        char buf[65536];
-        const ssize_t got = ::read(fds[r], buf, sizeof buf);
-        if (got > 0) {
-          data[r].append(buf, size_t(got));
-          continue;
-        }
-        if (got < 0 && errno == EINTR) continue;
-        ::close(fds[r]);
-        fds[r] = -1;
-        --open;
-        if ((data[r].empty() || data[r][0] != 'K') && !stopped) {
-          stopped = true;
-          for (size_t q = 0; q < n; ++q)
-            if (fds[q] >= 0) ::kill(pids[q], SIGTERM);
-        }
-      }
-    }
-    for (size_t r = 0; r < n; ++r) {
-      int status = 0;
-      ::waitpid(pids[r], &status, 0);
-    }
-    return data;
-  }
 };
 
 }  // namespace

@@ -1,9 +1,11 @@
 // collplan-shm-launch: starts the N processes of a cpu-shm job and reports how they ended.
 #include "runtime/backends/cpu/CoreBinding.h"
+#include "runtime/backends/cpu/ForkedRanks.h"
 #include "runtime/backends/cpu/ShmBackend.h"
 #include "runtime/backends/cpu/ShmControl.h"
 #include "runtime/backends/cpu/ShmJobId.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -25,26 +28,17 @@ namespace {
 int usage(const char *argv0) {
   std::fprintf(stderr,
                "usage: %s -n RANKS [--job NAME] [--] PROGRAM [ARGS...]\n"
+               "       %s --reap\n"
                "Starts RANKS processes of PROGRAM with COLLPLAN_BACKEND=cpu-shm, COLLPLAN_RANKS,\n"
                "COLLPLAN_RANK, COLLPLAN_SHM_JOB and COLLPLAN_SHM_NONCE set (read them with\n"
                "collplan_config_from_env). The job name defaults to job-<16 random hex digits>;\n"
                "a NAME a live job holds is refused. Exits 0 when every rank exits 0; stops the\n"
                "others when one fails; removes the job's /dev/shm segments afterwards, even when\n"
-               "the launcher itself is killed (its ranks are killed with it).\n",
-               argv0);
+               "the launcher itself is killed (its ranks are killed with it). Ranks that do not\n"
+               "stop within 3 s of being asked are killed. Every start (and --reap alone) first\n"
+               "removes what jobs of this user whose processes all died left in /dev/shm.\n",
+               argv0, argv0);
   return 2;
-}
-
-/// The signal that asked the launcher to stop (0: none), and the ranks to pass it on to.
-volatile sig_atomic_t gStopSignal = 0;
-pid_t *gChildren = nullptr;
-volatile sig_atomic_t gChildCount = 0;
-
-/// SIGTERM/SIGINT/SIGHUP: stop every rank, then let main() reap them and remove the segments
-/// (a launcher killed by `timeout` or Ctrl-C must not leave ranks or /dev/shm objects behind).
-void stopRanks(int signal) {
-  gStopSignal = signal;
-  for (int k = 0; k < gChildCount; ++k) kill(gChildren[k], SIGTERM);
 }
 
 /// Waits (up to 5 s) until no process the job's control segment records is alive.
@@ -100,10 +94,72 @@ int startWatchdog(const ShmJobNames &job, pid_t &pid) {
   return p[1];
 }
 
+/// --reap: removes what dead jobs of this user left in /dev/shm and says which.
+int reapAndReport() {
+  const std::vector<std::string> jobs = reapStaleJobs();
+  std::printf("collplan-shm-launch: removed the segments of %zu dead job%s", jobs.size(),
+              jobs.size() == 1 ? "" : "s");
+  for (size_t k = 0; k < jobs.size(); ++k) std::printf("%s%s", k ? ", " : ": ", jobs[k].c_str());
+  std::printf("\n");
+  return 0;
+}
+
 /// In a forked rank: dies with the launcher (SIGKILL), even when it is killed outright.
 void dieWithParent(pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1);  // the launcher died before the request took effect
+}
+
+/// Reports how rank `rank` ended when it failed.
+void reportFailure(int rank, int status) {
+  if (WIFSIGNALED(status))
+    std::fprintf(stderr, "collplan-shm-launch: rank %d killed by signal %d\n", rank,
+                 WTERMSIG(status));
+  else
+    std::fprintf(stderr, "collplan-shm-launch: rank %d exited with status %d\n", rank,
+                 WEXITSTATUS(status));
+}
+
+/// Waits for every rank. When one fails, or the launcher is told to stop (SIGTERM, SIGINT,
+/// SIGHUP: `signals`), asks the others to stop and kills (SIGKILL) those still running
+/// kStopGrace later, so a stopped or stuck rank cannot keep the launcher waiting. Returns 1
+/// when a rank failed, else 0.
+int reapRanks(const std::vector<pid_t> &children, const StopSignals &signals,
+              const ShmJobNames &job) {
+  std::vector<bool> running(children.size(), true);
+  size_t left = children.size();
+  int result = 0;
+  std::optional<std::chrono::steady_clock::time_point> killAt;
+  while (left > 0) {
+    if (!killAt && (signals.received() || result != 0))
+      killAt = std::chrono::steady_clock::now() + kStopGrace;
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, killAt ? WNOHANG : 0);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) break;
+    if (pid == 0) {  // ranks still stopping
+      if (std::chrono::steady_clock::now() >= *killAt)
+        for (size_t r = 0; r < children.size(); ++r)
+          if (running[r]) kill(children[r], SIGKILL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    const auto it = std::find(children.begin(), children.end(), pid);
+    if (it == children.end()) continue;  // the watchdog
+    const size_t rank = size_t(it - children.begin());
+    running[rank] = false;
+    --left;
+    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok || result != 0 || signals.received()) continue;
+    reportFailure(int(rank), status);
+    result = 1;
+    // Before the others stop (and some of them die by it): the rank that failed first, so
+    // that those still waiting for it name it rather than a peer the launcher stopped.
+    markRankFailed(job, int(rank));
+    for (size_t r = 0; r < children.size(); ++r)
+      if (running[r]) askToStop(children[r]);
+  }
+  return result;
 }
 
 }  // namespace
@@ -125,6 +181,8 @@ int main(int argc, char **argv) {
       ranks = int(n);
     } else if (arg == "--job" && i + 1 < argc) {
       job.job = argv[++i];
+    } else if (arg == "--reap" && argc == 2) {
+      return reapAndReport();
     } else if (arg == "--") {
       ++i;
       break;
@@ -141,6 +199,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   try {
+    reapStaleJobs();  // what jobs whose processes all died left behind, whatever their names
     if (job.job.empty()) job.job = defaultJobName("job-");
     ShmTransport::checkJobName(job.job);
     job.nonce = newJobNonce();
@@ -161,19 +220,18 @@ int main(int argc, char **argv) {
   const pid_t launcher = getpid();
   std::vector<pid_t> children;
   children.reserve(size_t(ranks));
-  gChildren = children.data();
-  struct sigaction action = {};
-  action.sa_handler = stopRanks;
-  sigemptyset(&action.sa_mask);
-  for (int signal : {SIGTERM, SIGINT, SIGHUP}) sigaction(signal, &action, nullptr);
-  for (int r = 0; r < ranks && !gStopSignal; ++r) {
+  StopSignals signals;  // SIGTERM/SIGINT/SIGHUP stop the ranks; segments go once they are reaped
+  for (int r = 0; r < ranks && !signals.received(); ++r) {
     const pid_t pid = fork();
     if (pid < 0) {
       std::fprintf(stderr, "collplan-shm-launch: fork failed: %s\n", std::strerror(errno));
-      for (pid_t c : children) kill(c, SIGTERM);
+      for (pid_t c : children) askToStop(c);
+      reapRanks(children, signals, job);
+      removeJobSegments(job);
       return 1;
     }
     if (pid == 0) {
+      signals.restoreInChild();  // exec resets caught signals too; a rank that fails to exec
       dieWithParent(launcher);
       setenv("COLLPLAN_BACKEND", "cpu-shm", 1);
       setenv("COLLPLAN_RANKS", std::to_string(ranks).c_str(), 1);
@@ -190,43 +248,18 @@ int main(int argc, char **argv) {
       _exit(127);
     }
     children.push_back(pid);
-    gChildCount = sig_atomic_t(children.size());
+    signals.add(pid);
   }
-  if (gStopSignal) stopRanks(gStopSignal);
-
-  int result = 0;
-  size_t running = children.size();
-  while (running > 0) {
-    int status = 0;
-    const pid_t pid = wait(&status);
-    if (pid < 0 && errno == EINTR) continue;
-    if (pid < 0) break;
-    int rank = 0;
-    while (rank < ranks && (size_t(rank) >= children.size() || children[size_t(rank)] != pid))
-      ++rank;
-    if (rank == ranks) continue;  // the watchdog
-    --running;
-    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok && result == 0 && !gStopSignal) {
-      if (WIFSIGNALED(status))
-        std::fprintf(stderr, "collplan-shm-launch: rank %d killed by signal %d\n", rank,
-                     WTERMSIG(status));
-      else
-        std::fprintf(stderr, "collplan-shm-launch: rank %d exited with status %d\n", rank,
-                     WEXITSTATUS(status));
-      result = 1;
-      for (pid_t c : children)
-        if (c != pid) kill(c, SIGTERM);
-    }
-  }
+  const int result = reapRanks(children, signals, job);
   removeJobSegments(job);
   if (watchdogPipe >= 0) {
     const char done = 'd';
     if (write(watchdogPipe, &done, 1) != 1) {
     }
     close(watchdogPipe);
-    while (waitpid(watchdog, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    // It exits at once; one that does not (stopped) is left to init rather than waited for.
+    for (int i = 0; i < 100 && waitpid(watchdog, nullptr, WNOHANG) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return gStopSignal ? 128 + gStopSignal : result;
+  return signals.received() ? 128 + signals.received() : result;
 }

@@ -1,6 +1,7 @@
 // ShmRegions: allocation, lookup by address, and the peers' lazily mapped regions.
 #include "runtime/backends/cpu/ShmRegions.h"
 
+#include "runtime/backends/cpu/ShmJobId.h"
 #include "runtime/exec/RuntimeError.h"
 
 #include <algorithm>
@@ -22,13 +23,14 @@ void ShmRegions::unlinkAll() const {
 }
 
 std::string ShmRegions::nameOf(int rank, uint64_t id) const {
-  return prefix_ + std::to_string(rank) + "-m" + std::to_string(id);
+  return prefix_ + std::to_string(rank) + "-m" + nonceText(id);
 }
 
 void *ShmRegions::allocate(size_t bytes) {
   const size_t size = std::max<size_t>((bytes + 4095) & ~size_t(4095), 4096);
-  const uint64_t id = nextId_++;
-  ShmSegment segment = ShmSegment::create(nameOf(rank_, id), size);
+  uint64_t id = 0;
+  ShmSegment segment = ShmSegment::createUnique(
+      [&](uint64_t candidate) { return nameOf(rank_, candidate); }, size, id);
   std::byte *start = segment.data();
   owned_.emplace(uintptr_t(start), std::make_pair(id, std::move(segment)));
   return start;

@@ -14,10 +14,11 @@
 namespace collplan {
 
 /// Buffers from collplan_mem_alloc on cpu-shm live in POSIX shared memory named
-/// <prefix><rank>-m<id> (ids count up from 1 and are never reused), so a peer maps the region
-/// and reads a published value in place, with no copy at all (what cpu-threads does). Peers map
-/// regions lazily and keep the most recently used few per peer; since ids are never reused, a
-/// stale mapping never aliases a newer region.
+/// <prefix><rank>-m<id>, where the id is 62 random bits in hex (newSegmentId: no one can tell
+/// the next name and create it first), so a peer maps the region and reads a published value in
+/// place, with no copy at all (what cpu-threads does). Peers map regions lazily and keep the
+/// most recently used few per peer; a region's id is drawn afresh for every region, so a stale
+/// mapping does not alias a newer one.
 class ShmRegions {
 public:
   /// `prefix`: the job's segment prefix up to the rank number, e.g.
@@ -57,7 +58,6 @@ private:
 
   std::string prefix_;
   int rank_;
-  uint64_t nextId_ = 1;
   uint64_t useClock_ = 0;
   std::map<uintptr_t, std::pair<uint64_t, ShmSegment>> owned_;  ///< by start address
   std::vector<std::vector<Mapped>> peers_;

@@ -2,6 +2,7 @@
 // object and the reason.
 #include "runtime/backends/cpu/ShmSegment.h"
 
+#include "runtime/backends/cpu/ShmJobId.h"
 #include "runtime/exec/RuntimeError.h"
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace collplan {
@@ -60,6 +62,23 @@ struct Fd {
   }
 };
 
+/// Sizes the object to `bytes` with every page allocated now: a page tmpfs could not supply
+/// later would be a SIGBUS in whichever process first touched it, not an error. 0 or errno
+/// (ENOSPC when /dev/shm lacks the room, checked first so that a request far beyond it fails
+/// before any page is taken).
+int reserve(int fd, size_t bytes) {
+  struct statvfs fs;
+  if (::fstatvfs(fd, &fs) == 0 && fs.f_frsize > 0 &&
+      bytes / fs.f_frsize > uint64_t(fs.f_bavail))
+    return ENOSPC;
+  if (::ftruncate(fd, off_t(bytes)) != 0) return errno;
+  if (bytes == 0) return 0;
+  int err;
+  while ((err = ::posix_fallocate(fd, 0, off_t(bytes))) == EINTR) {
+  }
+  return err;
+}
+
 /// Whether `fd` is the object (device, inode).
 bool sameObject(int fd, uint64_t device, uint64_t inode) {
   struct stat st;
@@ -105,10 +124,9 @@ ShmSegment ShmSegment::create(const std::string &name, size_t bytes, bool *exist
     ::shm_unlink(name.c_str());
     systemError("cannot set the mode of", name, err);
   }
-  if (::ftruncate(fd.fd, off_t(bytes)) != 0) {
-    const int err = errno;
+  if (const int err = reserve(fd.fd, bytes)) {
     ::shm_unlink(name.c_str());
-    systemError("cannot size (" + std::to_string(bytes) + " bytes)", name, err);
+    systemError("cannot reserve " + std::to_string(bytes) + " bytes of memory for", name, err);
   }
   void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.fd, 0);
   if (p == MAP_FAILED) {
@@ -123,6 +141,17 @@ ShmSegment ShmSegment::create(const std::string &name, size_t bytes, bool *exist
   s.device_ = uint64_t(st.st_dev);
   s.inode_ = uint64_t(st.st_ino);
   return s;
+}
+
+ShmSegment ShmSegment::createUnique(const std::function<std::string(uint64_t)> &nameOf,
+                                    size_t bytes, uint64_t &id) {
+  constexpr int kAttempts = 16;
+  for (int attempt = 1;; ++attempt) {
+    id = newSegmentId();
+    bool exists = false;
+    ShmSegment s = create(nameOf(id), bytes, attempt < kAttempts ? &exists : nullptr);
+    if (!exists) return s;
+  }
 }
 
 ShmSegment ShmSegment::open(const std::string &name, Expect expect, bool writable) {

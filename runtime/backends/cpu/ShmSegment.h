@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace collplan {
@@ -23,6 +24,12 @@ public:
   /// read-write. When the name exists: returns an empty segment if `exists` is given (and sets
   /// it), else throws. Throws RuntimeError(System) naming /dev/shm<name> and the OS reason.
   static ShmSegment create(const std::string &name, size_t bytes, bool *exists = nullptr);
+
+  /// Creates a segment named `nameOf(id)` for a fresh random id (newSegmentId), which it sets.
+  /// A name that exists already (someone created it first) is not an error: it draws another
+  /// id, up to 16 times. Throws as create() does.
+  static ShmSegment createUnique(const std::function<std::string(uint64_t)> &nameOf,
+                                 size_t bytes, uint64_t &id);
 
   /// What open() accepts: a size of exactly `exactBytes` when it is not 0, else at least
   /// `minBytes`.

@@ -14,7 +14,9 @@ uint64_t deviceTimeoutNs(const WaitPolicy &policy) {
 }
 
 size_t ipcStagingBytesFromEnv() {
-  return size_t(unsignedFromEnv("COLLPLAN_CUDA_IPC_STAGING_BYTES", 256ull << 20, "a number of bytes"));
+  return size_t(unsignedFromEnv("COLLPLAN_CUDA_IPC_STAGING_BYTES", 256ull << 20,
+                                "a number of bytes from 1048576 to 1099511627776", 1ull << 40,
+                                1ull << 20));
 }
 
 namespace {

@@ -35,12 +35,8 @@ DeviceFifo *FifoStore::fifo(uint32_t id, const ConnectionTable::Key &) {
 }
 
 uint32_t blocksPerChannelFromEnv() {
-  const uint64_t v = unsignedFromEnv("COLLPLAN_CUDA_BLOCKS_PER_CHANNEL", 0, "a number of blocks");
-  if (v > 32)
-    throw RuntimeError(ErrorCode::InvalidArgument,
-                       "COLLPLAN_CUDA_BLOCKS_PER_CHANNEL=" + std::to_string(v) +
-                           ": at most 32 blocks per channel");
-  return uint32_t(v);
+  return uint32_t(unsignedFromEnv("COLLPLAN_CUDA_BLOCKS_PER_CHANNEL", 0,
+                                  "a number of blocks from 1 to 32 (0: by op size)", 32));
 }
 
 uint32_t chooseBlocksPerChannel(uint32_t channels, uint64_t largestOpBytes,

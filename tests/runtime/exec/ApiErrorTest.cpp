@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -149,10 +151,24 @@ TEST(ExecApi, MalformedEnvironmentSettingsNameTheVariable) {
   const struct {
     const char *name, *value, *message;
   } cases[] = {
-      {"COLLPLAN_TIMEOUT_S", "soon", "COLLPLAN_TIMEOUT_S must be a number of seconds >= 0, got \"soon\""},
-      {"COLLPLAN_WAIT_SPINS", "-1", "COLLPLAN_WAIT_SPINS must be a number of polls, got \"-1\""},
+      {"COLLPLAN_TIMEOUT_S", "soon", "COLLPLAN_TIMEOUT_S must be a number of seconds from "
+                                     "0.001 to 1000000, or 0 for no limit, got \"soon\""},
+      // Each of these was taken as "no limit", or overflowed, and the wait never ended.
+      {"COLLPLAN_TIMEOUT_S", "nan", "COLLPLAN_TIMEOUT_S must be a number of seconds"},
+      {"COLLPLAN_TIMEOUT_S", "inf", "COLLPLAN_TIMEOUT_S must be a number of seconds"},
+      {"COLLPLAN_TIMEOUT_S", "1e300", "got \"1e300\""},
+      {"COLLPLAN_TIMEOUT_S", "1e-300", "got \"1e-300\""},
+      {"COLLPLAN_TIMEOUT_S", "0.0001", "got \"0.0001\""},
+      {"COLLPLAN_TIMEOUT_S", "-0", "got \"-0\""},
+      {"COLLPLAN_TIMEOUT_S", "0x10", "got \"0x10\""},
+      {"COLLPLAN_TIMEOUT_S", " 5", "got \" 5\""},
+      {"COLLPLAN_WAIT_SPINS", "-1",
+       "COLLPLAN_WAIT_SPINS must be a number of polls from 0 to 1000000, got \"-1\""},
+      {"COLLPLAN_WAIT_SPINS", "1000001", "got \"1000001\""},
       {"COLLPLAN_WAIT_YIELD_US", "1e3",
-       "COLLPLAN_WAIT_YIELD_US must be a number of microseconds, got \"1e3\""},
+       "COLLPLAN_WAIT_YIELD_US must be a number of microseconds from 0 to 1000000, got \"1e3\""},
+      // Yielding this long ignored a 3 s timeout.
+      {"COLLPLAN_WAIT_YIELD_US", "1000000000000", "got \"1000000000000\""},
       {"COLLPLAN_STREAMING_COPY_MIN", "16M",
        "COLLPLAN_STREAMING_COPY_MIN must be a number of bytes, got \"16M\""},
   };
@@ -219,6 +235,62 @@ TEST(ExecApi, ConfigFromEnvKeepsTheCallersDefaults) {
   ScopedEnv badRanks("COLLPLAN_RANKS", "four");
   EXPECT_TRUE(failsWith(collplan_config_from_env(&config), COLLPLAN_ERROR_INVALID_ARGUMENT,
                         "COLLPLAN_RANKS must be an integer, got \"four\""));
+}
+
+/// Destroying a communicator while another thread is in a call on it was a heap-use-after-free
+/// that returned SUCCESS; it is refused, and the call finishes. (A destroy that comes before the
+/// thread's call began succeeds, and the call is refused as not live: that trial is repeated.)
+TEST(ExecApi, DestroyingACommunicatorInACallIsRefused) {
+  bool refusedInCall = false;
+  for (int trial = 0; trial < 20 && !refusedInCall; ++trial) {
+    collplan_config_t config = threadsConfig(2);
+    collplan_world_t w = nullptr;
+    ASSERT_EQ(collplan_world_create(&config, &w), COLLPLAN_SUCCESS);
+    collplan_comm_t c0 = nullptr, c1 = nullptr;
+    ASSERT_EQ(collplan_comm_create(w, 0, &c0), COLLPLAN_SUCCESS);
+    ASSERT_EQ(collplan_comm_create(w, 1, &c1), COLLPLAN_SUCCESS);
+    float x0 = 1, y0 = 0, x1 = 2, y1 = 0;
+    std::atomic<bool> started{false};
+    collplan_status_t called = COLLPLAN_SUCCESS;
+    std::thread rank0([&] {
+      started = true;
+      called = collplan_allreduce(c0, &x0, &y0, 1, COLLPLAN_F32, COLLPLAN_SUM);
+    });
+    while (!started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 * (trial + 1)));
+    const collplan_status_t destroyed = collplan_comm_destroy(c0);
+    if (destroyed != COLLPLAN_SUCCESS) {
+      EXPECT_TRUE(failsWith(destroyed, COLLPLAN_ERROR_INVALID_ARGUMENT,
+                            "comm is in use by 1 call(s) on other threads"));
+      refusedInCall = true;
+      EXPECT_EQ(collplan_allreduce(c1, &x1, &y1, 1, COLLPLAN_F32, COLLPLAN_SUM), COLLPLAN_SUCCESS);
+    }
+    rank0.join();
+    if (refusedInCall) {
+      EXPECT_EQ(called, COLLPLAN_SUCCESS) << collplan_last_error();
+      EXPECT_EQ(y0, 3.0f);
+      EXPECT_EQ(y1, 3.0f);
+      EXPECT_EQ(collplan_comm_destroy(c0), COLLPLAN_SUCCESS);
+    } else {
+      EXPECT_EQ(called, COLLPLAN_ERROR_INVALID_ARGUMENT);
+    }
+    EXPECT_EQ(collplan_comm_destroy(c1), COLLPLAN_SUCCESS);
+    EXPECT_EQ(collplan_world_destroy(w), COLLPLAN_SUCCESS);
+  }
+  EXPECT_TRUE(refusedInCall);
+}
+
+/// Numbers of seconds in range, and 0 (no limit), are accepted.
+TEST(ExecApi, ValidTimeoutsAreAccepted) {
+  for (const char *value : {"0", "0.001", "2.5", "1e2", "1000000", "00"}) {
+    setenv("COLLPLAN_TIMEOUT_S", value, 1);
+    collplan_config_t config = threadsConfig(1);
+    collplan_world_t w = nullptr;
+    EXPECT_EQ(collplan_world_create(&config, &w), COLLPLAN_SUCCESS)
+        << value << ": " << collplan_last_error();
+    collplan_world_destroy(w);
+  }
+  unsetenv("COLLPLAN_TIMEOUT_S");
 }
 
 /// Argument errors are found before any communication, so one rank can probe them alone.

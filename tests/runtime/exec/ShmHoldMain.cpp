@@ -1,13 +1,16 @@
 // collplan_shm_hold: a cpu-shm rank for the launcher tests: checked allreduces, then it waits.
-//   collplan_shm_hold WORK_SECONDS [HOLD_SECONDS]   (under collplan-shm-launch)
+//   collplan_shm_hold WORK_SECONDS [HOLD_SECONDS [DEAF_RANKS]]   (under collplan-shm-launch)
 // Repeats a checked allreduce until rank 0 has worked WORK_SECONDS (every rank stops after the
-// same call), prints "ready rank R", keeps the job open HOLD_SECONDS more and prints
-// "ok rank R". Exits 0; 1 on a collplan error (printed); 3 on a wrong value.
+// same call), prints "ready rank R", keeps the job open HOLD_SECONDS more, makes a barrier and
+// prints "ok rank R". The ranks in the comma list DEAF_RANKS ignore SIGTERM. Exits 0; 1 on a
+// collplan error (printed); 3 on a wrong value.
 #include "collplan.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -20,6 +23,9 @@ int main(int argc, char **argv) {
   try {
     collplan::World world = collplan::World::fromEnv();
     const int rank = world.localRank();
+    if (argc > 3 && (',' + std::string(argv[3]) + ',').find(',' + std::to_string(rank) + ',') !=
+                        std::string::npos)
+      std::signal(SIGTERM, SIG_IGN);
     collplan::Comm comm = world.comm(rank);
     const int ranks = comm.size();
     const auto start = std::chrono::steady_clock::now();

@@ -372,7 +372,9 @@ TEST(ShmLeaks, TheNextJobOfANameRemovesWhatADeadJobLeft) {
   EXPECT_TRUE(contains(killed, "rank 0 failed (status 9)") &&
               contains(killed, "rank 1 failed (status 9)"))
       << killed;
-  EXPECT_GE(shmLeftovers(job).size(), 5u) << "control, 2 staging and 2 region segments";
+  // The dead job left its control, staging and region segments, unless a job of another test
+  // running beside this one reaped them already (rank 0 of every job reaps dead jobs'
+  // segments): so nothing is asserted of them here, only that none are left below.
 
   const std::string next = runInProcesses(1, [&](int) {
     World world = World::shm(job.c_str(), 1, 0);

@@ -1,5 +1,6 @@
 // The mpi backend's failures: mismatched calls fail on every rank (within a fraction of a
 // second, not at the timeout), bad bundles and arguments are refused before any message moves.
+#include "EditedBundles.h"
 #include "MpiTestSupport.h"
 #include "collplan_mpi.hpp"
 #include "runtime/backends/mpi/MpiError.h"
@@ -175,6 +176,40 @@ TEST(MpiErrors, OneRanksBadBundleFailsEveryRank) {
   }
   EXPECT_LT(seconds, 5.0);
   std::remove(good.c_str());
+}
+
+/// A directory for proof records that every rank of the job names (rank 0 makes it).
+std::string sharedProofDir() {
+  char dir[64] = "/tmp/collplan-mpi-proofs-XXXXXX";
+  if (worldRank() == 0 && !mkdtemp(dir)) dir[0] = '\0';
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  setenv("COLLPLAN_PROOF_DIR", dir, 1);
+  return dir;
+}
+
+/// Bundles that a whole load refuses are refused by every rank, although each loads only its
+/// own program (each rank writes its own copy: the proof is keyed by content, not by path);
+/// without the proof a reduction counted twice returned wrong data on every call. The sound
+/// bundle they were edited from runs.
+TEST(MpiErrors, EditedBundlesAreRefusedOnEveryRank) {
+  sharedProofDir();
+  const std::string fingerprint = requireBackend("mpi").launchTopology()->fingerprint();
+  for (const BundleEdit &edit : unprovableEdits()) {
+    if (worldSize() < edit.minRanks) continue;
+    nlohmann::json bundle = ringBundle(worldSize(), "mpi", fingerprint);
+    edit.apply(bundle);
+    const std::string path = writeBundle(bundle, "mpi-edited");
+    const std::string error = creationError(path.c_str());
+    EXPECT_NE(error.find(edit.expected), std::string::npos) << edit.name << ": " << error;
+    std::remove(path.c_str());
+  }
+  const std::string sound = writeBundle(ringBundle(worldSize(), "mpi", fingerprint), "mpi-sound");
+  Comm comm = mpiComm(MPI_COMM_WORLD, sound.c_str());
+  float one = 1, sum = 0;
+  comm.allreduce(&one, &sum, 1, COLLPLAN_SUM);
+  EXPECT_EQ(sum, float(worldSize()));
+  EXPECT_EQ(comm.lastAlgorithm(), "ring");
+  std::remove(sound.c_str());
 }
 
 TEST(MpiErrors, BadArgumentsAreRefused) {

@@ -166,6 +166,22 @@ TEST(TopologyGenerators, FatTreeSharedNicsAndManyLeaves) {
   EXPECT_EQ(fatTree(1, 8, 0).numRanks(), 8);
 }
 
+/// hypercube:20 (a million ranks) ran for more than 300 s before anything failed: a generator
+/// refuses more ranks than a plan may have, at once; at the limit, validating the dimension
+/// order links is linear in the links (it scanned every link per device and dimension).
+TEST(TopologyGenerators, RankCountsAreBoundedAndLargeOnesAreBuiltInLinearTime) {
+  try {
+    hypercube(20);
+    FAIL() << "built";
+  } catch (const TopologyError &error) {
+    EXPECT_NE(std::string(error.what()).find("dims must be at most 16, got 20"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(ring(65537), TopologyError);
+  EXPECT_EQ(hypercube(16).numRanks(), 65536);
+  EXPECT_EQ(torus2d(256, 256, 1).numRanks(), 65536);
+}
+
 TEST(TopologyGenerators, BadArgumentsAreErrors) {
   EXPECT_THROW(ring(0), TopologyError);
   EXPECT_THROW(line(-1), TopologyError);

@@ -146,6 +146,10 @@ TEST(TopologyValidation, ZeroOrNegativeBandwidth) {
   document = validDocument();
   document["intra_device"]["bandwidth_gbps"] = 0;
   EXPECT_TRUE(rejects(document, "intra_device.bandwidth_gbps", "must be a positive number"));
+  // Positive but tiny: a large message's simulated time was infinite, without a word.
+  document = validDocument();
+  document["links"][1]["bandwidth_gbps"] = 1e-300;
+  EXPECT_TRUE(rejects(document, "links[1].bandwidth_gbps", "must be at least 1e-6 (1 kB/s)"));
 }
 
 TEST(TopologyValidation, NegativeLatency) {
