@@ -1,5 +1,6 @@
 // plotSvg: log-log time against size, one line per measured variant, winners marked.
 #include "tuner/TuneReport.h"
+#include "runtime/core/Text.h"
 
 #include "tuner/bench/ByteSize.h"
 
@@ -17,20 +18,6 @@ const char *const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#94
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
                                 "#393b79", "#ad494a"};
 const char *const kDashes[] = {"", "6,3", "2,3", "8,3,2,3"};
-
-std::string escape(const std::string &text) {
-  std::string s;
-  for (char c : text) {
-    switch (c) {
-      case '&': s += "&amp;"; break;
-      case '<': s += "&lt;"; break;
-      case '>': s += "&gt;"; break;
-      case '"': s += "&quot;"; break;
-      default: s += c;
-    }
-  }
-  return s;
-}
 
 std::string num(double v) {
   char buf[32];
@@ -74,11 +61,11 @@ std::string plotSvg(const TuneResult &r, const TableResult &t) {
          "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += "<text x=\"" + num(kLeft) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" +
-         escape("plan-tune: " + t.name() + " on " + std::to_string(t.benchCase.ranks) + " ranks, " +
+         xmlEscape("plan-tune: " + t.name() + " on " + std::to_string(t.benchCase.ranks) + " ranks, " +
                 r.settings.backend + ", " + r.settings.topologySpec) +
          "</text>\n";
   svg += "<text x=\"" + num(kLeft) + "\" y=\"42\" fill=\"#555\">" +
-         escape("median time per call against message size M (log-log); circles: the winner at "
+         xmlEscape("median time per call against message size M (log-log); circles: the winner at "
                 "each size" + std::string(r.partial() ? "; PARTIAL run" : "")) +
          "</text>\n";
   if (shown.empty()) {
@@ -106,10 +93,10 @@ std::string plotSvg(const TuneResult &r, const TableResult &t) {
   svg += "</g>\n<g class=\"ticks\" fill=\"#333\">\n";
   for (double d = y0; d <= y1 + 1e-9; d += 1)
     svg += "<text x=\"" + num(kLeft - 6) + "\" y=\"" + num(Y(std::pow(10, d)) + 4) +
-           "\" text-anchor=\"end\">" + escape(timeLabel(std::pow(10, d))) + "</text>\n";
+           "\" text-anchor=\"end\">" + xmlEscape(timeLabel(std::pow(10, d))) + "</text>\n";
   for (int e = int(std::ceil(x0)); e <= int(std::floor(x1)); e += xStep)
     svg += "<text x=\"" + num(X(std::ldexp(1.0, e))) + "\" y=\"" + num(kTop + plotH + 18) +
-           "\" text-anchor=\"middle\">" + escape(bench::formatBytes(uint64_t(1) << e)) + "</text>\n";
+           "\" text-anchor=\"middle\">" + xmlEscape(bench::formatBytes(uint64_t(1) << e)) + "</text>\n";
   svg += "<text x=\"" + num(kLeft + plotW / 2) + "\" y=\"" + num(kHeight - 18) +
          "\" text-anchor=\"middle\">message size M</text>\n";
   svg += "<text transform=\"translate(18," + num(kTop + plotH / 2) +
@@ -125,10 +112,10 @@ std::string plotSvg(const TuneResult &r, const TableResult &t) {
       points += num(X(double(sizes[s].bytes))) + "," + num(Y(m.medianUs)) + " ";
     }
     const std::string dash = kDashes[(k / 12) % 4];
-    svg += "<polyline class=\"variant\" data-variant=\"" + escape(t.variants[v].variant.label) +
+    svg += "<polyline class=\"variant\" data-variant=\"" + xmlEscape(t.variants[v].variant.label) +
            "\" fill=\"none\" stroke=\"" + kColours[k % 12] + "\" stroke-width=\"1.5\"" +
            (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") + " points=\"" + points +
-           "\"><title>" + escape(t.variants[v].variant.label) + "</title></polyline>\n";
+           "\"><title>" + xmlEscape(t.variants[v].variant.label) + "</title></polyline>\n";
   }
   for (size_t s = 0; s < sizes.size() && s < t.choices.size(); ++s) {
     const int w = t.choices[s].winner;
@@ -140,7 +127,7 @@ std::string plotSvg(const TuneResult &r, const TableResult &t) {
                   bench::formatBytes(sizes[s].bytes).c_str(), m.medianUs);
     svg += "<circle class=\"winner\" cx=\"" + num(X(double(sizes[s].bytes))) + "\" cy=\"" +
            num(Y(m.medianUs)) + "\" r=\"4.5\" fill=\"" + kColours[k % 12] +
-           "\" stroke=\"black\" stroke-width=\"1.2\"><title>" + escape(title) + "</title></circle>\n";
+           "\" stroke=\"black\" stroke-width=\"1.2\"><title>" + xmlEscape(title) + "</title></circle>\n";
   }
   svg += "<g class=\"legend\">\n";
   const double lx = kWidth - kRight + 16;
@@ -156,7 +143,7 @@ std::string plotSvg(const TuneResult &r, const TableResult &t) {
            (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") + "/>\n";
     svg += "<text x=\"" + num(lx + 28) + "\" y=\"" + num(y + 4) + "\" font-size=\"" +
            num(std::min(12.0, rowH - 1)) + "\"" + (wins ? " font-weight=\"bold\"" : "") + ">" +
-           escape(t.variants[v].variant.label + (wins ? " (wins)" : "")) + "</text>\n";
+           xmlEscape(t.variants[v].variant.label + (wins ? " (wins)" : "")) + "</text>\n";
   }
   svg += "</g>\n</svg>\n";
   return svg;

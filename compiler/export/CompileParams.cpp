@@ -1,16 +1,15 @@
 // The KEY=VALUE parameters of the tools, derived from the registry's specs: the key list, the
 // parser, which algorithm takes which key, and the --list text.
 #include "compiler/export/CompileParams.h"
+#include "runtime/core/Text.h"
 
 #include <algorithm>
 
 namespace collplan {
 namespace {
 
-std::string joined(const std::vector<std::string> &items, const std::string &none = "none") {
-  std::string text;
-  for (const std::string &item : items) text += (text.empty() ? "" : ", ") + item;
-  return text.empty() ? none : text;
+std::string joinedOr(const std::vector<std::string> &items, const std::string &none = "none") {
+  return items.empty() ? none : joined(items);
 }
 
 /// One --list line of a parameter: "  channels=1  integer 1..1024: rings over ...".
@@ -30,10 +29,10 @@ std::string listingOf(const AlgorithmInfo &a) {
   std::vector<std::string> tuned;
   for (const TuningAxis &axis : a.tuning) tuned.push_back(axis.key);
   if (a.hasData()) tuned.push_back(slicesParamSpec().name);
-  if (!tuned.empty()) text += "  tuned: " + joined(tuned) + "\n";
+  if (!tuned.empty()) text += "  tuned: " + joinedOr(tuned) + "\n";
   if (a.remoteReadsWith ? a.remoteReadsWith(AlgorithmParams(a)) : a.remoteReads)
     text += "  needs: remote reads\n";
-  if (!a.example.empty()) text += "  example: " + joined(a.example) + "\n";
+  if (!a.example.empty()) text += "  example: " + joinedOr(a.example) + "\n";
   return text;
 }
 
@@ -48,7 +47,7 @@ std::string CompileParam::help() const {
     const std::string &own = a->findParam(spec->name)->help;
     if (own.size() < help.size()) help = own;
   }
-  return help + " (" + joined(names, "every algorithm") + "; " + spec->syntax() + ")";
+  return help + " (" + joinedOr(names, "every algorithm") + "; " + spec->syntax() + ")";
 }
 
 std::vector<CompileParam> compileParams() {
@@ -65,7 +64,7 @@ std::vector<CompileParam> compileParams() {
 std::string compileParamKeys() {
   std::vector<std::string> keys;
   for (const CompileParam &p : compileParams()) keys.push_back(p.key());
-  return joined(keys);
+  return joinedOr(keys);
 }
 
 std::vector<std::string> compileParamsTakenBy(const AlgorithmInfo &algorithm) {
@@ -92,7 +91,7 @@ std::optional<std::string> applyCompileParam(std::string_view assignment,
     const std::vector<std::string> taken = compileParamsTakenBy(*algorithm);
     if (std::find(taken.begin(), taken.end(), name) == taken.end())
       return "algorithm '" + algorithm->name + "' does not take " + name + " (it takes: " +
-             joined(taken) + ")";
+             joinedOr(taken) + ")";
     if (const ParamSpec *own = algorithm->findParam(name)) spec = own;
   }
   ParamValue value;

@@ -1,5 +1,6 @@
 // Parameter specs and values: parsing, range checks, formatting and the typed accessors.
 #include "compiler/lowering/AlgorithmParams.h"
+#include "runtime/core/Text.h"
 
 #include "compiler/lowering/Algorithms.h"
 
@@ -74,10 +75,8 @@ std::optional<std::string> parseAlgorithmName(std::string_view text, ParamValue 
   return std::nullopt;
 }
 
-std::string joined(const std::vector<std::string> &items) {
-  std::string text;
-  for (const std::string &item : items) text += (text.empty() ? "" : ", ") + item;
-  return text.empty() ? "none" : text;
+std::string joinedOrNone(const std::vector<std::string> &items) {
+  return items.empty() ? "none" : joined(items);
 }
 
 }  // namespace
@@ -201,7 +200,7 @@ std::optional<std::string> AlgorithmParams::set(std::string_view key, std::strin
   std::vector<std::string> taken;
   for (const ParamSpec &spec : all) taken.push_back(spec.name);
   return where + "algorithm '" + (algorithm_ ? algorithm_->name : std::string("(none)")) +
-         "' does not take " + std::string(key) + " (its parameters: " + joined(taken) + ")";
+         "' does not take " + std::string(key) + " (its parameters: " + joinedOrNone(taken) + ")";
 }
 
 std::optional<std::string> AlgorithmParams::assign(const std::vector<std::string> &assignments) {

@@ -1,6 +1,7 @@
 // The algorithm registry: built-in registration, entry checks, schedule construction and the
 // shared lowering driver.
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/core/Text.h"
 
 #include "runtime/topology/Queries.h"
 #include "runtime/topology/Topology.h"
@@ -56,12 +57,6 @@ std::deque<AlgorithmInfo> &registry() {
     return std::move(r.entries());
   }();
   return entries;
-}
-
-std::string joined(const std::vector<std::string> &items) {
-  std::string text;
-  for (const std::string &item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
 }
 
 /// Why a parameter spec of `algorithm` is inconsistent, or nothing.
@@ -190,9 +185,7 @@ std::optional<std::string> checkPermutation(const std::vector<int> &order, int r
   bool ok = int(sorted.size()) == ranks;
   for (int i = 0; ok && i < ranks; ++i) ok = sorted[i] == i;
   if (ok) return std::nullopt;
-  std::string text = what.str() + " [";
-  for (size_t i = 0; i < order.size(); ++i) text += (i ? ", " : "") + std::to_string(order[i]);
-  return text + "] is not a permutation of 0.." + std::to_string(ranks - 1);
+  return what.str() + " [" + joined(order) + "] is not a permutation of 0.." + std::to_string(ranks - 1);
 }
 
 std::vector<int> ringOrderFor(const AlgorithmParams &params, int ranks) {

@@ -1,19 +1,12 @@
 // Pairwise lowerings: pairwise-exchange all-to-all, and the dissemination and pairwise
 // (recursive-doubling exchange) barriers.
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/core/Text.h"
 
 using namespace mlir;
 
 namespace collplan {
 namespace {
-
-bool isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
-int floorPow2(int n) {
-  int p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
-}
 
 /// All-to-all in N-1 rounds: in round k rank r sends its block for `to(r, k)`, with
 /// to = r XOR k when N is a power of two (partners swap) and (r + k) mod N otherwise
@@ -53,7 +46,7 @@ void buildDissemination(ScheduleBuilder &b, const AlgorithmParams &) {
 /// first and hears back last), as MPICH does.
 void buildPairwiseBarrier(ScheduleBuilder &b, const AlgorithmParams &) {
   int n = b.ranks();
-  int pow2 = floorPow2(n), rem = n - pow2;
+  int pow2 = floorPowerOfTwo(n), rem = n - pow2;
   auto rankOf = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
   std::vector<Value> heard(n);
   for (int r = 0; r < n; ++r) heard[r] = b.input(r, 0);

@@ -7,6 +7,7 @@
 // even one hands its data to the next (odd) one before the exchanges and gets its result back
 // after them, so the exchanges run among a power of two of members.
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/core/Text.h"
 
 #include "runtime/topology/Topology.h"
 
@@ -18,21 +19,9 @@ using namespace mlir;
 namespace collplan {
 namespace {
 
-int floorPow2(int n) {
-  int p = 1;
-  while (p * 2 <= n) p *= 2;
-  return p;
-}
-
-int log2Of(int pow2) {
-  int bits = 0;
-  while ((1 << bits) < pow2) ++bits;
-  return bits;
-}
-
 /// MPICH's fold of a group of `size` members onto a power of two of "virtual" members.
 struct Fold {
-  explicit Fold(int size) : pow2(floorPow2(size)), rem(size - pow2) {}
+  explicit Fold(int size) : pow2(floorPowerOfTwo(size)), rem(size - pow2) {}
   int pow2, rem;
   /// Members that hand their data to the next member and sit out the exchanges.
   bool isExtra(int pos) const { return pos < 2 * rem && pos % 2 == 0; }
@@ -42,7 +31,7 @@ struct Fold {
   /// Rounds of one recursive halving or doubling over the group: the fold and the unfold
   /// each take one, unless the extras own no blocks (allreduce), when only one of them moves
   /// data (the fold of the halving, the unfold of the doubling).
-  int rounds(bool extrasOwn) const { return log2Of(pow2) + (rem ? (extrasOwn ? 2 : 1) : 0); }
+  int rounds(bool extrasOwn) const { return ceilLog2(pow2) + (rem ? (extrasOwn ? 2 : 1) : 0); }
 };
 
 // ---- the grid of stages --------------------------------------------------------------------
@@ -84,11 +73,7 @@ Grid gridFromDims(int perDevice, const std::vector<int> &dims) {
   return grid;
 }
 
-std::string listText(const std::vector<int> &values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
+std::string listText(const std::vector<int> &values) { return "[" + joined(values) + "]"; }
 
 /// The grid of a topology: the stage of each device's ranks, then its torus / hypercube
 /// dimensions (or one dimension over the devices when it has none).
@@ -310,7 +295,7 @@ void buildOverGrid(ScheduleBuilder &b, const Grid &grid) {
     // Chunk c's digit s (mixed radix over the stages' powers of two) names the virtual member
     // of its stage-s group that owns it: every non-extra rank owns an equal share.
     std::vector<int> strides;
-    for (int s = 0, stride = 1; s < int(grid.extents.size()); stride *= floorPow2(grid.extents[s++]))
+    for (int s = 0, stride = 1; s < int(grid.extents.size()); stride *= floorPowerOfTwo(grid.extents[s++]))
       strides.push_back(stride);
     OwnerPosition owner = [&](int chunk, int stage) {
       Fold fold(grid.extents[stage]);
@@ -334,7 +319,7 @@ void buildOverGrid(ScheduleBuilder &b, const Grid &grid) {
 /// Chunks of an allreduce over `grid`: Π over stages of the largest power of two <= extent.
 int gridChunks(const Grid &grid) {
   int chunks = 1;
-  for (int extent : grid.extents) chunks *= floorPow2(extent);
+  for (int extent : grid.extents) chunks *= floorPowerOfTwo(extent);
   return chunks;
 }
 
@@ -417,7 +402,7 @@ void registerRdhAlgorithms(AlgorithmRegistry &registry) {
                          "recursive doubling, 2 log2 N rounds";
   rabenseifner.kinds = {CollectiveKind::AllReduce};
   rabenseifner.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) {
-    return floorPow2(s.ranks);
+    return floorPowerOfTwo(s.ranks);
   };
   rabenseifner.build = buildSingleStage;
   registry.add(std::move(rabenseifner));

@@ -5,6 +5,7 @@
 // the tree's child order) and sends the result to the parent in one fused reduce-send; a
 // broadcast copies down from the root.
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/core/Text.h"
 
 #include <algorithm>
 #include <array>
@@ -107,12 +108,6 @@ void lowerOverTrees(ScheduleBuilder &b, const Tree &upTree, const Tree &downTree
       break;
     }
   }
-}
-
-int ceilLog2(int n) {
-  int bits = 0;
-  while ((1 << bits) < n) ++bits;
-  return bits;
 }
 
 int lowestBitIndex(int v) {

@@ -1,5 +1,6 @@
 // DeviceCalls::submit: checks a rank's call against its device's other ranks' and launches them.
 #include "runtime/api/DeviceCalls.h"
+#include "runtime/core/Text.h"
 
 #include "runtime/exec/RuntimeError.h"
 
@@ -7,12 +8,6 @@
 
 namespace collplan {
 namespace {
-
-std::string rankList(const std::vector<int> &ranks) {
-  std::string out;
-  for (int r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
-  return out;
-}
 
 [[noreturn]] void refuse(int rank, const std::string &why) {
   throw RuntimeError(ErrorCode::InvalidArgument,
@@ -44,7 +39,7 @@ void DeviceCalls::submit(int rank, const Plan &plan, const CallBuffers &call, De
       std::vector<int> missing;
       for (size_t i = 0; i < ranks.size(); ++i)
         if (!p.made[i]) missing.push_back(ranks[i]);
-      refuse(rank, "comes before ranks " + rankList(missing) + " of its device made theirs");
+      refuse(rank, "comes before ranks " + joined(missing) + " of its device made theirs");
     }
     if (call.count != first.count || call.dtype != first.dtype || call.op != first.op ||
         &plan != p.plan)
@@ -68,8 +63,8 @@ void DeviceCalls::checkComplete() const {
     std::vector<int> made, missing;
     for (size_t i = 0; i < ranks.size(); ++i) (p.made[i] ? made : missing).push_back(ranks[i]);
     throw RuntimeError(ErrorCode::InvalidArgument,
-                       "the calls of ranks " + rankList(made) + " wait for ranks " +
-                           rankList(missing) +
+                       "the calls of ranks " + joined(made) + " wait for ranks " +
+                           joined(missing) +
                            " of their device, which made none in the group: the ranks of one "
                            "device are launched together, one call each");
   }

@@ -1,5 +1,6 @@
 // Names, sizes and buffer shapes of collective kinds, reduction ops and dtypes.
 #include "runtime/core/Collective.h"
+#include "runtime/core/Text.h"
 
 #include <array>
 
@@ -24,16 +25,6 @@ std::optional<Enum> parseName(const std::array<std::string_view, N> &names,
   for (size_t i = 0; i < N; ++i)
     if (names[i] == name) return static_cast<Enum>(i);
   return std::nullopt;
-}
-
-template <size_t N>
-std::string joinNames(const std::array<std::string_view, N> &names) {
-  std::string out;
-  for (size_t i = 0; i < N; ++i) {
-    if (i) out += ", ";
-    out += names[i];
-  }
-  return out;
 }
 
 }  // namespace
@@ -62,9 +53,9 @@ std::optional<BufferKind> parseBufferKind(std::string_view name) {
   return parseName<BufferKind>(kBufferNames, name);
 }
 
-std::string collectiveKindNames() { return joinNames(kKindNames); }
-std::string reduceOpNames() { return joinNames(kOpNames); }
-std::string dtypeNames() { return joinNames(kDTypeNames); }
+std::string collectiveKindNames() { return joined(kKindNames); }
+std::string reduceOpNames() { return joined(kOpNames); }
+std::string dtypeNames() { return joined(kDTypeNames); }
 
 size_t dtypeSize(DType dtype) {
   switch (dtype) {

@@ -1,5 +1,6 @@
 // Built-in plan generators (ring, direct, binomial, flat, pairwise, dissemination) for any rank count.
 #include "runtime/plan/DefaultPlans.h"
+#include "runtime/core/Text.h"
 
 #include "runtime/plan/DefaultRules.h"
 
@@ -14,12 +15,6 @@ BufRef out(uint32_t unit) { return {BufferKind::Out, unit, 1}; }
 BufRef tmp(uint32_t unit) { return {BufferKind::Tmp, unit, 1}; }
 
 uint32_t mod(int a, int n) { return uint32_t(((a % n) + n) % n); }
-
-int ceilLog2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
 
 /// Accumulates the per-rank programs of one plan, or of one rank (`onlyRank` >= 0): ops of
 /// other ranks are dropped, and generators skip building them where they loop over ranks.

@@ -1,5 +1,6 @@
 // plan-compile: compiles a collective (or a researcher's .mlir schedule) to a verified plan.
 #include "compiler/export/CompileParams.h"
+#include "runtime/core/Text.h"
 #include "compiler/export/PlanCompiler.h"
 #include "compiler/template/TemplateAlgorithms.h"
 #include "runtime/backends/Backend.h"
@@ -64,12 +65,6 @@ Bundle singlePlanBundle(const CompiledPlan &compiled, DType dtype, const Topolog
   table.buckets.push_back(bucket);
   bundle.tables.push_back(table);
   return bundle;
-}
-
-std::string joinNames(const std::vector<std::string> &names) {
-  std::string text;
-  for (const std::string &name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
 }
 
 /// The files whose templates must be registered before the flags are made (so that their
@@ -202,7 +197,7 @@ int main(int argc, char **argv) {
     // A file of templates: compile one of them like a registered algorithm.
     if (options.algorithm.empty() && inputTemplates.size() > 1)
       return fail(input + " holds several templates: name one with -a (" +
-                  joinNames(inputTemplates) + ")");
+                  joined(inputTemplates) + ")");
     if (options.algorithm.empty()) options.algorithm = inputTemplates.front();
     if (collective.empty())
       collective = findAlgorithm(options.algorithm) ? findAlgorithm(options.algorithm)->kindNames()

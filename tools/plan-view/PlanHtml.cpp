@@ -1,5 +1,6 @@
 // renderHtml: a self-contained page that steps through a plan drawing frame by frame.
 #include "tools/plan-view/PlanSvg.h"
+#include "runtime/core/Text.h"
 
 #include <sstream>
 

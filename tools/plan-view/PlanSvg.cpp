@@ -1,6 +1,7 @@
 // renderSvg: a row per channel of each rank, steps or simulated time as columns, transfers as
 // arrows, a legend.
 #include "tools/plan-view/PlanSvg.h"
+#include "runtime/core/Text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,21 +9,6 @@
 #include <sstream>
 
 namespace collplan::view {
-
-std::string xmlEscape(const std::string &text) {
-  std::string s;
-  for (char ch : text) {
-    switch (ch) {
-    case '&': s += "&amp;"; break;
-    case '<': s += "&lt;"; break;
-    case '>': s += "&gt;"; break;
-    case '"': s += "&quot;"; break;
-    case '\'': s += "&apos;"; break;
-    default: s += ch;
-    }
-  }
-  return s;
-}
 
 namespace {
 

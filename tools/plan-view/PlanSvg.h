@@ -17,7 +17,4 @@ std::string renderSvg(const Drawing &drawing);
 /// are highlighted and listed.
 std::string renderHtml(const Drawing &drawing);
 
-/// Escapes &, <, >, " and ' for XML text and attributes.
-std::string xmlEscape(const std::string &text);
-
 }  // namespace collplan::view

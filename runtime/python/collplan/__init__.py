@@ -38,9 +38,7 @@ from ._collplan import (  # noqa: F401,E402  (the public API)
     SimError,
     Table,
     TopologyError,
-    bench,
     communicator_from_env,
-    compile,
     load_bundle,
     load_plan,
     plan_verify,
@@ -48,8 +46,12 @@ from ._collplan import (  # noqa: F401,E402  (the public API)
     shm_communicator,
 )
 
+# The tools' extension, built beside the tools; it shares the runtime extension's types and
+# errors, so it is imported second.
+from ._collplan_tools import bench, compile  # noqa: F401,E402
+
 try:  # only in a build with the compiler (plan-tune's library)
-    from ._collplan import tune  # noqa: F401
+    from ._collplan_tools import tune  # noqa: F401
 except ImportError:
     pass
 

@@ -1,8 +1,8 @@
-// The _collplan extension module: plans, bundles, communicators, tools, and collplan's errors.
+// The _collplan extension module: plans, bundles, communicators and collplan's errors (the
+// runtime's bindings; the tools' are the _collplan_tools module beside the tools).
 #include "PyComm.h"
 #include "PyMpi.h"
 #include "PyPlans.h"
-#include "PyTools.h"
 
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/PlanError.h"
@@ -46,10 +46,9 @@ void bindErrors(py::module_ &m) {
 }  // namespace
 
 PYBIND11_MODULE(_collplan, m) {
-  m.doc() = "collplan: tuned collective plans, their runtime and tools";
+  m.doc() = "collplan: tuned collective plans and the runtime that runs them";
   bindErrors(m);
   python::bindPlans(m);
   python::bindCommunicator(m);
-  python::bindTools(m);
   python::bindMpi(m);
 }

@@ -1,7 +1,7 @@
 // compile (plan-compile), bench (plan-bench) and tune (plan-tune) as functions returning data.
 #include "PyTools.h"
 
-#include "PyConvert.h"
+#include "runtime/python/src/PyConvert.h"
 
 #include "runtime/topology/Resolver.h"
 #include "tools/named-algorithm/NamedAlgorithm.h"
