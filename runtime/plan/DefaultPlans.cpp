@@ -152,10 +152,10 @@ Plan ringReduceScatterPlan(int ranks, ReduceOp op, int onlyRank) {
   return b.finish(n - 1, double(n - 1) / n);
 }
 
-Plan directAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
+Plan twoShotAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
   const int n = ranks;
-  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "direct", onlyRank);
-  Builder b(CollectiveKind::AllReduce, n, op, 0, "direct", uint32_t(n), onlyRank);
+  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "two-shot", onlyRank);
+  Builder b(CollectiveKind::AllReduce, n, op, 0, "two-shot", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
     if (!b.builds(r)) continue;
     const uint32_t mine = uint32_t(r);
@@ -192,33 +192,32 @@ Plan flatBroadcastPlan(int ranks, int root, int onlyRank) {
 }
 
 Plan binomialBroadcastPlan(int ranks, int root, int onlyRank) {
-  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "binomial", onlyRank);
-  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "binomial", 1, onlyRank);
+  if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "binomial-tree", onlyRank);
+  Builder b(CollectiveKind::Broadcast, ranks, {}, root, "binomial-tree", 1, onlyRank);
   const int n = ranks;
   auto real = [&](int vr) { return int(mod(vr + root, n)); };
   for (int vr = 0; vr < n; ++vr) {
     if (!b.builds(real(vr))) continue;
-    // The lowest set bit of vr names the parent (vr - bit); the root acts as "bit = 2^ceil(log2 N)".
-    int bit = 1;
-    while (vr != 0 && !(vr & bit)) bit <<= 1;
-    if (vr == 0) bit = 1 << ceilLog2(n);
+    // The compiler's binomial tree: vr receives from vr minus its highest set bit h, in round
+    // log2 h, then sends to vr + m for m = 2h, 4h, ... (the root: m = 1, 2, 4, ...), one op a
+    // round: one value written to several places would need duplicated writes.
     const int r = real(vr);
-    // Receive (the root copies its input), then send to the children, largest subtree first,
-    // one op each: one value written to several places would need duplicated writes.
+    const int highest = vr == 0 ? 0 : floorPowerOfTwo(vr);
+    int step = vr == 0 ? 0 : ceilLog2(highest) + 1;
     if (vr == 0)
       b.add(r, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
     else
-      b.add(r, makeOp({}, real(vr - bit), 0, {out(0)}, {}), ceilLog2(vr + 1) - 1);
+      b.add(r, makeOp({}, real(vr - highest), 0, {out(0)}, {}), step - 1);
     const BufRef value = vr == 0 ? in(0) : out(0);
-    for (int m = bit >> 1, step = ceilLog2(vr + 1); m > 0; m >>= 1)
-      if (vr + m < n) b.add(r, makeOp({value}, {}, 0, {}, {real(vr + m)}), step++);
+    for (int m = vr == 0 ? 1 : 2 * highest; vr + m < n; m *= 2)
+      b.add(r, makeOp({value}, {}, 0, {}, {real(vr + m)}), step++);
   }
   return b.finish(ceilLog2(n), ceilLog2(n));
 }
 
 Plan binomialReducePlan(int ranks, int root, ReduceOp op, int onlyRank) {
-  if (ranks == 1) return localPlan(CollectiveKind::Reduce, op, root, "binomial", onlyRank);
-  Builder b(CollectiveKind::Reduce, ranks, op, root, "binomial", 1, onlyRank);
+  if (ranks == 1) return localPlan(CollectiveKind::Reduce, op, root, "binomial-tree", onlyRank);
+  Builder b(CollectiveKind::Reduce, ranks, op, root, "binomial-tree", 1, onlyRank);
   b.plan.scratchUnits = 1;
   const int n = ranks;
   auto real = [&](int vr) { return int(mod(vr + root, n)); };
@@ -322,10 +321,10 @@ const std::vector<BuiltInPlan> &builtInPlans() {
        [](K kind, int n) {
          return kind == K::AllReduce ? U(n) * U(2 * n - 1) : U(n) * U(n + 1);
        }},
-      {"direct", {K::AllReduce},
-       [](K, int n, ReduceOp op, int, int only) { return directAllReducePlan(n, op, only); },
+      {"two-shot", {K::AllReduce},
+       [](K, int n, ReduceOp op, int, int only) { return twoShotAllReducePlan(n, op, only); },
        [](K, int n) { return n == 1 ? U(1) : 4 * U(n) * U(n - 1); }},
-      {"binomial", {K::Broadcast, K::Reduce},
+      {"binomial-tree", {K::Broadcast, K::Reduce},
        [](K kind, int n, ReduceOp op, int root, int only) {
          return kind == K::Broadcast ? binomialBroadcastPlan(n, root, only)
                                      : binomialReducePlan(n, root, op, only);

@@ -26,13 +26,15 @@ Plan ringAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
 Plan ringAllGatherPlan(int ranks, int onlyRank = -1);
 /// Ring reduce-scatter: rank r ends with block r reduced; N-1 steps, units = N.
 Plan ringReduceScatterPlan(int ranks, ReduceOp op, int onlyRank = -1);
-/// Direct ("one-shot reduce-scatter + allgather") allreduce for shared memory: rank r pulls
-/// chunk r of every input, folds it in rank order in one pass, then every rank pulls every
-/// reduced chunk. Two rounds; the fewest memory touches when peers' buffers are readable.
-Plan directAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
+/// Two-shot allreduce (the compiler's two-shot: reduce-scatter by direct transfers, then an
+/// allgather of the reduced chunks) for shared memory: rank r pulls chunk r of every input,
+/// folds it in rank order in one pass, then every rank pulls every reduced chunk. Two rounds;
+/// the fewest memory touches when peers' buffers are readable.
+Plan twoShotAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// Flat broadcast: the root sends the whole message to every other rank, one send each.
 Plan flatBroadcastPlan(int ranks, int root, int onlyRank = -1);
-/// Binomial-tree broadcast (MPICH order): ceil(log2 N) rounds.
+/// Binomial-tree broadcast (the compiler's binomial-tree: a rank receives from itself minus its
+/// highest set bit, relative to the root): ceil(log2 N) rounds.
 Plan binomialBroadcastPlan(int ranks, int root, int onlyRank = -1);
 /// Binomial-tree reduce to `root`; non-roots accumulate their subtree in tmp.
 Plan binomialReducePlan(int ranks, int root, ReduceOp op, int onlyRank = -1);
@@ -59,7 +61,8 @@ struct BuiltInPlan {
   bool serves(CollectiveKind kind) const;
 };
 
-/// Every built-in generator: ring, direct, binomial, flat, pairwise, dissemination.
+/// Every built-in generator, each named for its compiler twin (the registered algorithm whose
+/// plan has the same messages): ring, two-shot, binomial-tree, flat, pairwise, dissemination.
 const std::vector<BuiltInPlan> &builtInPlans();
 /// The generator named `name` that serves `kind`, or nullptr.
 const BuiltInPlan *findBuiltInPlan(std::string_view name, CollectiveKind kind);

@@ -146,7 +146,7 @@ TEST(Refit, AVerifyPlanWithoutItsPlanIsAnError) {
     FAIL() << "expected an error";
   } catch (const std::runtime_error &e) {
     EXPECT_EQ(std::string(e.what()),
-              "old.json: field 'accuracy[0].plan': no plan named \"one-shot\" (ring and direct "
+              "old.json: field 'accuracy[0].plan': no plan named \"one-shot\" (ring and two-shot "
               "are built in; pass the others' plan files with --verify-plan)");
   }
 }

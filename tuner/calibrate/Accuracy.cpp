@@ -11,7 +11,7 @@ namespace collplan::calibrate {
 
 std::vector<AccuracyCase> builtInAccuracyCases(int ranks) {
   return {{"ring", ringAllReducePlan(ranks, ReduceOp::Sum)},
-          {"direct", directAllReducePlan(ranks, ReduceOp::Sum)}};
+          {"two-shot", twoShotAllReducePlan(ranks, ReduceOp::Sum)}};
 }
 
 std::vector<AccuracyRow> measureAccuracy(const std::vector<AccuracyCase> &cases,

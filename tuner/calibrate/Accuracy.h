@@ -27,7 +27,7 @@ struct AccuracyRow {
   double ratio = 0;  ///< predicted / measured
 };
 
-/// The runtime's built-in ring and direct allreduce plans for `ranks` ranks.
+/// The runtime's built-in ring and two-shot allreduce plans for `ranks` ranks.
 std::vector<AccuracyCase> builtInAccuracyCases(int ranks);
 
 /// Measures every case at every size with `measure` (backendMeasure runs the correctness check

@@ -165,7 +165,7 @@ std::vector<AccuracyRow> repredictAccuracy(const std::vector<AccuracyRow> &store
       if (c.label == stored[i].label) match = &c;
     if (!match)
       throw std::runtime_error(origin + ": field 'accuracy[" + std::to_string(i) + "].plan': no plan "
-                               "named \"" + stored[i].label + "\" (ring and direct are built in; "
+                               "named \"" + stored[i].label + "\" (ring and two-shot are built in; "
                                "pass the others' plan files with --verify-plan)");
     AccuracyRow row = stored[i];
     row.predictedUs = simulateTimeUs(match->plan, topology, row.bytes);

@@ -84,7 +84,7 @@ TEST(CudaEmulated, ReductionOpsMatchTheHostReference) {
   for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max})
     for (DType dtype : {DType::F16, DType::BF16, DType::U8, DType::I64, DType::F64}) {
       bench::BenchCase c{CollectiveKind::AllReduce, dtype, op, 0, 5};
-      const Plan plan = directAllReducePlan(5, op);
+      const Plan plan = twoShotAllReducePlan(5, op);
       EXPECT_EQ(runChecked(world, plan, c, 333, Placement::OutOfPlace), 0u)
           << describe(plan, c, 333, Placement::OutOfPlace);
     }
@@ -131,7 +131,7 @@ TEST(CudaEmulated, CountersCarryOverFromCallToCall) {
   World world(3);
   bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
   const Plan ring = ringAllReducePlan(3, ReduceOp::Sum);
-  const Plan direct = directAllReducePlan(3, ReduceOp::Sum);
+  const Plan direct = twoShotAllReducePlan(3, ReduceOp::Sum);
   for (int call = 0; call < 20; ++call)
     ASSERT_EQ(runChecked(world, call % 3 ? ring : direct, c, 100 + size_t(call), Placement::OutOfPlace), 0u)
         << "call " << call;

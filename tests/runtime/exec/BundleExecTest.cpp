@@ -40,7 +40,7 @@ std::string writeBundle(int ranks, const char *backend = "cpu-threads") {
       t.op = ReduceOp(op);
       t.buckets.push_back(bucket(0, 1024, ringAllReducePlan(ranks, ReduceOp(op))));
       t.buckets.push_back(bucket(1025, std::numeric_limits<uint64_t>::max(),
-                                 directAllReducePlan(ranks, ReduceOp(op))));
+                                 twoShotAllReducePlan(ranks, ReduceOp(op))));
       bundle.tables.push_back(std::move(t));
     }
   for (int d = 0; d < kNumDTypes; ++d)
@@ -71,7 +71,7 @@ TEST_P(ExecBundle, BucketsChooseThePlanAndResultsMatchTheReference) {
       if (!failure.empty()) return;
       const size_t bytes = c.count * dtypeSize(c.dtype);
       if (c.count > 0 && ranks > 1) {
-        const std::string expected = bytes > 1024 ? "direct" : "ring";
+        const std::string expected = bytes > 1024 ? "two-shot" : "ring";
         if (comm.lastAlgorithm() != expected)
           failure = c.describe(ranks) + ": ran " + comm.lastAlgorithm() + ", expected " + expected;
       }
@@ -80,7 +80,7 @@ TEST_P(ExecBundle, BucketsChooseThePlanAndResultsMatchTheReference) {
     // default rules' binomial plan serves it.
     for (CollCase c : sweepCases(CollectiveKind::Broadcast, ranks)) {
       if (failure.empty()) failure = runAndCheck(comm, c);
-      const std::string expected = c.root == 0 ? "flat" : "binomial";
+      const std::string expected = c.root == 0 ? "flat" : "binomial-tree";
       if (failure.empty() && c.count > 0 && ranks > 1 && comm.lastAlgorithm() != expected)
         failure = c.describe(ranks) + ": ran " + comm.lastAlgorithm() + ", expected " + expected;
     }
@@ -107,7 +107,7 @@ TEST(ExecBundle, CpuShmProcessesRunTheBundlesPlans) {
     for (CollCase c : sweepCases(CollectiveKind::AllReduce, ranks)) {
       std::string error = runAndCheck(comm, c);
       const size_t bytes = c.count * dtypeSize(c.dtype);
-      const std::string expected = bytes > 1024 ? "direct" : "ring";
+      const std::string expected = bytes > 1024 ? "two-shot" : "ring";
       if (error.empty() && c.count > 0 && comm.lastAlgorithm() != expected)
         error = c.describe(ranks) + ": ran " + comm.lastAlgorithm() + ", expected " + expected;
       if (!error.empty()) {

@@ -17,7 +17,7 @@ TEST(ExecDefaultPlans, EveryGeneratorValidates) {
   for (int n = 1; n <= 9; ++n) {
     const std::string at = "N=" + std::to_string(n);
     EXPECT_NO_THROW(validatePlan(ringAllReducePlan(n, ReduceOp::Sum), "ring allreduce " + at));
-    EXPECT_NO_THROW(validatePlan(directAllReducePlan(n, ReduceOp::Max), "direct " + at));
+    EXPECT_NO_THROW(validatePlan(twoShotAllReducePlan(n, ReduceOp::Max), "two-shot " + at));
     EXPECT_NO_THROW(validatePlan(ringAllGatherPlan(n), "ring allgather " + at));
     EXPECT_NO_THROW(validatePlan(ringReduceScatterPlan(n, ReduceOp::Prod), "ring rs " + at));
     EXPECT_NO_THROW(validatePlan(pairwiseAllToAllPlan(n), "pairwise " + at));
@@ -64,7 +64,7 @@ TEST(ExecDefaultPlans, NoBuiltInPlanNeedsDuplicatedWrites) {
           for (const Channel &c : p.channels)
             for (const PlanOp &o : c.ops) EXPECT_FALSE(duplicates(o)) << toString(kind) << " N=" << n;
     }
-  for (const RankProgram &p : directAllReducePlan(6, ReduceOp::Sum).programs)
+  for (const RankProgram &p : twoShotAllReducePlan(6, ReduceOp::Sum).programs)
     for (const PlanOp &o : p.channels[0].ops) EXPECT_FALSE(duplicates(o));
   for (const RankProgram &p : flatBroadcastPlan(6, 2).programs)
     for (const PlanOp &o : p.channels[0].ops) EXPECT_FALSE(duplicates(o));

@@ -72,8 +72,8 @@ TEST(MpiExec, EveryCollectiveMatchesTheReference) {
     ++checked;
   }
   EXPECT_GT(checked, size_t(500));  // the sweep cannot silently shrink to nothing
-  std::set<std::string> expected = {"ring", "pairwise", "binomial", "flat", "dissemination"};
-  if (ranks >= 3) expected.insert("direct");  // allreduce from 256 KiB (plans/defaults.json)
+  std::set<std::string> expected = {"ring", "pairwise", "binomial-tree", "flat", "dissemination"};
+  if (ranks >= 3) expected.insert("two-shot");  // allreduce from 256 KiB (plans/defaults.json)
   EXPECT_EQ(algorithms, expected);
 }
 

@@ -21,7 +21,7 @@ TEST(PlanBundle, RoundTrip) {
   Bucket &only = gather.buckets.emplace_back();
   only.maxBytes = UINT64_MAX;
   only.plan = allGatherPlan2();
-  only.winner = {"direct", 3.0, 2.0};
+  only.winner = {"two-shot", 3.0, 2.0};
 
   json doc = bundleToJson(bundle);
   EXPECT_EQ(doc.at("format"), "collplan-bundle");

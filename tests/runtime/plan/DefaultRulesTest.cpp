@@ -15,9 +15,9 @@ TEST(DefaultRules, ShippedRulesServeEveryCollective) {
   const DefaultRules &rules = defaultRules();
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 0).name, "ring");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262143).name, "ring");
-  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144).name, "direct");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144).name, "two-shot");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 1 << 30).name, "ring");  // min_ranks 3
-  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 8, 1 << 20).name, "binomial");
+  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 8, 1 << 20).name, "binomial-tree");
   EXPECT_EQ(rules.planFor(CollectiveKind::Barrier, 8, 0).name, "dissemination");
   // The runtime's copy is the repository's file.
   std::ifstream file(COLLPLAN_SOURCE_DIR "/plans/defaults.json");
@@ -69,8 +69,8 @@ std::string errorFor(const std::string &text) {
 std::string withRules(const std::string &allreduce) {
   std::string rules = allreduce;
   for (const char *k : {"allgather\", \"plan\": \"ring", "reduce_scatter\", \"plan\": \"ring",
-                        "alltoall\", \"plan\": \"pairwise", "broadcast\", \"plan\": \"binomial",
-                        "reduce\", \"plan\": \"binomial", "gather\", \"plan\": \"flat",
+                        "alltoall\", \"plan\": \"pairwise", "broadcast\", \"plan\": \"binomial-tree",
+                        "reduce\", \"plan\": \"binomial-tree", "gather\", \"plan\": \"flat",
                         "scatter\", \"plan\": \"flat", "barrier\", \"plan\": \"dissemination"})
     rules += std::string(rules.empty() ? "" : ", ") + "{\"collective\": \"" + k + "\"}";
   return "{\"format\": \"collplan-defaults\", \"version\": 1, \"rules\": [" + rules + "]}";
@@ -78,14 +78,15 @@ std::string withRules(const std::string &allreduce) {
 
 TEST(DefaultRules, BadDocumentsAreClearErrors) {
   EXPECT_EQ(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\"}")), "");
-  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"binomial\"}"))
-                .find("rules[0].plan: \"binomial\" is not a built-in plan for allreduce "
-                      "(expected one of: ring, direct)"),
+  // The built-in plans' former names (direct, binomial) are refused like any other.
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"direct\"}"))
+                .find("rules[0].plan: \"direct\" is not a built-in plan for allreduce "
+                      "(expected one of: ring, two-shot)"),
             std::string::npos);
   EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduse\", \"plan\": \"ring\"}"))
                 .find("rules[0].collective: unknown collective \"allreduse\""),
             std::string::npos);
-  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"direct\", "
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"two-shot\", "
                                "\"min_bytes\": 4096}"))
                 .find("no rule serves every allreduce call"),
             std::string::npos);

@@ -110,7 +110,7 @@ Plan allGatherPlan2() {
   Plan plan;
   plan.collective = CollectiveKind::AllGather;
   plan.ranks = 2;
-  plan.algorithm = "direct";
+  plan.algorithm = "two-shot";
   plan.units = 2;
   plan.programs.resize(2);
   for (int r = 0; r < 2; ++r) {

@@ -327,7 +327,7 @@ Plan directAllGather(int ranks, uint32_t slices) {
   Plan plan;
   plan.collective = CollectiveKind::AllGather;
   plan.ranks = ranks;
-  plan.algorithm = "direct";
+  plan.algorithm = "two-shot";
   plan.units = uint32_t(ranks) * slices;
   plan.programs.resize(size_t(ranks));
   for (int r = 0; r < ranks; ++r) {

@@ -142,7 +142,7 @@ Plan ringReduceScatter(int n) {
 
 Plan binomialBroadcast(int n, int root) {
   Plan plan = emptyPlan(CollectiveKind::Broadcast, n, 1);
-  plan.algorithm = "binomial";
+  plan.algorithm = "binomial-tree";
   plan.root = root;
   int rounds = 0;
   while ((1 << rounds) < n) ++rounds;
