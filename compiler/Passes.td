@@ -89,14 +89,6 @@ def CollFuseReduceCopy : Pass<"coll-fuse-reduce-copy", "mlir::ModuleOp"> {
   }];
 }
 
-def CollFuseDup : Pass<"coll-fuse-dup", "mlir::ModuleOp"> {
-  let summary = "Fuse copies of one value to different ranks into one coll.dup";
-  let description = [{
-    Copies of the same value to distinct ranks become one `coll.dup` (one read, several
-    writes), where the topology supports duplication.
-  }];
-}
-
 def CollScheduleSteps : Pass<"coll-schedule-steps", "mlir::ModuleOp"> {
   let summary = "Assign a `step` to every transfer (the port-model rounds of coll-cost)";
 }
