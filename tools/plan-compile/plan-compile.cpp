@@ -91,6 +91,180 @@ std::vector<std::string> registerTemplatesOf(int argc, char **argv) {
   return inputTemplates;
 }
 
+/// What the command line asks for.
+struct Request {
+  std::string input, collective, opName, topologySpec, emit = "plan", outPath, symbol;
+  std::string dtypeName = "f32", backend = "cpu-threads", encodingName;
+  int ranks = 0, root = 0;
+  CompileOptions options;
+  bool cost = false, list = false;
+  std::vector<std::string> schedules;  // registered before the flags were made
+  std::vector<std::pair<std::string, std::string>> paramFlags;  // key, value as typed
+};
+
+/// A bad request: reported as "plan-compile: error: <what>", exit 1.
+struct RequestError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One flag per key of the registry's parameters, parsed by the parser --param of
+/// plan-view/plan-bench uses.
+void addParamFlags(CLI::App &app, Request &r) {
+  for (const CompileParam &p : compileParams()) {
+    const std::string key = p.key();
+    auto &flags = r.paramFlags;
+    if (p.isSwitch())  // --bidirectional alone means true; --bidirectional false as typed
+      app.add_option_function<std::string>(
+             "--" + key,
+             [&flags, key](const std::string &v) { flags.emplace_back(key, v.empty() ? "true" : v); },
+             p.help())
+          ->expected(0, 1);
+    else
+      app.add_option_function<std::string>(
+          "--" + key, [&flags, key](const std::string &v) { flags.emplace_back(key, v); },
+          p.help());
+  }
+}
+
+void addFlags(CLI::App &app, Request &r) {
+  app.add_option("input", r.input,
+                 "A .mlir file with one coll.collective or coll.schedule, or schedule templates "
+                 "(coll.template: compiled for -n ranks, the one named by -a if several)");
+  app.add_option("--schedule", r.schedules,
+                 "A .mlir file of schedule templates, repeatable: each becomes an algorithm "
+                 "named by its symbol (for -a and --list)")
+      ->allow_extra_args(false);
+  app.add_option("-c,--collective", r.collective, "Collective kind: " + collectiveKindNames());
+  app.add_option("-n,--ranks", r.ranks, "Number of ranks");
+  app.add_option("-a,--algorithm", r.options.algorithm, "Algorithm (see --list)");
+  app.add_option("--op", r.opName, "Reduction op: " + reduceOpNames());
+  app.add_option("--root", r.root, "Root rank of rooted collectives");
+  addParamFlags(app, r);
+  app.add_option("-t,--topology", r.topologySpec, "Topology: file, preset or generator spec");
+  app.add_option("--symbol", r.symbol, "Which collective/schedule of the input file");
+  app.add_option("--emit", r.emit, "mlir (level 2), program (level 3), plan (JSON), bundle")
+      ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle"}));
+  app.add_option("--dtype", r.dtypeName, "Bundle dtype: " + dtypeNames());
+  app.add_option("--backend", r.backend, "Bundle backend: " + backendNames());
+  app.add_option("-o,--output", r.outPath,
+                 "Output file (default: stdout); plans and bundles are compact JSON, or CBOR for a "
+                 ".cbor path");
+  app.add_option("--encoding", r.encodingName,
+                 "json or cbor: the encoding of a plan or bundle (default: by the output's "
+                 "extension; JSON on stdout)")
+      ->check(CLI::IsMember({"json", "cbor"}));
+  app.add_flag("--cost", r.cost, "Print the cost summary");
+  app.add_flag("--explain", r.options.explain, "Print what each stage did");
+  app.add_flag("--list", r.list,
+               "List the algorithms: collectives, parameters (default, range, help), origin");
+}
+
+/// The collective -c, -n, --root and --op ask for.
+CollectiveSpec requestedSpec(const Request &r) {
+  if (r.collective.empty())
+    throw RequestError("nothing to compile: give an input .mlir file or --collective");
+  const std::optional<CollectiveKind> kind = parseCollectiveKind(r.collective);
+  if (!kind)
+    throw RequestError("unknown collective '" + r.collective + "' (expected one of: " +
+                       collectiveKindNames() + ")");
+  if (r.ranks < 1)
+    throw RequestError("--ranks must be at least 1 (got " + std::to_string(r.ranks) + ")");
+  if (r.options.algorithm.empty()) throw RequestError("--algorithm is required (see --list)");
+  CollectiveSpec spec;
+  spec.kind = *kind;
+  spec.ranks = r.ranks;
+  spec.root = r.root;
+  if (!r.opName.empty()) {
+    spec.op = parseReduceOp(r.opName);
+    if (!spec.op)
+      throw RequestError("unknown op '" + r.opName + "' (expected one of: " + reduceOpNames() +
+                         ")");
+  } else if (needsReduceOp(*kind)) {
+    spec.op = ReduceOp::Sum;
+  }
+  return spec;
+}
+
+/// Applies the parameter flags (a parameter the named algorithm ignores is an error, as in
+/// plan-view/plan-bench; without -a, the file's collective names the algorithm and the
+/// compiler checks them then) and the topology.
+void resolveOptions(Request &r, Topology &topology) {
+  const AlgorithmInfo *named =
+      r.options.algorithm.empty() ? nullptr : findAlgorithm(r.options.algorithm);
+  for (const auto &[key, value] : r.paramFlags)
+    if (auto why = applyCompileParam(key + "=" + value, named, r.options))
+      throw RequestError("--" + key + " " + value + ": " + *why);
+  if (!findBackend(r.backend))
+    throw RequestError("unknown backend '" + r.backend + "' (expected one of: " +
+                       backendNames() + ")");
+  r.options.keepIR = r.emit != "plan" && r.emit != "bundle";
+  if (r.topologySpec.empty()) return;
+  topology = resolveTopology(r.topologySpec, r.ranks);
+  r.options.topology = &topology;
+  if (r.ranks == 0) r.ranks = topology.numRanks();
+}
+
+/// Compiles what `r` asks for: a template of the input file, the input file, or -c.
+CompiledPlan compileRequest(Request &r, const std::vector<std::string> &inputTemplates) {
+  if (!inputTemplates.empty()) {
+    // A file of templates: compile one of them like a registered algorithm.
+    if (r.options.algorithm.empty() && inputTemplates.size() > 1)
+      throw RequestError(r.input + " holds several templates: name one with -a (" +
+                         joined(inputTemplates) + ")");
+    if (r.options.algorithm.empty()) r.options.algorithm = inputTemplates.front();
+    const AlgorithmInfo *algorithm = findAlgorithm(r.options.algorithm);
+    if (r.collective.empty()) r.collective = algorithm ? algorithm->kindNames() : "";
+    r.input.clear();
+  }
+  std::string error;
+  mlir::FailureOr<CompiledPlan> compiled = mlir::failure();
+  if (!r.input.empty()) {
+    if (!r.collective.empty())
+      throw RequestError("give either an input file or --collective, not both");
+    compiled = compileFile(r.input, r.symbol, r.options, error);
+  } else {
+    compiled = compileCollective(requestedSpec(r), r.options, error);
+  }
+  if (failed(compiled)) throw RequestError(error);
+  return std::move(*compiled);
+}
+
+/// Writes the plan (or bundle, or IR) where -o says, in the encoding asked for; the exit code.
+int writeResult(const Request &r, const CompiledPlan &compiled, DType dtype,
+                const Topology *topology) {
+  Output out(r.outPath);
+  std::ostream &info = out.toStdout() ? std::cerr : std::cout;
+  for (const std::string &line : compiled.explanation) info << line << "\n";
+  if (r.cost) info << formatCost(compiled.cost, /*perRank=*/false);
+  if (r.emit == "mlir" || r.emit == "schedule") return out.write(compiled.scheduleIR) ? 0 : 1;
+  if (r.emit == "program") return out.write(compiled.programIR) ? 0 : 1;
+  const DocumentEncoding encoding = !r.encodingName.empty()
+                                        ? (r.encodingName == "cbor" ? DocumentEncoding::Cbor
+                                                                    : DocumentEncoding::Json)
+                                        : out.toStdout() ? DocumentEncoding::Json
+                                                         : encodingForPath(r.outPath);
+  const nlohmann::json document =
+      r.emit == "plan" ? planToJson(compiled.plan)
+                       : bundleToJson(singlePlanBundle(compiled, dtype, topology, r.backend));
+  if (!out.toStdout()) {
+    try {
+      if (r.emit == "plan")
+        savePlanFile(compiled.plan, r.outPath, encoding);
+      else
+        saveBundleFile(bundleFromJson(document, "plan-compile"), r.outPath, encoding);
+    } catch (const PlanError &e) {
+      throw RequestError(std::string("cannot write ") + r.outPath + ": " + e.reason());
+    }
+    return 0;
+  }
+  if (encoding == DocumentEncoding::Cbor) {
+    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(document);
+    std::cout.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+    return std::cout ? 0 : 1;
+  }
+  return out.write(document.dump() + "\n") ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -102,165 +276,25 @@ int main(int argc, char **argv) {
     return 1;
   }
   CLI::App app{"plan-compile: compile a collective or a coll .mlir schedule to a verified plan"};
-  std::string input, collective, opName, topologySpec, emit = "plan", outPath, symbol;
-  std::string dtypeName = "f32", backend = "cpu-threads";
-  int ranks = 0, root = 0;
-  CompileOptions options;
-  bool cost = false, list = false;
-  std::vector<std::string> schedules;  // registered above, before the flags were made
-  app.add_option("input", input,
-                 "A .mlir file with one coll.collective or coll.schedule, or schedule templates "
-                 "(coll.template: compiled for -n ranks, the one named by -a if several)");
-  app.add_option("--schedule", schedules,
-                 "A .mlir file of schedule templates, repeatable: each becomes an algorithm "
-                 "named by its symbol (for -a and --list)")
-      ->allow_extra_args(false);
-  app.add_option("-c,--collective", collective, "Collective kind: " + collectiveKindNames());
-  app.add_option("-n,--ranks", ranks, "Number of ranks");
-  app.add_option("-a,--algorithm", options.algorithm, "Algorithm (see --list)");
-  app.add_option("--op", opName, "Reduction op: " + reduceOpNames());
-  app.add_option("--root", root, "Root rank of rooted collectives");
-  // One flag per key of the registry's parameters, parsed by the parser --param of
-  // plan-view/plan-bench uses.
-  const std::vector<CompileParam> params = compileParams();
-  std::vector<std::pair<std::string, std::string>> paramFlags;  // key, value as typed
-  for (const CompileParam &p : params) {
-    const std::string key = p.key();
-    if (p.isSwitch())  // --bidirectional alone means true; --bidirectional false as typed
-      app.add_option_function<std::string>(
-             "--" + key,
-             [&paramFlags, key](const std::string &v) {
-               paramFlags.emplace_back(key, v.empty() ? "true" : v);
-             },
-             p.help())
-          ->expected(0, 1);
-    else
-      app.add_option_function<std::string>(
-          "--" + key,
-          [&paramFlags, key](const std::string &v) { paramFlags.emplace_back(key, v); },
-          p.help());
-  }
-  app.add_option("-t,--topology", topologySpec, "Topology: file, preset or generator spec");
-  app.add_option("--symbol", symbol, "Which collective/schedule of the input file");
-  app.add_option("--emit", emit, "mlir (level 2), program (level 3), plan (JSON), bundle")
-      ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle"}));
-  app.add_option("--dtype", dtypeName, "Bundle dtype: " + dtypeNames());
-  app.add_option("--backend", backend, "Bundle backend: " + backendNames());
-  app.add_option("-o,--output", outPath,
-                 "Output file (default: stdout); plans and bundles are compact JSON, or CBOR for a "
-                 ".cbor path");
-  std::string encodingName;
-  app.add_option("--encoding", encodingName,
-                 "json or cbor: the encoding of a plan or bundle (default: by the output's "
-                 "extension; JSON on stdout)")
-      ->check(CLI::IsMember({"json", "cbor"}));
-  app.add_flag("--cost", cost, "Print the cost summary");
-  app.add_flag("--explain", options.explain, "Print what each stage did");
-  app.add_flag("--list", list,
-               "List the algorithms: collectives, parameters (default, range, help), origin");
+  Request request;
+  addFlags(app, request);
   if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
-
-  auto fail = [](const std::string &message) {
-    std::cerr << "plan-compile: error: " << message << "\n";
-    return 1;
-  };
-  if (list) {
+  if (request.list) {
     std::cout << algorithmListing();
     return 0;
   }
-  // A parameter the named algorithm's lowering ignores is an error, as in plan-view/plan-bench;
-  // without -a, the file's collective names the algorithm and the compiler checks them then.
-  const AlgorithmInfo *named = options.algorithm.empty() ? nullptr : findAlgorithm(options.algorithm);
-  for (const auto &[key, value] : paramFlags)
-    if (auto why = applyCompileParam(key + "=" + value, named, options))
-      return fail("--" + key + " " + value + ": " + *why);
-  if (!findBackend(backend))
-    return fail("unknown backend '" + backend + "' (expected one of: " + backendNames() + ")");
-  options.keepIR = emit != "plan" && emit != "bundle";
-  std::optional<DType> dtype = parseDType(dtypeName);
-  if (!dtype) return fail("unknown dtype '" + dtypeName + "' (expected one of: " + dtypeNames() + ")");
-
-  Topology topology;
-  if (!topologySpec.empty()) {
-    try {
-      topology = resolveTopology(topologySpec, ranks);
-    } catch (const std::exception &e) {
-      return fail(e.what());
-    }
-    options.topology = &topology;
-    if (ranks == 0) ranks = topology.numRanks();
+  try {
+    Topology topology;
+    resolveOptions(request, topology);
+    const std::optional<DType> dtype = parseDType(request.dtypeName);
+    if (!dtype)
+      throw RequestError("unknown dtype '" + request.dtypeName + "' (expected one of: " +
+                         dtypeNames() + ")");
+    const CompiledPlan compiled = compileRequest(request, inputTemplates);
+    return writeResult(request, compiled, *dtype,
+                       request.topologySpec.empty() ? nullptr : &topology);
+  } catch (const std::exception &e) {  // RequestError, and the topology resolver's errors
+    std::cerr << "plan-compile: error: " << e.what() << "\n";
+    return 1;
   }
-
-  std::string error;
-  mlir::FailureOr<CompiledPlan> compiled = mlir::failure();
-  if (!inputTemplates.empty()) {
-    // A file of templates: compile one of them like a registered algorithm.
-    if (options.algorithm.empty() && inputTemplates.size() > 1)
-      return fail(input + " holds several templates: name one with -a (" +
-                  joined(inputTemplates) + ")");
-    if (options.algorithm.empty()) options.algorithm = inputTemplates.front();
-    if (collective.empty())
-      collective = findAlgorithm(options.algorithm) ? findAlgorithm(options.algorithm)->kindNames()
-                                                    : "";
-    input.clear();
-  }
-  if (!input.empty()) {
-    if (!collective.empty()) return fail("give either an input file or --collective, not both");
-    compiled = compileFile(input, symbol, options, error);
-  } else {
-    if (collective.empty()) return fail("nothing to compile: give an input .mlir file or --collective");
-    auto kind = parseCollectiveKind(collective);
-    if (!kind)
-      return fail("unknown collective '" + collective + "' (expected one of: " +
-                  collectiveKindNames() + ")");
-    if (ranks < 1) return fail("--ranks must be at least 1 (got " + std::to_string(ranks) + ")");
-    if (options.algorithm.empty()) return fail("--algorithm is required (see --list)");
-    CollectiveSpec spec;
-    spec.kind = *kind;
-    spec.ranks = ranks;
-    spec.root = root;
-    if (!opName.empty()) {
-      auto op = parseReduceOp(opName);
-      if (!op) return fail("unknown op '" + opName + "' (expected one of: " + reduceOpNames() + ")");
-      spec.op = op;
-    } else if (needsReduceOp(*kind)) {
-      spec.op = ReduceOp::Sum;
-    }
-    compiled = compileCollective(spec, options, error);
-  }
-  if (failed(compiled)) return fail(error);
-
-  Output out(outPath);
-  std::ostream &info = out.toStdout() ? std::cerr : std::cout;
-  for (const std::string &line : compiled->explanation) info << line << "\n";
-  if (cost) info << formatCost(compiled->cost, /*perRank=*/false);
-  if (emit == "mlir" || emit == "schedule") return out.write(compiled->scheduleIR) ? 0 : 1;
-  if (emit == "program") return out.write(compiled->programIR) ? 0 : 1;
-  const DocumentEncoding encoding = !encodingName.empty()
-                                        ? (encodingName == "cbor" ? DocumentEncoding::Cbor
-                                                                  : DocumentEncoding::Json)
-                                        : out.toStdout() ? DocumentEncoding::Json
-                                                         : encodingForPath(outPath);
-  const nlohmann::json document =
-      emit == "plan" ? planToJson(compiled->plan)
-                     : bundleToJson(singlePlanBundle(*compiled, *dtype,
-                                                     topologySpec.empty() ? nullptr : &topology,
-                                                     backend));
-  if (!out.toStdout()) {
-    try {
-      if (emit == "plan")
-        savePlanFile(compiled->plan, outPath, encoding);
-      else
-        saveBundleFile(bundleFromJson(document, "plan-compile"), outPath, encoding);
-    } catch (const PlanError &e) {
-      return fail(std::string("cannot write ") + outPath + ": " + e.reason());
-    }
-    return 0;
-  }
-  if (encoding == DocumentEncoding::Cbor) {
-    const std::vector<uint8_t> bytes = nlohmann::json::to_cbor(document);
-    std::cout.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
-    return std::cout ? 0 : 1;
-  }
-  return out.write(document.dump() + "\n") ? 0 : 1;
 }
