@@ -162,11 +162,16 @@ int reapRanks(const std::vector<pid_t> &children, const StopSignals &signals,
   return result;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
+/// The command line: -n RANKS, --job NAME, then the program and its arguments.
+struct LaunchArgs {
   int ranks = 0;
   ShmJobNames job;
+  int program = 0;  ///< argv index of the program
+};
+
+/// Parses the command line; returns an exit code when there is nothing to launch (usage,
+/// a bad -n, --reap).
+std::optional<int> parseArgs(int argc, char **argv, LaunchArgs &a) {
   int i = 1;
   for (; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -178,9 +183,9 @@ int main(int argc, char **argv) {
                      argv[i]);
         return 2;
       }
-      ranks = int(n);
+      a.ranks = int(n);
     } else if (arg == "--job" && i + 1 < argc) {
-      job.job = argv[++i];
+      a.job.job = argv[++i];
     } else if (arg == "--reap" && argc == 2) {
       return reapAndReport();
     } else if (arg == "--") {
@@ -192,18 +197,19 @@ int main(int argc, char **argv) {
       break;
     }
   }
-  if (ranks < 1 || i >= argc) return usage(argv[0]);
-  BindMode bind = BindMode::Core;
-  if (auto why = bindModeFromEnv(bind)) {
-    std::fprintf(stderr, "collplan-shm-launch: %s\n", why->c_str());
-    return 2;
-  }
+  if (a.ranks < 1 || i >= argc) return usage(argv[0]);
+  a.program = i;
+  return std::nullopt;
+}
+
+/// Names the job (a fresh nonce; a name a live job holds is refused, and what dead jobs left
+/// is removed); returns an exit code on failure.
+std::optional<int> claimJob(ShmJobNames &job) {
   try {
     reapStaleJobs();  // what jobs whose processes all died left behind, whatever their names
     if (job.job.empty()) job.job = defaultJobName("job-");
     ShmTransport::checkJobName(job.job);
     job.nonce = newJobNonce();
-    // Refuse a name a live job holds; remove what a dead job of the name left.
     const std::string why = freeJobName(job.job);
     if (!why.empty()) {
       std::fprintf(stderr, "collplan-shm-launch: %s\n", why.c_str());
@@ -213,53 +219,78 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "collplan-shm-launch: %s\n", e.what());
     return 2;
   }
+  return std::nullopt;
+}
+
+/// In the forked child of rank `r`: its environment and core, then the program. Never returns.
+[[noreturn]] void execRank(const LaunchArgs &a, int r, char **argv, BindMode bind,
+                           const std::vector<int> &cpus) {
+  setenv("COLLPLAN_BACKEND", "cpu-shm", 1);
+  setenv("COLLPLAN_RANKS", std::to_string(a.ranks).c_str(), 1);
+  setenv("COLLPLAN_RANK", std::to_string(r).c_str(), 1);
+  setenv("COLLPLAN_SHM_JOB", a.job.job.c_str(), 1);
+  setenv(kNonceVariable, nonceText(a.job.nonce).c_str(), 1);
+  // Rank r on CPU r mod C (one core each when they fit, as mpirun binds); a rank that owns
+  // its core polls a little before yielding (unless the user chose COLLPLAN_WAIT_SPINS).
+  if (bindCallerToCpu(cpuForRank(bind, cpus, r, a.ranks)) &&
+      ranksOwnTheirCores(bind, cpus, a.ranks))
+    setenv("COLLPLAN_WAIT_SPINS", std::to_string(kSpinsWhenBound).c_str(), 0);
+  execvp(argv[a.program], argv + a.program);
+  std::fprintf(stderr, "collplan-shm-launch: cannot run %s: %s\n", argv[a.program],
+               std::strerror(errno));
+  _exit(127);
+}
+
+/// Tells the watchdog the job ended and gives it a moment to exit; one that does not
+/// (stopped) is left to init rather than waited for.
+void endWatchdog(int pipe, pid_t watchdog) {
+  if (pipe < 0) return;
+  const char done = 'd';
+  if (write(pipe, &done, 1) != 1) {
+  }
+  close(pipe);
+  for (int i = 0; i < 100 && waitpid(watchdog, nullptr, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  LaunchArgs a;
+  if (const std::optional<int> exit = parseArgs(argc, argv, a)) return *exit;
+  BindMode bind = BindMode::Core;
+  if (auto why = bindModeFromEnv(bind)) {
+    std::fprintf(stderr, "collplan-shm-launch: %s\n", why->c_str());
+    return 2;
+  }
+  if (const std::optional<int> exit = claimJob(a.job)) return *exit;
   const std::vector<int> cpus = allowedCpus();
 
   pid_t watchdog = -1;
-  const int watchdogPipe = startWatchdog(job, watchdog);
+  const int watchdogPipe = startWatchdog(a.job, watchdog);
   const pid_t launcher = getpid();
   std::vector<pid_t> children;
-  children.reserve(size_t(ranks));
+  children.reserve(size_t(a.ranks));
   StopSignals signals;  // SIGTERM/SIGINT/SIGHUP stop the ranks; segments go once they are reaped
-  for (int r = 0; r < ranks && !signals.received(); ++r) {
+  for (int r = 0; r < a.ranks && !signals.received(); ++r) {
     const pid_t pid = fork();
     if (pid < 0) {
       std::fprintf(stderr, "collplan-shm-launch: fork failed: %s\n", std::strerror(errno));
       for (pid_t c : children) askToStop(c);
-      reapRanks(children, signals, job);
-      removeJobSegments(job);
+      reapRanks(children, signals, a.job);
+      removeJobSegments(a.job);
       return 1;
     }
     if (pid == 0) {
       signals.restoreInChild();  // exec resets caught signals too; a rank that fails to exec
       dieWithParent(launcher);
-      setenv("COLLPLAN_BACKEND", "cpu-shm", 1);
-      setenv("COLLPLAN_RANKS", std::to_string(ranks).c_str(), 1);
-      setenv("COLLPLAN_RANK", std::to_string(r).c_str(), 1);
-      setenv("COLLPLAN_SHM_JOB", job.job.c_str(), 1);
-      setenv(kNonceVariable, nonceText(job.nonce).c_str(), 1);
-      // Rank r on CPU r mod C (one core each when they fit, as mpirun binds); a rank that owns
-      // its core polls a little before yielding (unless the user chose COLLPLAN_WAIT_SPINS).
-      if (bindCallerToCpu(cpuForRank(bind, cpus, r, ranks)) && ranksOwnTheirCores(bind, cpus, ranks))
-        setenv("COLLPLAN_WAIT_SPINS", std::to_string(kSpinsWhenBound).c_str(), 0);
-      execvp(argv[i], argv + i);
-      std::fprintf(stderr, "collplan-shm-launch: cannot run %s: %s\n", argv[i],
-                   std::strerror(errno));
-      _exit(127);
+      execRank(a, r, argv, bind, cpus);
     }
     children.push_back(pid);
     signals.add(pid);
   }
-  const int result = reapRanks(children, signals, job);
-  removeJobSegments(job);
-  if (watchdogPipe >= 0) {
-    const char done = 'd';
-    if (write(watchdogPipe, &done, 1) != 1) {
-    }
-    close(watchdogPipe);
-    // It exits at once; one that does not (stopped) is left to init rather than waited for.
-    for (int i = 0; i < 100 && waitpid(watchdog, nullptr, WNOHANG) == 0; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const int result = reapRanks(children, signals, a.job);
+  removeJobSegments(a.job);
+  endWatchdog(watchdogPipe, watchdog);
   return signals.received() ? 128 + signals.received() : result;
 }
