@@ -161,6 +161,71 @@ VertexId resolveVertex(const ObjectReader &in, const char *key,
   return it->second;
 }
 
+/// The "features" list: each a known feature, named once.
+void readFeatures(const ObjectReader &top, Topology &topo, const std::string &origin) {
+  if (!top.has("features")) return;
+  const json &features = top.array("features");
+  for (size_t f = 0; f < features.size(); ++f) {
+    std::string field = indexed("features", f);
+    if (!features[f].is_string())
+      throw TopologyError(origin, field, "expected a string, got " + typeName(features[f]));
+    std::string name = features[f].get<std::string>();
+    bool *flag = featureFlag(topo.features, name);
+    if (!flag)
+      throw TopologyError(origin, field,
+                          "unknown feature '" + name + "' (expected one of: " + featureNames() +
+                              ")");
+    if (*flag) throw TopologyError(origin, field, "feature '" + name + "' is listed twice");
+    *flag = true;
+  }
+}
+
+/// "intra_device": how ranks of one device exchange.
+void readIntraDevice(const ObjectReader &top, Topology &topo, const std::string &origin) {
+  ObjectReader intra(top.require("intra_device"), "intra_device", origin,
+                     {"bandwidth_gbps", "latency_us", "pull", "clean_pull_local_bytes",
+                      "handshake", "pull_cache_bytes", "pull_memory_bandwidth_gbps"});
+  topo.intraDeviceBandwidthGBps = intra.number("bandwidth_gbps");
+  topo.intraDeviceLatencyUs = intra.number("latency_us");
+  topo.intraDevicePull = intra.boolean("pull", false);
+  topo.intraDeviceCleanPullBytes = intra.number("clean_pull_local_bytes", 0.0);
+  topo.intraDeviceHandshake = intra.boolean("handshake", false);
+  topo.intraDevicePullCacheBytes = intra.number("pull_cache_bytes", 0.0);
+  topo.intraDevicePullMemoryGBps = intra.number("pull_memory_bandwidth_gbps", 0.0);
+}
+
+/// "links", whose ends name devices and switches (so the names must be unique first).
+void readLinks(const ObjectReader &top, Topology &topo, const std::string &origin) {
+  if (topo.devices.empty()) throw TopologyError(origin, "devices", "needs at least one device");
+  std::map<std::string, VertexId> vertices;
+  std::map<std::string, std::string> definedAt;
+  auto addVertex = [&](const std::string &name, VertexId vertex, const std::string &field) {
+    auto [it, inserted] = definedAt.emplace(name, field);
+    if (!inserted)
+      throw TopologyError(origin, field + ".name",
+                          "duplicate vertex name '" + name + "' (also " + it->second + ")");
+    vertices.emplace(name, vertex);
+  };
+  for (size_t d = 0; d < topo.devices.size(); ++d)
+    addVertex(topo.devices[d].name, int(d), indexed("devices", d));
+  for (size_t s = 0; s < topo.switches.size(); ++s)
+    addVertex(topo.switches[s].name, int(topo.devices.size() + s), indexed("switches", s));
+
+  const json &links = top.array("links");
+  for (size_t l = 0; l < links.size(); ++l) {
+    ObjectReader in(links[l], indexed("links", l), origin,
+                    {"a", "b", "bandwidth_gbps", "latency_us", "duplex", "dim"});
+    Link link;
+    link.a = resolveVertex(in, "a", vertices, origin);
+    link.b = resolveVertex(in, "b", vertices, origin);
+    link.bandwidthGBps = in.number("bandwidth_gbps");
+    link.latencyUs = in.number("latency_us");
+    link.duplex = in.boolean("duplex", true);
+    link.dim = in.integer("dim", -1);
+    topo.links.push_back(link);
+  }
+}
+
 } // namespace
 
 Topology topologyFromJson(const json &document, const std::string &origin) {
@@ -199,63 +264,9 @@ Topology topologyFromJson(const json &document, const std::string &origin) {
                             ")");
   topo.routing = *parsedRouting;
 
-  if (top.has("features")) {
-    const json &features = top.array("features");
-    for (size_t f = 0; f < features.size(); ++f) {
-      std::string field = indexed("features", f);
-      if (!features[f].is_string())
-        throw TopologyError(origin, field, "expected a string, got " + typeName(features[f]));
-      std::string name = features[f].get<std::string>();
-      bool *flag = featureFlag(topo.features, name);
-      if (!flag)
-        throw TopologyError(origin, field,
-                            "unknown feature '" + name + "' (expected one of: " + featureNames() +
-                                ")");
-      if (*flag) throw TopologyError(origin, field, "feature '" + name + "' is listed twice");
-      *flag = true;
-    }
-  }
-
-  ObjectReader intra(top.require("intra_device"), "intra_device", origin,
-                     {"bandwidth_gbps", "latency_us", "pull", "clean_pull_local_bytes",
-                      "handshake", "pull_cache_bytes", "pull_memory_bandwidth_gbps"});
-  topo.intraDeviceBandwidthGBps = intra.number("bandwidth_gbps");
-  topo.intraDeviceLatencyUs = intra.number("latency_us");
-  topo.intraDevicePull = intra.boolean("pull", false);
-  topo.intraDeviceCleanPullBytes = intra.number("clean_pull_local_bytes", 0.0);
-  topo.intraDeviceHandshake = intra.boolean("handshake", false);
-  topo.intraDevicePullCacheBytes = intra.number("pull_cache_bytes", 0.0);
-  topo.intraDevicePullMemoryGBps = intra.number("pull_memory_bandwidth_gbps", 0.0);
-
-  // Links name their ends, so names must be unique before links can be read.
-  if (topo.devices.empty()) throw TopologyError(origin, "devices", "needs at least one device");
-  std::map<std::string, VertexId> vertices;
-  std::map<std::string, std::string> definedAt;
-  auto addVertex = [&](const std::string &name, VertexId vertex, const std::string &field) {
-    auto [it, inserted] = definedAt.emplace(name, field);
-    if (!inserted)
-      throw TopologyError(origin, field + ".name",
-                          "duplicate vertex name '" + name + "' (also " + it->second + ")");
-    vertices.emplace(name, vertex);
-  };
-  for (size_t d = 0; d < topo.devices.size(); ++d)
-    addVertex(topo.devices[d].name, int(d), indexed("devices", d));
-  for (size_t s = 0; s < topo.switches.size(); ++s)
-    addVertex(topo.switches[s].name, int(topo.devices.size() + s), indexed("switches", s));
-
-  const json &links = top.array("links");
-  for (size_t l = 0; l < links.size(); ++l) {
-    ObjectReader in(links[l], indexed("links", l), origin,
-                    {"a", "b", "bandwidth_gbps", "latency_us", "duplex", "dim"});
-    Link link;
-    link.a = resolveVertex(in, "a", vertices, origin);
-    link.b = resolveVertex(in, "b", vertices, origin);
-    link.bandwidthGBps = in.number("bandwidth_gbps");
-    link.latencyUs = in.number("latency_us");
-    link.duplex = in.boolean("duplex", true);
-    link.dim = in.integer("dim", -1);
-    topo.links.push_back(link);
-  }
+  readFeatures(top, topo, origin);
+  readIntraDevice(top, topo, origin);
+  readLinks(top, topo, origin);
 
   validateTopology(topo, origin);
   if (declaredRanks != topo.numRanks())
