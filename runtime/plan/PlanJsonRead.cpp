@@ -127,6 +127,16 @@ struct PlanReader {
   Plan plan(const json &doc, const FieldPath &root, const PlanLoadOptions &options) const {
     checkObject(doc, at(root), names::kPlanRequired, names::kPlanOptional);
     Plan plan;
+    header(doc, root, plan);
+    opAndRoot(doc, root, plan);
+    details(doc, root, plan);
+    readPrograms(doc, root, options, plan);
+    return plan;
+  }
+
+private:
+  /// format, version, collective and ranks.
+  void header(const json &doc, const FieldPath &root, Plan &plan) const {
     std::string format = expectString(doc["format"], at(root / "format"));
     if (format != names::kPlanFormatName)
       at(root / "format")
@@ -145,7 +155,10 @@ struct PlanReader {
     plan.ranks = int(expectInteger(doc["ranks"], at(root / "ranks"), -kMaxI32, kMaxI32));
     if (plan.ranks < 1) at(root / "ranks").fail("must be at least 1, got " + std::to_string(plan.ranks));
     if (plan.ranks > kMaxRanks) at(root / "ranks").fail(aboveLimit("ranks", plan.ranks, kMaxRanks));
+  }
 
+  /// op (exactly when the collective reduces) and root (exactly when it is rooted).
+  void opAndRoot(const json &doc, const FieldPath &root, Plan &plan) const {
     if (const json *v = member(doc, "op")) {
       if (!needsReduceOp(plan.collective))
         at(root / "op").fail(std::string(toString(plan.collective)) +
@@ -168,7 +181,10 @@ struct PlanReader {
       at(root / "root").fail("missing required field: " + std::string(toString(plan.collective)) +
                              " needs a root rank");
     }
+  }
 
+  /// algorithm, params, units, scratch_units, inplace_safe and predicted.
+  void details(const json &doc, const FieldPath &root, Plan &plan) const {
     plan.algorithm = expectString(doc["algorithm"], at(root / "algorithm"));
     if (plan.algorithm.empty()) at(root / "algorithm").fail("must not be empty");
     if (const json *v = member(doc, "params")) {
@@ -191,7 +207,11 @@ struct PlanReader {
       plan.predicted.alphaRounds = nonNegative((*v)["alpha_rounds"], p / "alpha_rounds");
       plan.predicted.beta = nonNegative((*v)["beta"], p / "beta");
     }
+  }
 
+  /// One program per rank, or only `options.onlyRank`'s.
+  void readPrograms(const json &doc, const FieldPath &root, const PlanLoadOptions &options,
+                    Plan &plan) const {
     FieldPath programsPath = root / "programs";
     const json &programs = expectArray(doc["programs"], at(programsPath));
     if (programs.size() != size_t(plan.ranks))
@@ -207,11 +227,10 @@ struct PlanReader {
       const size_t r = size_t(options.onlyRank);
       plan.programs[r] = program(programs[r], programsPath[r], r);
       plan.onlyRank = options.onlyRank;
-      return plan;
+      return;
     }
     for (size_t r = 0; r < programs.size(); ++r)
       plan.programs[r] = program(programs[r], programsPath[r], r);
-    return plan;
   }
 };
 
