@@ -106,6 +106,12 @@ private:
   }
 
   void visit(Operation &op);
+  void visitInput(InputOp in);
+  void visitCopy(CopyOp copy, int32_t step, uint32_t channel);
+  void visitDup(DupOp dup, int32_t step, uint32_t channel);
+  void visitReduce(coll::ReduceOp reduce, int32_t step);
+  void visitReduceSend(ReduceSendOp reduce, int32_t step, uint32_t channel);
+  void visitOutput(OutputOp out, int32_t step, uint32_t channel);
   void attachSends();
   FailureOr<ProgramOp> createProgramOp();
 
@@ -247,109 +253,124 @@ void ProgramBuilder::visit(Operation &op) {
   int32_t step = op.hasAttr("step") ? int32_t(op.getAttrOfType<IntegerAttr>("step").getInt()) : -1;
   const uint32_t channel = channelOf(&op);
   llvm::TypeSwitch<Operation *>(&op)
-      .Case<InputOp>([&](InputOp in) {
-        int rank = int(in.getRank()), chunk = int(in.getChunk());
-        int slice = int(in.getSlice().value_or(0));
-        define(in.getResult(), rank, chunk, slice);
-        values_[in.getResult()].home = ref(BufferKind::In, inputUnit(chunk, slice));
-      })
-      .Case<CopyOp>([&](CopyOp copy) {
-        const ValueState src = values_[copy.getSrc()];
-        int to = int(copy.getRank());
-        define(copy.getResult(), to, src.chunk, src.slice);
-        if (to != src.rank) return transfer(copy.getSrc(), to, copy.getResult(), step, channel);
-        Instr local;
-        local.kind = OpKind::Copy;
-        local.srcs = {*src.home};
-        local.dsts = {place(copy.getResult())};
-        local.step = step;
-        local.channel = channel;
-        if (!tokens_) emit(to, local);
-      })
-      .Case<DupOp>([&](DupOp dup) {
-        const ValueState src = values_[dup.getSrc()];
-        Instr instr;
-        instr.kind = OpKind::Dup;
-        if (!tokens_) instr.srcs = {*src.home};
-        instr.step = step;
-        instr.channel = channel;
-        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
-          define(result, int(rank), src.chunk, src.slice);
-          if (int(rank) == src.rank) {
-            if (!tokens_) instr.dsts.push_back(place(result));
-            continue;
-          }
-          uint32_t id = newTransfer();
-          sendFrom(instr, int(rank), id);
-          values_[result].pending = PendingRecv{src.rank, id, channel, step};
-        }
-        if (instr.dsts.size() + instr.sends.size() == 1)
-          instr.kind = instr.sends.empty() ? OpKind::Copy : OpKind::Send;
-        emit(src.rank, instr);
-        for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks()))
-          if (int(rank) != src.rank && (!feedsOneReduction(result, int(rank)) || tokens_))
-            materialize(result);
-      })
-      .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) {
-        int rank = int(reduce.getRank());
-        const ValueState &first = values_[reduce.getOperand(0)];
-        define(reduce.getResult(), rank, first.chunk, first.slice);
-        if (tokens_) {  // a token join is the receives themselves
-          for (Value v : reduce.getOperands()) materialize(v);
-          values_[reduce.getResult()].home = ref(BufferKind::Tmp, 0);
-          return;
-        }
-        Instr instr;
-        instr.step = step;
-        gatherOperands(reduce, reduce.getOperands(), rank, instr);
-        instr.kind = instr.recv ? OpKind::RecvReduce : OpKind::Reduce;
-        instr.dsts = {place(reduce.getResult())};
-        emit(rank, instr);
-      })
-      .Case<ReduceSendOp>([&](ReduceSendOp reduce) {
-        int rank = int(reduce.getRank()), dest = int(reduce.getDest());
-        const ValueState &first = values_[reduce.getOperand(0)];
-        define(reduce.getResult(), dest, first.chunk, first.slice);
-        Instr instr;
-        instr.step = step;
-        gatherOperands(reduce, reduce.getOperands(), rank, instr);
-        uint32_t id = newTransfer();
-        // One forwarding instruction only when the port model sends in the round after the
-        // receive; a send it schedules later waits in scratch so the rounds between go first.
-        if (instr.recv && forwardsNextRound(instr.step, step)) {
-          instr.kind = OpKind::RecvReduceSend;
-          sendFrom(instr, dest, id);
-          emit(rank, instr);
-        } else {  // reduce into scratch, then send
-          instr.kind = instr.recv ? OpKind::RecvReduce : OpKind::Reduce;
-          BufRef slot = allocateTmp(rank, phaseOf(values_[reduce.getResult()]));
-          instr.dsts = {slot};
-          emit(rank, instr);
-          Instr send;
-          send.kind = OpKind::Send;
-          send.srcs = {slot};
-          sendFrom(send, dest, id);
-          send.step = step;
-          send.channel = channel;
-          emit(rank, send);
-        }
-        values_[reduce.getResult()].pending = PendingRecv{rank, id, channel, step};
-        if (!feedsOneReduction(reduce.getResult(), dest)) materialize(reduce.getResult());
-      })
-      .Case<OutputOp>([&](OutputOp out) {
-        ValueState &state = values_[out.getValue()];
-        if (tokens_) return materialize(out.getValue());
-        BufRef target = ref(BufferKind::Out, outputUnit(int(out.getChunk()),
-                                                        int(out.getSlice().value_or(0))));
-        if (state.home && *state.home == target) return;
-        Instr copy;
-        copy.kind = OpKind::Copy;
-        copy.srcs = {*state.home};
-        copy.dsts = {target};
-        copy.step = step;
-        copy.channel = channel;
-        emit(int(out.getRank()), copy);
-      });
+      .Case<InputOp>([&](InputOp in) { visitInput(in); })
+      .Case<CopyOp>([&](CopyOp copy) { visitCopy(copy, step, channel); })
+      .Case<DupOp>([&](DupOp dup) { visitDup(dup, step, channel); })
+      .Case<coll::ReduceOp>([&](coll::ReduceOp reduce) { visitReduce(reduce, step); })
+      .Case<ReduceSendOp>([&](ReduceSendOp reduce) { visitReduceSend(reduce, step, channel); })
+      .Case<OutputOp>([&](OutputOp out) { visitOutput(out, step, channel); });
+}
+
+void ProgramBuilder::visitInput(InputOp in) {
+  int rank = int(in.getRank()), chunk = int(in.getChunk());
+  int slice = int(in.getSlice().value_or(0));
+  define(in.getResult(), rank, chunk, slice);
+  values_[in.getResult()].home = ref(BufferKind::In, inputUnit(chunk, slice));
+}
+
+/// A copy to another rank is a transfer; on one rank, a local copy.
+void ProgramBuilder::visitCopy(CopyOp copy, int32_t step, uint32_t channel) {
+  const ValueState src = values_[copy.getSrc()];
+  int to = int(copy.getRank());
+  define(copy.getResult(), to, src.chunk, src.slice);
+  if (to != src.rank) return transfer(copy.getSrc(), to, copy.getResult(), step, channel);
+  Instr local;
+  local.kind = OpKind::Copy;
+  local.srcs = {*src.home};
+  local.dsts = {place(copy.getResult())};
+  local.step = step;
+  local.channel = channel;
+  if (!tokens_) emit(to, local);
+}
+
+/// One read, a write per destination: local ones into place, remote ones as sends.
+void ProgramBuilder::visitDup(DupOp dup, int32_t step, uint32_t channel) {
+  const ValueState src = values_[dup.getSrc()];
+  Instr instr;
+  instr.kind = OpKind::Dup;
+  if (!tokens_) instr.srcs = {*src.home};
+  instr.step = step;
+  instr.channel = channel;
+  for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks())) {
+    define(result, int(rank), src.chunk, src.slice);
+    if (int(rank) == src.rank) {
+      if (!tokens_) instr.dsts.push_back(place(result));
+      continue;
+    }
+    uint32_t id = newTransfer();
+    sendFrom(instr, int(rank), id);
+    values_[result].pending = PendingRecv{src.rank, id, channel, step};
+  }
+  if (instr.dsts.size() + instr.sends.size() == 1)
+    instr.kind = instr.sends.empty() ? OpKind::Copy : OpKind::Send;
+  emit(src.rank, instr);
+  for (auto [result, rank] : llvm::zip(dup.getResults(), dup.getRanks()))
+    if (int(rank) != src.rank && (!feedsOneReduction(result, int(rank)) || tokens_))
+      materialize(result);
+}
+
+void ProgramBuilder::visitReduce(coll::ReduceOp reduce, int32_t step) {
+  int rank = int(reduce.getRank());
+  const ValueState &first = values_[reduce.getOperand(0)];
+  define(reduce.getResult(), rank, first.chunk, first.slice);
+  if (tokens_) {  // a token join is the receives themselves
+    for (Value v : reduce.getOperands()) materialize(v);
+    values_[reduce.getResult()].home = ref(BufferKind::Tmp, 0);
+    return;
+  }
+  Instr instr;
+  instr.step = step;
+  gatherOperands(reduce, reduce.getOperands(), rank, instr);
+  instr.kind = instr.recv ? OpKind::RecvReduce : OpKind::Reduce;
+  instr.dsts = {place(reduce.getResult())};
+  emit(rank, instr);
+}
+
+void ProgramBuilder::visitReduceSend(ReduceSendOp reduce, int32_t step, uint32_t channel) {
+  int rank = int(reduce.getRank()), dest = int(reduce.getDest());
+  const ValueState &first = values_[reduce.getOperand(0)];
+  define(reduce.getResult(), dest, first.chunk, first.slice);
+  Instr instr;
+  instr.step = step;
+  gatherOperands(reduce, reduce.getOperands(), rank, instr);
+  uint32_t id = newTransfer();
+  // One forwarding instruction only when the port model sends in the round after the
+  // receive; a send it schedules later waits in scratch so the rounds between go first.
+  if (instr.recv && forwardsNextRound(instr.step, step)) {
+    instr.kind = OpKind::RecvReduceSend;
+    sendFrom(instr, dest, id);
+    emit(rank, instr);
+  } else {  // reduce into scratch, then send
+    instr.kind = instr.recv ? OpKind::RecvReduce : OpKind::Reduce;
+    BufRef slot = allocateTmp(rank, phaseOf(values_[reduce.getResult()]));
+    instr.dsts = {slot};
+    emit(rank, instr);
+    Instr send;
+    send.kind = OpKind::Send;
+    send.srcs = {slot};
+    sendFrom(send, dest, id);
+    send.step = step;
+    send.channel = channel;
+    emit(rank, send);
+  }
+  values_[reduce.getResult()].pending = PendingRecv{rank, id, channel, step};
+  if (!feedsOneReduction(reduce.getResult(), dest)) materialize(reduce.getResult());
+}
+
+/// A value bound to the output: copied there unless it already lives there.
+void ProgramBuilder::visitOutput(OutputOp out, int32_t step, uint32_t channel) {
+  ValueState &state = values_[out.getValue()];
+  if (tokens_) return materialize(out.getValue());
+  BufRef target = ref(BufferKind::Out, outputUnit(int(out.getChunk()),
+                                                  int(out.getSlice().value_or(0))));
+  if (state.home && *state.home == target) return;
+  Instr copy;
+  copy.kind = OpKind::Copy;
+  copy.srcs = {*state.home};
+  copy.dsts = {target};
+  copy.step = step;
+  copy.channel = channel;
+  emit(int(out.getRank()), copy);
 }
 
 /// Attaches a send to the receive that produced its source range earlier on the same rank
