@@ -26,10 +26,11 @@ Topology pcieSwitchTree(int devices, const PcieTreeParams &params) {
   return finish(std::move(topo), origin);
 }
 
-Topology fatTree(int nodes, int gpusPerNode, int nicsPerNode, const FatTreeParams &params) {
-  std::string origin = "fatTree(" + std::to_string(nodes) + " nodes, " +
-                       std::to_string(gpusPerNode) + " GPUs, " + std::to_string(nicsPerNode) +
-                       " NICs per node)";
+namespace {
+
+/// Refuses a shape the fat tree cannot be built with, naming the count at fault.
+void checkFatTreeShape(const std::string &origin, int nodes, int gpusPerNode, int nicsPerNode,
+                       const FatTreeParams &params) {
   checkCount(origin, "nodes", nodes, 1);
   checkCount(origin, "GPUs per node", gpusPerNode, 1);
   checkCount(origin, "NICs per node", nicsPerNode, nodes > 1 ? 1 : 0);
@@ -43,6 +44,31 @@ Topology fatTree(int nodes, int gpusPerNode, int nicsPerNode, const FatTreeParam
                             std::to_string(nicsPerNode) + ")");
   if (!(params.oversubscription > 0))
     throw TopologyError(origin, "", "oversubscription must be positive");
+}
+
+/// Every leaf to every spine, each uplink carrying its share of the nodes under the leaf,
+/// divided by the oversubscription.
+void linkLeavesToSpines(Topology &topo, const std::vector<int> &leaves,
+                        const std::vector<int> &spines, int nodes, int nicsPerNode,
+                        const FatTreeParams &params) {
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    int group = int(l) / nicsPerNode;
+    int nodesUnderLeaf = std::min(params.nodesPerLeaf, nodes - group * params.nodesPerLeaf);
+    LinkSpec uplink{params.nicToLeaf.bandwidthGBps * nodesUnderLeaf /
+                        (params.spines * params.oversubscription),
+                    params.leafToSpineLatencyUs, true};
+    for (int spine : spines)
+      addLink(topo, leaves[l], spine, uplink, -1);
+  }
+}
+
+}  // namespace
+
+Topology fatTree(int nodes, int gpusPerNode, int nicsPerNode, const FatTreeParams &params) {
+  std::string origin = "fatTree(" + std::to_string(nodes) + " nodes, " +
+                       std::to_string(gpusPerNode) + " GPUs, " + std::to_string(nicsPerNode) +
+                       " NICs per node)";
+  checkFatTreeShape(origin, nodes, gpusPerNode, nicsPerNode, params);
 
   GeneratorParams gpu;
   gpu.deviceKind = params.deviceKind;
@@ -95,15 +121,7 @@ Topology fatTree(int nodes, int gpusPerNode, int nicsPerNode, const FatTreeParam
     std::vector<int> spines;
     for (int s = 0; s < params.spines; ++s)
       spines.push_back(addSwitch("spine" + std::to_string(s), "spine"));
-    for (size_t l = 0; l < leaves.size(); ++l) {
-      int group = int(l) / nicsPerNode;
-      int nodesUnderLeaf = std::min(params.nodesPerLeaf, nodes - group * params.nodesPerLeaf);
-      LinkSpec uplink{params.nicToLeaf.bandwidthGBps * nodesUnderLeaf /
-                          (params.spines * params.oversubscription),
-                      params.leafToSpineLatencyUs, true};
-      for (int spine : spines)
-        addLink(topo, leaves[l], spine, uplink, -1);
-    }
+    linkLeavesToSpines(topo, leaves, spines, nodes, nicsPerNode, params);
   }
   return finish(std::move(topo), origin);
 }
