@@ -367,16 +367,25 @@ void TemplateEvaluator::Run::runColl(Operation &op) {
       });
 }
 
+namespace {
+
+/// The template's parameters' values, in its order: the body's block arguments.
+SmallVector<Cell> paramCells(TemplateOp tmpl, const TemplateArguments &args) {
+  SmallVector<Cell> params;
+  for (Attribute name : tmpl.getParams())
+    params.push_back(Cell::ofInt(args.at(cast<StringAttr>(name).str())));
+  return params;
+}
+
+}  // namespace
+
 TemplateEvaluator::TemplateEvaluator(TemplateOp tmpl, TemplateArguments args)
     : tmpl_(tmpl), args_(std::move(args)) {}
 
 FailureOr<int> TemplateEvaluator::chunks() {
   Run run(tmpl_, args_);
-  SmallVector<Cell> params;
-  for (Attribute name : tmpl_.getParams())
-    params.push_back(Cell::ofInt(args_.at(cast<StringAttr>(name).str())));
   try {
-    run.runBlock(tmpl_.getBodyBlock(), params);
+    run.runBlock(tmpl_.getBodyBlock(), paramCells(tmpl_, args_));
   } catch (const Reported &) {
     if (!run.stop) return failure();
   }
@@ -386,11 +395,8 @@ FailureOr<int> TemplateEvaluator::chunks() {
 LogicalResult TemplateEvaluator::emit(const BuilderFactory &make) {
   Run run(tmpl_, args_);
   run.make = &make;
-  SmallVector<Cell> params;
-  for (Attribute name : tmpl_.getParams())
-    params.push_back(Cell::ofInt(args_.at(cast<StringAttr>(name).str())));
   try {
-    run.runBlock(tmpl_.getBodyBlock(), params);
+    run.runBlock(tmpl_.getBodyBlock(), paramCells(tmpl_, args_));
   } catch (const Reported &) {
     return failure();
   }

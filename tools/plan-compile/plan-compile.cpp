@@ -112,17 +112,15 @@ struct RequestError : std::runtime_error {
 void addParamFlags(CLI::App &app, Request &r) {
   for (const CompileParam &p : compileParams()) {
     const std::string key = p.key();
+    const bool isSwitch = p.isSwitch();
     auto &flags = r.paramFlags;
-    if (p.isSwitch())  // --bidirectional alone means true; --bidirectional false as typed
-      app.add_option_function<std::string>(
-             "--" + key,
-             [&flags, key](const std::string &v) { flags.emplace_back(key, v.empty() ? "true" : v); },
-             p.help())
-          ->expected(0, 1);
-    else
-      app.add_option_function<std::string>(
-          "--" + key, [&flags, key](const std::string &v) { flags.emplace_back(key, v); },
-          p.help());
+    CLI::Option *option = app.add_option_function<std::string>(
+        "--" + key,
+        [&flags, key, isSwitch](const std::string &v) {
+          flags.emplace_back(key, isSwitch && v.empty() ? "true" : v);
+        },
+        p.help());
+    if (isSwitch) option->expected(0, 1);  // --bidirectional alone means true; or true/false
   }
 }
 

@@ -134,9 +134,14 @@ ShmSegment ShmSegment::create(const std::string &name, size_t bytes, bool *exist
     ::shm_unlink(name.c_str());
     systemError("cannot map", name, err);
   }
+  return mapped(name, p, bytes, st);
+}
+
+ShmSegment ShmSegment::mapped(const std::string &name, void *data, size_t bytes,
+                              const struct stat &st) {
   ShmSegment s;
   s.name_ = name;
-  s.data_ = static_cast<std::byte *>(p);
+  s.data_ = static_cast<std::byte *>(data);
   s.size_ = bytes;
   s.device_ = uint64_t(st.st_dev);
   s.inode_ = uint64_t(st.st_ino);
@@ -175,13 +180,7 @@ ShmSegment ShmSegment::open(const std::string &name, Expect expect, bool writabl
   void *p = ::mmap(nullptr, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
                    fd.fd, 0);
   if (p == MAP_FAILED) systemError("cannot map", name, errno);
-  ShmSegment s;
-  s.name_ = name;
-  s.data_ = static_cast<std::byte *>(p);
-  s.size_ = bytes;
-  s.device_ = uint64_t(st.st_dev);
-  s.inode_ = uint64_t(st.st_ino);
-  return s;
+  return mapped(name, p, bytes, st);
 }
 
 void ShmSegment::unlink(const std::string &name) { ::shm_unlink(name.c_str()); }

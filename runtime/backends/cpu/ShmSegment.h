@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <sys/stat.h>
 
 namespace collplan {
 
@@ -56,6 +57,10 @@ public:
   void unmap();
 
 private:
+  /// The segment `name` mapped at `data` (`bytes` long), as the object `st` describes.
+  static ShmSegment mapped(const std::string &name, void *data, size_t bytes,
+                           const struct stat &st);
+
   std::string name_;
   std::byte *data_ = nullptr;
   size_t size_ = 0;
