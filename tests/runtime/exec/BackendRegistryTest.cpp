@@ -1,4 +1,5 @@
 // The backend registry: names, properties, launch on cpu-threads and cpu-shm, sim's refusals.
+#include "ExecTestSupport.h"
 #include "runtime/backends/Backend.h"
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/DefaultPlans.h"
@@ -42,19 +43,7 @@ TEST(BackendRegistry, NamesAndProperties) {
 /// Every rank runs the body on its own session; results come back in rank order, across
 /// threads and across processes alike, and a built-in allreduce runs through the sessions.
 void expectLaunchRunsEveryRank(const Backend &backend) {
-  const Plan plan = defaultPlan(CollectiveKind::AllReduce, 3, ReduceOp::Sum, 0);
-  const std::vector<std::string> reports = backend.launch(3, [&](RankSession &session) {
-    float in = float(session.rank() + 1), out = 0;
-    CallBuffers call;
-    call.in = &in;
-    call.out = &out;
-    call.inBytes = call.outBytes = sizeof(float);
-    call.count = 1;
-    call.dtype = DType::F32;
-    call.op = ReduceOp::Sum;
-    session.run(session.prepare(plan), call);
-    return std::to_string(session.rank()) + ":" + std::to_string(int(out));
-  });
+  const std::vector<std::string> reports = test::launchedAllReduceReports(backend, 3);
   EXPECT_EQ(reports, (std::vector<std::string>{"0:6", "1:6", "2:6"})) << backend.name();
 }
 

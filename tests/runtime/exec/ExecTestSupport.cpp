@@ -2,6 +2,7 @@
 #include "ExecTestSupport.h"
 
 #include "runtime/core/Reduce.h"
+#include "runtime/plan/DefaultPlans.h"
 
 #include <algorithm>
 #include <chrono>
@@ -347,6 +348,22 @@ std::string runInProcesses(int ranks, const std::function<int(int rank)> &body,
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   return result;
+}
+
+std::vector<std::string> launchedAllReduceReports(const Backend &backend, int ranks) {
+  const Plan plan = defaultPlan(CollectiveKind::AllReduce, ranks, ReduceOp::Sum, 0);
+  return backend.launch(ranks, [&](RankSession &session) {
+    float in = float(session.rank() + 1), out = 0;
+    CallBuffers call;
+    call.in = &in;
+    call.out = &out;
+    call.inBytes = call.outBytes = sizeof(float);
+    call.count = 1;
+    call.dtype = DType::F32;
+    call.op = ReduceOp::Sum;
+    session.run(session.prepare(plan), call);
+    return std::to_string(session.rank()) + ":" + std::to_string(int(out));
+  });
 }
 
 }  // namespace collplan::test

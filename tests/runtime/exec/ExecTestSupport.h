@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collplan.hpp"
+#include "runtime/backends/Backend.h"
 #include "runtime/core/Collective.h"
 
 #include <cstddef>
@@ -59,5 +60,9 @@ std::vector<std::string> shmLeftovers(const std::string &job);
 /// them all and says so after `timeoutSeconds`.
 std::string runInProcesses(int ranks, const std::function<int(int rank)> &body,
                            int timeoutSeconds = 120);
+
+/// Runs a one-element f32 sum allreduce (rank r gives r + 1) on each rank of a launch of
+/// `backend`, through the built-in plan; each rank reports "rank:sum", in rank order.
+std::vector<std::string> launchedAllReduceReports(const Backend &backend, int ranks);
 
 }  // namespace collplan::test

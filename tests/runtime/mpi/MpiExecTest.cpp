@@ -155,19 +155,7 @@ TEST(MpiExec, LaunchRunsEveryRank) {
   const int ranks = worldSize();
   const Backend &mpi = requireBackend("mpi");
   EXPECT_TRUE(mpi.oneRankPerProcess());
-  const Plan plan = defaultPlan(CollectiveKind::AllReduce, ranks, ReduceOp::Sum, 0);
-  const std::vector<std::string> reports = mpi.launch(ranks, [&](RankSession &session) {
-    float in = float(session.rank() + 1), out = 0;
-    CallBuffers call;
-    call.in = &in;
-    call.out = &out;
-    call.inBytes = call.outBytes = sizeof(float);
-    call.count = 1;
-    call.dtype = DType::F32;
-    call.op = ReduceOp::Sum;
-    session.run(session.prepare(plan), call);
-    return std::to_string(session.rank()) + ":" + std::to_string(int(out));
-  });
+  const std::vector<std::string> reports = test::launchedAllReduceReports(mpi, ranks);
   std::vector<std::string> expected;
   for (int r = 0; r < ranks; ++r)
     expected.push_back(std::to_string(r) + ":" + std::to_string(ranks * (ranks + 1) / 2));
