@@ -6,6 +6,7 @@
 // Usage: collplan_bench_bundle_load BUNDLE [benchmark flags]
 // (default: plans/bundles/trn2/bundle.json of the source tree).
 #include "runtime/core/Files.h"
+#include "tests/runtime/plan/ManyOpsPlan.h"
 #include "runtime/core/JsonDocument.h"
 #include "runtime/core/Sha256.h"
 #include "runtime/plan/BundleJson.h"
@@ -114,18 +115,6 @@ void parseBounded(benchmark::State &state, const std::string &bytes) {
   for (auto _ : state) benchmark::DoNotOptimize(parseJsonDocument(bytes, false, keep));
 }
 
-/// A broadcast plan whose one channel holds `ops` sends (rank 0) and as many receives (rank 1).
-std::string manyOpsPlan(size_t ops) {
-  std::string sends, recvs;
-  for (size_t i = 0; i < ops; ++i) {
-    sends += std::string(i ? "," : "") + R"({"op":"send","src":["in[0:1]"],"send":[1]})";
-    recvs += std::string(i ? "," : "") + R"({"op":"recv","recv":0,"dst":["out[0:1]"]})";
-  }
-  return R"({"format":"collplan-plan","version":2,"collective":"broadcast","ranks":2,"root":0,)"
-         R"("algorithm":"flat","units":1,"programs":[{"rank":0,"channels":[{"ops":[)" +
-         sends + R"(]}]},{"rank":1,"channels":[{"ops":[)" + recvs + "]}]}]}";
-}
-
 void registerAll() {
   auto add = [](const char *name, void (*fn)(benchmark::State &)) {
     benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond);
@@ -138,7 +127,8 @@ void registerAll() {
   add("BundleLoad/json/rank_first_proof", BM_RankFirstProof);
   add("BundleLoad/cbor/every_rank", BM_CborEveryRank);
   add("BundleLoad/cbor/one_rank", BM_CborOneRank);
-  static const std::string bundle = readWholeFile(jsonPath), many = manyOpsPlan(20000);
+  static const std::string bundle = readWholeFile(jsonPath), 
+                           many = test::broadcastOfManyOps(20000);
   benchmark::RegisterBenchmark("Sha256/bundle", [](benchmark::State &state) {
     for (auto _ : state) benchmark::DoNotOptimize(sha256(bundle));
     state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bundle.size()));

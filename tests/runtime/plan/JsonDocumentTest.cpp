@@ -1,6 +1,7 @@
 // Documents that nest too deeply (JSON and CBOR, in plans, bundles and topologies) are refused
 // with an error, never a crash; a channel of a million ops loads in linear time.
 #include "PlanTestUtil.h"
+#include "tests/runtime/plan/ManyOpsPlan.h"
 
 #include "runtime/core/JsonDocument.h"
 #include "runtime/topology/Topology.h"
@@ -82,23 +83,11 @@ TEST(JsonDocument, AFilterLeavesMembersOut) {
   EXPECT_EQ(doc, nlohmann::json::parse(R"({"l": [{"a": 1, "b": [[2]]}, {"a": 3}]})"));
 }
 
-/// A broadcast whose one channel holds `ops` sends on rank 0 and as many receives on rank 1.
-std::string broadcastOfManyOps(size_t ops) {
-  std::string sends, recvs;
-  for (size_t i = 0; i < ops; ++i) {
-    sends += std::string(i ? "," : "") + R"({"op":"send","src":["in[0:1]"],"send":[1]})";
-    recvs += std::string(i ? "," : "") + R"({"op":"recv","recv":0,"dst":["out[0:1]"]})";
-  }
-  return R"({"format":"collplan-plan","version":2,"collective":"broadcast","ranks":2,"root":0,)"
-         R"("algorithm":"flat","units":1,"programs":[{"rank":0,"channels":[{"ops":[)" +
-         sends + R"(]}]},{"rank":1,"channels":[{"ops":[)" + recvs + "]}]}]}";
-}
-
 /// nlohmann's callback parser scanned a channel's ops after each op it read: a million-op
 /// plan took 286 s to load. Run with its own time limit (tests/runtime/plan/CMakeLists.txt).
 TEST(JsonDocument, DISABLED_AMillionOpChannelLoadsInLinearTime) {
   const std::string path = scratchPath("million.plan.json");
-  std::ofstream(path) << broadcastOfManyOps(1000000);
+  std::ofstream(path) << test::broadcastOfManyOps(1000000);
   EXPECT_EQ(loadPlanFile(path, structureOnly()).programs[1].channels[0].ops.size(), 1000000u);
   PlanLoadOptions one = structureOnly();
   one.onlyRank = 1;
