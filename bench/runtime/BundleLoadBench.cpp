@@ -127,7 +127,7 @@ void registerAll() {
   add("BundleLoad/json/rank_first_proof", BM_RankFirstProof);
   add("BundleLoad/cbor/every_rank", BM_CborEveryRank);
   add("BundleLoad/cbor/one_rank", BM_CborOneRank);
-  static const std::string bundle = readWholeFile(jsonPath), 
+  static const std::string bundle = readWholeFile(jsonPath),
                            many = test::broadcastOfManyOps(20000);
   benchmark::RegisterBenchmark("Sha256/bundle", [](benchmark::State &state) {
     for (auto _ : state) benchmark::DoNotOptimize(sha256(bundle));

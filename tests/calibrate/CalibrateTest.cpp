@@ -2,6 +2,7 @@
 // simulates) and on the real cpu-threads backend (no timing asserts), and bad settings.
 #include "tuner/calibrate/Accuracy.h"
 #include "tuner/calibrate/Calibrate.h"
+#include "SweepSettings.h"
 
 #include "runtime/backends/Backend.h"
 #include "runtime/plan/DefaultPlans.h"
@@ -19,12 +20,7 @@ using namespace collplan::calibrate;
 
 namespace {
 
-CalibrationSettings settings(int ranks) {
-  CalibrationSettings s;
-  s.ranks = ranks;
-  for (uint64_t m = 8; m <= (64u << 20); m *= 4) s.sizes.push_back(m);
-  return s;
-}
+CalibrationSettings settings(int ranks) { return test::sweepSettings(ranks, 64u << 20); }
 
 /// Exact lines: transfers α = 4 us at 3 GB/s, copies 0.5 us at 5 GB/s, reductions 0.5 us at
 /// 1 GB/s (per message byte).

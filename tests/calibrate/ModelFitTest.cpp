@@ -1,6 +1,7 @@
 // Known model figures in, the same figures out: measurements simulated on a calibrated topology
 // with chosen parameters are fitted back by calibrateMachine (tiers, overhead, latency, pull).
 #include "tuner/calibrate/Calibrate.h"
+#include "SweepSettings.h"
 #include "tuner/calibrate/TierFit.h"
 
 #include "runtime/sim/Simulator.h"
@@ -12,12 +13,8 @@ using namespace collplan::calibrate;
 
 namespace {
 
-CalibrationSettings settings(int ranks) {
-  CalibrationSettings s;
-  s.ranks = ranks;
-  for (uint64_t m = 8; m <= (128u << 20); m *= 4) s.sizes.push_back(m);  // 2+ points per tier
-  return s;
-}
+/// Sizes to 128 MiB: two points or more in every memory tier.
+CalibrationSettings settings(int ranks) { return test::sweepSettings(ranks, 128u << 20); }
 
 /// The truth. Cache thresholds sit at the geometric mean of the copy footprints (2·M·N) of two
 /// neighbouring sizes, where calibrate places a break, so the recovered values are exact.
