@@ -9,14 +9,26 @@
 namespace collplan::bench {
 namespace {
 
+/// A hash of (rank, element): neighbouring elements, units and ranks get unrelated values, so a
+/// unit moved by any number of elements, two blocks swapped or a block from the wrong peer
+/// changes the output (a periodic pattern hides a shift by its period).
+uint64_t mix(int rank, size_t e) {
+  uint64_t x = (uint64_t(uint32_t(rank)) << 40) ^ uint64_t(e);
+  x += 0x9e3779b97f4a7c15ull;  // splitmix64's finaliser
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 /// The value rank `rank` holds at input element `e`, as an exact integer.
 int64_t inputValue(const BenchCase &c, int rank, size_t e) {
-  if (!needsReduceOp(c.kind)) return int64_t((size_t(rank) * 31 + e) % 101);
+  const uint64_t h = mix(rank, e);
+  if (!needsReduceOp(c.kind)) return int64_t(h % 101);
   switch (c.op) {
-  case ReduceOp::Sum: return int64_t(1 + (e + size_t(rank) * 3) % 4);
-  case ReduceOp::Prod: return (e + size_t(rank)) % 3 == 0 ? 2 : 1;
+  case ReduceOp::Sum: return int64_t(1 + h % 4);
+  case ReduceOp::Prod: return h % 3 == 0 ? 2 : 1;
   case ReduceOp::Min:
-  case ReduceOp::Max: return int64_t((e * 7 + size_t(rank) * 13) % 50);
+  case ReduceOp::Max: return int64_t(h % 50);
   }
   return 0;
 }
@@ -85,6 +97,12 @@ void fillInput(const BenchCase &c, int rank, size_t count, void *in) {
 void poisonOutput(const BenchCase &c, int rank, size_t count, void *out) {
   const size_t n = outputBytes(c, rank, count);
   if (n) std::memset(out, 0xA5, n);
+}
+
+void fillExpected(const BenchCase &c, int rank, size_t count, void *out) {
+  const size_t size = dtypeSize(c.dtype), n = outputBytes(c, rank, count) / size;
+  auto *bytes = static_cast<unsigned char *>(out);
+  for (size_t k = 0; k < n; ++k) encode(c.dtype, expectedValue(c, rank, count, k), bytes + k * size);
 }
 
 uint64_t countWrong(const BenchCase &c, int rank, size_t count, const void *out) {
