@@ -63,6 +63,12 @@ def check_bundle(path, backend, ranks, tables):
     return doc
 
 
+def svg_stem(table):
+    """The report's SVG name for a table: <collective>-<dtype>[-<op>]."""
+    op = table.get("op")
+    return f"{table['collective']}-{table['dtype']}" + (f"-{op}" if op else "")
+
+
 def check_report(dir, stems):
     """measurements.csv, report.json and one well-formed SVG per table."""
     rows = list(csv.DictReader(open(os.path.join(dir, "measurements.csv"))))
@@ -82,7 +88,18 @@ def check_report(dir, stems):
         lines = [p for p in root.iter(SVG + "polyline") if p.get("class") == "variant"]
         winners = [c for c in root.iter(SVG + "circle") if c.get("class") == "winner"]
         check(lines, f"{path}: no variant lines")
+        check(len(lines) <= 8, f"{path}: {len(lines)} variant lines; at most 8 are drawn")
         check(winners, f"{path}: no winner markers")
+        # Every bucket's plan is drawn (its line among them) and named; each edge is drawn.
+        table = next(t for t in report["tables"] if svg_stem(t) == stem)
+        buckets = table["buckets"]
+        edges = [l for l in root.iter(SVG + "line") if l.get("class") == "bucket-edge"]
+        check(len(edges) == max(0, len(buckets) - 1),
+              f"{path}: {len(edges)} bucket edges for {len(buckets)} buckets")
+        drawn = {l.get("data-variant") for l in lines}
+        for b in buckets:
+            check(b["winner"]["variant"] in drawn,
+                  f"{path}: bucket winner {b['winner']['variant']} is not drawn")
     return report
 
 
