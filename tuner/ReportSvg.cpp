@@ -37,6 +37,7 @@ bool measured(const Measurement &m) { return m.done && m.medianUs > 0; }
 struct PlotData {
   std::vector<double> bestUs;  ///< per size, the fastest measured median (0: none)
   std::vector<size_t> shown;   ///< variants drawn, bucket winners first
+  size_t chosenCount = 0;      ///< how many of `shown` (its first ones) are bucket winners
   double sMin = std::numeric_limits<double>::infinity(), sMax = 0;
   double ratioMax = 1;         ///< the largest slowdown drawn (at most kMaxRatio)
 
@@ -75,6 +76,7 @@ PlotData plotData(const TableResult &t) {
   };
   for (const BucketChoice &b : t.buckets)
     if (b.winner >= 0) show(size_t(b.winner));
+  p.chosenCount = p.shown.size();
   std::vector<std::pair<double, size_t>> rest;
   for (size_t v = 0; v < t.variants.size(); ++v) {
     const double r = medianRatio(t, p.bestUs, v);
@@ -189,8 +191,7 @@ std::string variantLines(const TableResult &t, const PlotData &p, const Axes &a)
   std::string svg;
   for (size_t k = 0; k < p.shown.size(); ++k) {
     const size_t v = p.shown[k];
-    bool chosen = false;
-    for (const BucketChoice &b : t.buckets) chosen = chosen || b.winner == int(v);
+    const bool chosen = k < p.chosenCount;
     std::string points;
     for (size_t s = 0; s < sizes.size(); ++s)
       if (measured(t.measurements.byVariant[v][s]))
@@ -233,8 +234,7 @@ std::string legend(const TableResult &t, const PlotData &p) {
   const double lx = kWidth - kRight + 16;
   for (size_t k = 0; k < p.shown.size(); ++k) {
     const size_t v = p.shown[k];
-    bool chosen = false;
-    for (const BucketChoice &b : t.buckets) chosen = chosen || b.winner == int(v);
+    const bool chosen = k < p.chosenCount;
     const double y = kTop + 8 + double(k) * 18;
     svg += "<line x1=\"" + num(lx) + "\" y1=\"" + num(y) + "\" x2=\"" + num(lx + 22) +
            "\" y2=\"" + num(y) + "\" stroke=\"" + kColours[k % 12] + "\" stroke-width=\"" +
