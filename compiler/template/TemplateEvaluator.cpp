@@ -106,6 +106,15 @@ struct TemplateEvaluator::Run {
   SmallVector<int64_t, 2> applyMap(Operation *op, AffineMap map, ValueRange operands);
   void runTensor(Operation &op);
   void runColl(Operation &op);
+  void runPattern(Operation &op);
+  /// The value of a pattern op's map at `position` (its first dimension), and as a rank.
+  int64_t mapAt(Operation *op, AffineMap map, ValueRange operands, int64_t position);
+  int64_t rankAt(Operation *op, AffineMap map, ValueRange operands, int64_t position);
+  Value reduceChainOfInputs(TmplReduceChainOp op);
+  Value reduceChainOfTable(TmplReduceChainOp op);
+  std::vector<Value> copyChain(TmplCopyChainOp op);
+  std::vector<Value> exchange(TmplExchangeOp op);
+  Value reduceTo(TmplReduceToOp op);
 
   int64_t rankOperand(Operation *op, Value v, StringRef what);
   int64_t chunkOperand(Operation *op, Value v);
@@ -117,7 +126,7 @@ SmallVector<Cell> TemplateEvaluator::Run::runBlock(Block &block, ArrayRef<Cell> 
   for (auto [arg, value] : llvm::zip(block.getArguments(), blockArgs)) env[arg] = value;
   for (Operation &op : block) {
     if (stop) return {};
-    if (isa<scf::YieldOp, affine::AffineYieldOp>(op)) {
+    if (isa<scf::YieldOp, affine::AffineYieldOp, tensor::YieldOp>(op)) {
       SmallVector<Cell> out;
       for (Value v : op.getOperands()) out.push_back(cell(&op, v));
       return out;
@@ -159,9 +168,13 @@ void TemplateEvaluator::Run::runOp(Operation &op) {
   if (isa<TmplChunksOp, TmplRequireOp, TmplInputOp, TmplCopyOp, TmplReduceOp,
           TmplReduceSendOp, TmplDupOp, TmplOutputOp>(op))
     return runColl(op);
+  if (isa<TmplDivideOp, TmplLog2Op, TmplReduceChainOp, TmplCopyChainOp, TmplExchangeOp,
+          TmplReduceToOp>(op))
+    return runPattern(op);
   fail(&op, "'" + op.getName().getStringRef() +
                 "' cannot appear in a template (it holds affine.for/if/apply/min/max, arith, "
-                "scf.for/if, tensor.empty/from_elements/insert/extract/dim and coll.tmpl ops)");
+                "scf.for/if, tensor.empty/generate/from_elements/insert/extract/dim and "
+                "coll.tmpl ops)");
 }
 
 void TemplateEvaluator::Run::runLoop(Operation *op, int64_t lower, int64_t upper, int64_t step,
@@ -265,6 +278,21 @@ void TemplateEvaluator::Run::runTensor(Operation &op) {
     Value v = table(&op, extract.getTensor())[i];
     if (!v) fail(&op, "reads element " + Twine(i) + " of a table, which was never written");
     env[extract.getResult()] = Cell::ofChunk(v);
+  } else if (auto generate = dyn_cast<tensor::GenerateOp>(op)) {
+    if (generate.getType().getRank() != 1) fail(&op, "tables of chunks have one dimension");
+    const int64_t size = generate.getType().isDynamicDim(0)
+                             ? integer(&op, generate.getDynamicExtents().front())
+                             : generate.getType().getDimSize(0);
+    if (size < 0) fail(&op, "a table of " + Twine(size) + " chunks");
+    std::vector<Value> t;
+    for (int64_t i = 0; i < size; ++i) {
+      SmallVector<Cell> yielded = runBlock(generate.getBody().front(), {Cell::ofInt(i)});
+      if (stop) return;
+      if (yielded.empty() || yielded.front().kind != Cell::Kind::Chunk)
+        fail(&op, "entry " + Twine(i) + " is not a !coll.chunk");
+      t.push_back(yielded.front().chunk);
+    }
+    env[generate.getResult()] = Cell::ofTable(std::move(t));
   } else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
     env[dim.getResult()] = Cell::ofInt(int64_t(table(&op, dim.getSource()).size()));
   } else {
@@ -365,6 +393,135 @@ void TemplateEvaluator::Run::runColl(Operation &op) {
         b.output(chunk(at, o.getValue()), int(rankOperand(at, o.getRank(), "rank")),
                  int(chunkOperand(at, o.getChunk())));
       });
+}
+
+int64_t TemplateEvaluator::Run::mapAt(Operation *op, AffineMap map, ValueRange operands,
+                                     int64_t position) {
+  SmallVector<int64_t, 4> values{position};
+  for (Value v : operands) values.push_back(integer(op, v));
+  std::string error;
+  std::optional<SmallVector<int64_t, 2>> results = evaluateAffineMap(map, values, error);
+  if (!results) fail(op, error);
+  return results->front();
+}
+
+int64_t TemplateEvaluator::Run::rankAt(Operation *op, AffineMap map, ValueRange operands,
+                                      int64_t position) {
+  const int64_t rank = mapAt(op, map, operands, position), count = args.at("ranks");
+  if (rank < 0 || rank >= count)
+    fail(op, "the map gives rank " + Twine(rank) + " at position " + Twine(position) +
+                 ", out of range: ranks are 0.." + Twine(count - 1));
+  return rank;
+}
+
+Value TemplateEvaluator::Run::reduceChainOfInputs(TmplReduceChainOp op) {
+  const int64_t count = integer(op, op.getCount());
+  if (count < 1) fail(op, "a chain of " + Twine(count) + " ranks");
+  const AffineMap map = op.getRanksAttr().getValue();
+  const int c = int(chunkOperand(op, op.getChunk()));
+  ScheduleBuilder &b = emitter(op);
+  Value sum = b.input(int(rankAt(op, map, op.getRankOperands(), 0)), c);
+  for (int64_t k = 1; k < count; ++k) {
+    const int rank = int(rankAt(op, map, op.getRankOperands(), k));
+    Value arrived = b.copy(sum, rank);
+    sum = b.reduce({arrived, b.input(rank, c)}, rank);
+  }
+  return sum;
+}
+
+Value TemplateEvaluator::Run::reduceChainOfTable(TmplReduceChainOp op) {
+  const std::vector<Value> &entries = table(op, op.getTable());
+  if (entries.empty()) fail(op, "reduces an empty table");
+  ScheduleBuilder &b = emitter(op);
+  Value sum;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i]) fail(op, "entry " + Twine(i) + " of the table was never written");
+    if (i == 0) {
+      sum = entries[0];
+      continue;
+    }
+    const int rank = b.rankOf(entries[i]);
+    sum = b.reduce({b.copy(sum, rank), entries[i]}, rank);
+  }
+  return sum;
+}
+
+std::vector<Value> TemplateEvaluator::Run::copyChain(TmplCopyChainOp op) {
+  const int64_t count = integer(op, op.getCount());
+  if (count < 1) fail(op, "a chain of " + Twine(count) + " ranks");
+  ScheduleBuilder &b = emitter(op);
+  Value value = chunk(op, op.getSrc());
+  const int start = int(rankAt(op, op.getRanks(), op.getRankOperands(), 0));
+  if (start != b.rankOf(value))
+    fail(op, "the chain starts at rank " + Twine(start) + " but the value is at rank " +
+                 Twine(b.rankOf(value)));
+  std::optional<int> output;
+  if (op.getChunk()) output = int(chunkOperand(op, op.getChunk()));
+  std::vector<Value> visited;
+  for (int64_t k = 0; k < count; ++k) {
+    const int rank = int(rankAt(op, op.getRanks(), op.getRankOperands(), k));
+    if (k > 0) value = b.copy(value, rank);
+    if (output) b.output(value, rank, *output);
+    visited.push_back(value);
+  }
+  return visited;
+}
+
+std::vector<Value> TemplateEvaluator::Run::exchange(TmplExchangeOp op) {
+  const std::vector<Value> &entries = table(op, op.getTable());
+  ScheduleBuilder &b = emitter(op);
+  std::vector<Value> reduced;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const int64_t partner = mapAt(op, op.getPartner(), op.getPartnerOperands(), int64_t(i));
+    if (partner < 0 || partner >= int64_t(entries.size()) || partner == int64_t(i))
+      fail(op, "entry " + Twine(i) + "'s partner is " + Twine(partner) +
+                   ": partners are other entries of the table of " + Twine(entries.size()));
+    Value mine = entries[i], theirs = entries[size_t(partner)];
+    if (!mine || !theirs) fail(op, "exchanges an entry of the table that was never written");
+    const int rank = b.rankOf(mine);
+    Value arrived = b.copy(theirs, rank);
+    reduced.push_back(int64_t(i) < partner ? b.reduce({mine, arrived}, rank)
+                                           : b.reduce({arrived, mine}, rank));
+  }
+  return reduced;
+}
+
+Value TemplateEvaluator::Run::reduceTo(TmplReduceToOp op) {
+  const std::vector<Value> &entries = table(op, op.getTable());
+  if (entries.empty()) fail(op, "reduces an empty table");
+  const int rank = int(rankOperand(op, op.getRank(), "rank"));
+  ScheduleBuilder &b = emitter(op);
+  SmallVector<Value> operands;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i]) fail(op, "entry " + Twine(i) + " of the table was never written");
+    operands.push_back(b.rankOf(entries[i]) == rank ? entries[i] : b.copy(entries[i], rank));
+  }
+  return operands.size() == 1 ? operands.front() : b.reduce(operands, rank);
+}
+
+void TemplateEvaluator::Run::runPattern(Operation &op) {
+  Operation *at = &op;
+  llvm::TypeSwitch<Operation *>(at)
+      .Case([&](TmplDivideOp o) {
+        const int64_t dividend = integer(at, o.getDividend()), divisor = integer(at, o.getDivisor());
+        if (divisor <= 0) fail(at, "divides by " + Twine(divisor));
+        if (dividend % divisor != 0) fail(at, "requires: " + o.getMessage());
+        env[o.getResult()] = Cell::ofInt(dividend / divisor);
+      })
+      .Case([&](TmplLog2Op o) {
+        const int64_t value = integer(at, o.getValue());
+        if (value < 1) fail(at, "log2 of " + Twine(value));
+        env[o.getResult()] = Cell::ofInt(63 - __builtin_clzll(uint64_t(value)));
+      })
+      .Case([&](TmplReduceChainOp o) {
+        env[o.getResult()] =
+            Cell::ofChunk(o.getTable() ? reduceChainOfTable(o) : reduceChainOfInputs(o));
+      })
+      .Case([&](TmplCopyChainOp o) { env[o.getResult()] = Cell::ofTable(copyChain(o)); })
+      .Case([&](TmplExchangeOp o) {
+        withStep(at, o.getStep(), [&] { env[o.getResult()] = Cell::ofTable(exchange(o)); });
+      })
+      .Case([&](TmplReduceToOp o) { env[o.getResult()] = Cell::ofChunk(reduceTo(o)); });
 }
 
 namespace {

@@ -45,6 +45,13 @@ inline constexpr llvm::StringLiteral kInstanceAttr = "coll.instance";
 /// Checks that a `coll.tmpl.*` op sits inside a `coll.template` (at any depth: loops nest).
 LogicalResult verifyInTemplate(Operation *op);
 
+/// A rank map of the template pattern ops, `#map(%dims)[%symbols]`: the map's first dimension
+/// is the op's own index (the chain position, the table entry), so the parentheses bind the
+/// others. Used through `custom<RankMap>` in the ops' assembly formats.
+ParseResult parseRankMap(OpAsmParser &parser, AffineMapAttr &map,
+                         SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands);
+void printRankMap(OpAsmPrinter &printer, Operation *op, AffineMapAttr map, OperandRange operands);
+
 /// Reads a level-3 instruction, kind included (and creates one).
 Instruction readInstruction(Operation *op);
 Operation *createInstruction(OpBuilder &builder, Location loc, const Instruction &instr);

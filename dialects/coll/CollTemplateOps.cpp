@@ -65,3 +65,116 @@ LogicalResult TmplDupOp::verify() {
   if (getRanks().empty()) return emitOpError("needs at least one rank");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Rank maps of the pattern ops
+//===----------------------------------------------------------------------===//
+
+ParseResult mlir::coll::parseRankMap(OpAsmParser &parser, AffineMapAttr &map,
+                                     SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands) {
+  if (parser.parseAttribute(map) ||
+      parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
+      parser.parseOperandList(operands, OpAsmParser::Delimiter::OptionalSquare))
+    return failure();
+  return success();
+}
+
+void mlir::coll::printRankMap(OpAsmPrinter &printer, Operation *, AffineMapAttr map,
+                              OperandRange operands) {
+  const unsigned dims = map.getValue().getNumDims() - 1;  // the first is the op's own index
+  printer.printAttribute(map);
+  printer << '(';
+  printer.printOperands(operands.take_front(dims));
+  printer << ')';
+  if (operands.size() > dims) {
+    printer << '[';
+    printer.printOperands(operands.drop_front(dims));
+    printer << ']';
+  }
+}
+
+/// A rank map takes the op's index as its first dimension, binds the rest to `operands` and
+/// gives one rank.
+static LogicalResult verifyRankMap(Operation *op, StringRef what, AffineMap map,
+                                   size_t operands) {
+  if (map.getNumDims() < 1)
+    return op->emitOpError() << what << " map needs a first dimension (the position)";
+  if (map.getNumResults() != 1)
+    return op->emitOpError() << what << " map must give one rank, not " << map.getNumResults();
+  const size_t expected = map.getNumDims() - 1 + map.getNumSymbols();
+  if (operands != expected)
+    return op->emitOpError() << what << " map binds " << expected << " operands ("
+                             << map.getNumDims() - 1 << " dimensions after the position, "
+                             << map.getNumSymbols() << " symbols) but " << operands
+                             << " are given";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// coll.tmpl.reduce_chain: `%table`, or `chunk %c ranks #map(...)[...] count %n`
+//===----------------------------------------------------------------------===//
+
+ParseResult TmplReduceChainOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  Type index = builder.getIndexType();
+  auto &props = result.getOrAddProperties<Properties>();
+  if (succeeded(parser.parseOptionalKeyword("chunk"))) {
+    OpAsmParser::UnresolvedOperand chunk, count;
+    SmallVector<OpAsmParser::UnresolvedOperand> rankOperands;
+    AffineMapAttr map;
+    if (parser.parseOperand(chunk) || parser.parseKeyword("ranks") ||
+        parseRankMap(parser, map, rankOperands) || parser.parseKeyword("count") ||
+        parser.parseOperand(count) || parser.parseOptionalAttrDict(result.attributes) ||
+        parser.resolveOperand(chunk, index, result.operands) ||
+        parser.resolveOperands(rankOperands, index, result.operands) ||
+        parser.resolveOperand(count, index, result.operands))
+      return failure();
+    props.ranks = map;
+    props.operandSegmentSizes = {0, 1, int32_t(rankOperands.size()), 1};
+  } else {
+    OpAsmParser::UnresolvedOperand table;
+    Type tableType = RankedTensorType::get({ShapedType::kDynamic},
+                                           ChunkType::get(builder.getContext()));
+    if (parser.parseOperand(table) || parser.parseOptionalAttrDict(result.attributes) ||
+        parser.resolveOperand(table, tableType, result.operands))
+      return failure();
+    props.operandSegmentSizes = {1, 0, 0, 0};
+  }
+  result.addTypes(ChunkType::get(builder.getContext()));
+  return success();
+}
+
+void TmplReduceChainOp::print(OpAsmPrinter &printer) {
+  if (getTable()) {
+    printer << ' ' << getTable();
+  } else {
+    printer << " chunk " << getChunk() << " ranks ";
+    printRankMap(printer, *this, getRanksAttr(), getRankOperands());
+    printer << " count " << getCount();
+  }
+  printer.printOptionalAttrDict((*this)->getAttrs(),
+                                {getOperandSegmentSizesAttrName(), getRanksAttrName()});
+}
+
+LogicalResult TmplReduceChainOp::verify() {
+  if (failed(verifyInTemplate(*this))) return failure();
+  const bool alongMap = getChunk() || getRanksAttr() || getCount();
+  if (getTable()) {
+    if (alongMap || !getRankOperands().empty())
+      return emitOpError("takes either a table or `chunk ... ranks ... count ...`, not both");
+    return success();
+  }
+  if (!getChunk() || !getRanksAttr() || !getCount())
+    return emitOpError("needs a table, or a chunk, a rank map and a count");
+  return verifyRankMap(*this, "the ranks", getRanksAttr().getValue(), getRankOperands().size());
+}
+
+LogicalResult TmplCopyChainOp::verify() {
+  if (failed(verifyInTemplate(*this))) return failure();
+  return verifyRankMap(*this, "the ranks", getRanks(), getRankOperands().size());
+}
+
+LogicalResult TmplExchangeOp::verify() {
+  if (failed(verifyInTemplate(*this))) return failure();
+  return verifyRankMap(*this, "the partner", getPartner(), getPartnerOperands().size());
+}

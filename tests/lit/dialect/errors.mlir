@@ -327,3 +327,31 @@ coll.collective @a allreduce ranks 4294967298 chunks 2 op sum
 // expected-error @+1 {{slices 2097152 is above the limit of 1024}}
 coll.program @p allgather ranks 8 slices 2097152 units 8 scratch 0 {
 }
+
+// -----
+
+coll.template @map_operands allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{the ranks map binds 1 operands (0 dimensions after the position, 1 symbols) but 2 are given}}
+  %s = coll.tmpl.reduce_chain chunk %c0 ranks affine_map<(k)[n] -> (k mod n)>()[%n, %n] count %n
+}
+
+// -----
+
+coll.template @map_results allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  %x = coll.tmpl.input rank %c0 chunk %c0
+  // expected-error @+1 {{the ranks map must give one rank, not 2}}
+  %t = coll.tmpl.copy_chain %x ranks affine_map<(k) -> (k, k)>() count %n
+}
+
+// -----
+
+coll.template @map_position allreduce params ["ranks"] {
+^bb0(%n: index):
+  %t = tensor.empty(%n) : tensor<?x!coll.chunk>
+  // expected-error @+1 {{the partner map needs a first dimension (the position)}}
+  %u = coll.tmpl.exchange %t partner affine_map<()[n] -> (n)>()[%n]
+}

@@ -132,3 +132,92 @@ coll.schedule @outside allreduce ranks 2 op sum {
   // expected-error @+1 {{'coll.tmpl.input' op is only valid inside a coll.template}}
   %x = coll.tmpl.input rank %c0 chunk %c0
 }
+
+// -----
+
+// Exact division that does not divide.
+coll.template @halves allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{requires: the rank count must be even (ranks=3)}}
+  %half = coll.tmpl.divide %n, %c2, "the rank count must be even"
+}
+
+// -----
+
+coll.template @by_zero allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{divides by 0 (ranks=3)}}
+  %q = coll.tmpl.divide %n, %c0, "never"
+}
+
+// -----
+
+coll.template @log_zero allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{log2 of 0 (ranks=3)}}
+  %l = coll.tmpl.log2 %c0
+}
+
+// -----
+
+// A chain whose map runs past the last rank.
+#past = affine_map<(k)[n] -> (k + 1)>
+coll.template @chain_past allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{the map gives rank 3 at position 2, out of range: ranks are 0..2 (ranks=3)}}
+  %s = coll.tmpl.reduce_chain chunk %c0 ranks #past()[%n] count %n
+}
+
+// -----
+
+#ranks = affine_map<(k) -> (k)>
+coll.template @empty_chain allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{a chain of 0 ranks (ranks=3)}}
+  %s = coll.tmpl.reduce_chain chunk %c0 ranks #ranks() count %c0
+}
+
+// -----
+
+// A copy chain must start where its value is.
+#from1 = affine_map<(k) -> (k + 1)>
+coll.template @wrong_start allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %x = coll.tmpl.input rank %c0 chunk %c0
+  // expected-error @+1 {{the chain starts at rank 1 but the value is at rank 0 (ranks=3)}}
+  %t = coll.tmpl.copy_chain %x ranks #from1() count %c2
+}
+
+// -----
+
+// An exchange partner outside the table.
+#next = affine_map<(i) -> (i + 1)>
+coll.template @partner_past allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  %t = tensor.generate %n {
+  ^bb0(%r: index):
+    %x = coll.tmpl.input rank %r chunk %c0
+    tensor.yield %x : !coll.chunk
+  } : tensor<?x!coll.chunk>
+  // expected-error @+1 {{entry 2's partner is 3: partners are other entries of the table of 3 (ranks=3)}}
+  %u = coll.tmpl.exchange %t partner #next()
+}
+
+// -----
+
+// A table entry never written.
+coll.template @hole allreduce params ["ranks"] {
+^bb0(%n: index):
+  %c0 = arith.constant 0 : index
+  %t = tensor.empty(%n) : tensor<?x!coll.chunk>
+  // expected-error @+1 {{entry 0 of the table was never written (ranks=3)}}
+  %s = coll.tmpl.reduce_to %t rank %c0
+}
