@@ -1,6 +1,5 @@
-// Recursive doubling allreduce for every N: with p the largest power of two <= N, ranks r + p
-// fold into rank r; in round k entry i exchanges with i xor 2^k (both reduce the lower entry
-// first); the folded ranks get the sum last.
+// Recursive doubling allreduce for every N: ranks r + p (p = 2^floor(log2 N)) fold into rank r,
+// entry i exchanges with i xor 2^k in round k (lower entry first); folded ranks get the sum.
 #len = affine_map<(r)[p, n] -> ((n - 1 - r) floordiv p + 1)>
 #fold = affine_map<(k, r)[p, len] -> (r + (len - 1 - k) * p)>
 #unfold = affine_map<(k, r)[p] -> (r + k * p)>
