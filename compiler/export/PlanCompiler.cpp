@@ -7,6 +7,7 @@
 #include "compiler/analysis/SourceNesting.h"
 #include "compiler/export/ProgramToPlan.h"
 #include "runtime/core/Files.h"
+#include "runtime/plan/PlanVerify.h"
 #include "runtime/topology/Topology.h"
 #include "dialects/coll/CollOps.h"
 
@@ -127,6 +128,18 @@ std::optional<AlgorithmParams> resolveParams(const AlgorithmInfo *algorithm,
   return params;
 }
 
+/// Marks `plan` as folding every reduction in rank order, proving it; false with the reason
+/// when some unit folds otherwise.
+bool markRankOrder(Plan &plan, std::string &error) {
+  if (!needsReduceOp(plan.collective)) return true;  // nothing is reduced
+  plan.rankOrderReductions = true;
+  const VerifyResult proof = verifyPlan(plan);
+  if (proof.ok()) return true;
+  error = plan.algorithm + " does not reduce in rank order (--fixed-reduction-order): " +
+          proof.describe(1);
+  return false;
+}
+
 /// Runs the coll-compile pipeline on `module` (one collective of `algorithm`, or a schedule)
 /// and exports the plan.
 FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const AlgorithmInfo *algorithm,
@@ -160,6 +173,7 @@ FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const AlgorithmInfo 
     return failure();
   }
   out.plan = programToPlan(program);
+  if (options.rankOrderReductions && !markRankOrder(out.plan, error)) return failure();
   out.plan.params.update(paramsRecord(*params, options.slices));
   out.plan.predicted = {double(out.cost.alphaRounds), out.cost.beta};
   if (options.keepIR) out.programIR = printOp(program);

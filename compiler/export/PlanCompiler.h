@@ -21,6 +21,10 @@ struct CompileOptions {
   int slices = 1;           ///< extra pipelining slices (coll-slice)
   bool keepIR = false;      ///< fill CompiledPlan::scheduleIR / programIR
   bool explain = false;     ///< fill CompiledPlan::explanation
+  /// Require every reduction to be a left fold in rank order and mark the plan so
+  /// (Plan::rankOrderReductions); an algorithm that folds otherwise fails with the first unit
+  /// that differs.
+  bool rankOrderReductions = false;
 };
 
 struct CompiledPlan {

@@ -12,8 +12,10 @@ inline constexpr std::string_view kBundleFormatName = "collplan-bundle";
 // A plan document. "op" is required for reducing collectives, "root" for rooted ones.
 inline constexpr std::array<std::string_view, 7> kPlanRequired = {
     "format", "version", "collective", "ranks", "algorithm", "units", "programs"};
-inline constexpr std::array<std::string_view, 6> kPlanOptional = {
-    "op", "root", "params", "scratch_units", "inplace_safe", "predicted"};
+inline constexpr std::array<std::string_view, 7> kPlanOptional = {
+    "op", "root", "params", "scratch_units", "inplace_safe", "reduction_order", "predicted"};
+/// The one value of a plan's "reduction_order": every reduction a left fold in rank order.
+inline constexpr std::string_view kRankReductionOrder = "rank";
 inline constexpr std::array<std::string_view, 2> kPredictedRequired = {"alpha_rounds", "beta"};
 inline constexpr std::array<std::string_view, 2> kProgramRequired = {"rank", "channels"};
 inline constexpr std::array<std::string_view, 1> kChannelRequired = {"ops"};

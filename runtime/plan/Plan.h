@@ -137,6 +137,10 @@ struct Plan {
   /// True when the programs never read an `in` unit after writing the `out` unit that aliases it,
   /// so an in-place call (in == out) needs no staging copy.
   bool inplaceSafe = false;
+  /// True when every reduced output unit is the left fold of the ranks' contributions in rank
+  /// order, (((x0 + x1) + x2) + ...), whatever the message size ("reduction_order": "rank"):
+  /// plans so marked give bitwise-identical results to one another. The proof checks the mark.
+  bool rankOrderReductions = false;
   std::vector<RankProgram> programs;  ///< one per rank, index = rank
   PredictedCost predicted;
   /// -1: every rank's program is here. A rank that loaded only its own program (PlanLoadOptions)

@@ -201,6 +201,12 @@ private:
     }
     if (const json *v = member(doc, "inplace_safe"))
       plan.inplaceSafe = expectBool(*v, at(root / "inplace_safe"));
+    if (const json *v = member(doc, "reduction_order")) {
+      if (!v->is_string() || *v != names::kRankReductionOrder)
+        at(root / "reduction_order")
+            .fail("must be \"rank\" (every reduction a left fold in rank order)");
+      plan.rankOrderReductions = true;
+    }
     if (const json *v = member(doc, "predicted")) {
       FieldPath p = root / "predicted";
       checkObject(*v, at(p), names::kPredictedRequired, std::array<std::string_view, 0>{});

@@ -44,6 +44,7 @@ json planToJson(const Plan &plan) {
   out["units"] = plan.units;
   if (plan.scratchUnits) out["scratch_units"] = plan.scratchUnits;
   if (plan.inplaceSafe) out["inplace_safe"] = true;
+  if (plan.rankOrderReductions) out["reduction_order"] = json_fields::kRankReductionOrder;
   out["predicted"] = json{{"alpha_rounds", plan.predicted.alphaRounds},
                           {"beta", plan.predicted.beta}};
   json programs = json::array();

@@ -71,6 +71,13 @@ public:
     }
   }
 
+  /// The tree of `t` over ranks, the unit left out: "((0+1)+(2+3))" (the fold order).
+  std::string rankTree(uint32_t t) const {
+    if (isLeaf(t)) return std::to_string(leafRank(t));
+    const auto &[a, b] = nodes_[t - leaves_ - 1];
+    return "(" + rankTree(a) + "+" + rankTree(b) + ")";
+  }
+
   /// "in[3] of rank 1".
   std::string leafName(uint32_t t) const {
     return "in[" + std::to_string(leafUnit(t)) + "] of rank " + std::to_string(leafRank(t));
@@ -282,8 +289,9 @@ struct OutSite {
 
 class OutputCheck {
 public:
-  OutputCheck(const Plan &plan, Terms &terms, SymbolicRun &run, std::vector<PlanProblem> &problems)
-      : plan_(plan), terms_(terms), run_(run), problems_(problems) {}
+  OutputCheck(const Plan &plan, Terms &terms, SymbolicRun &run, std::vector<PlanProblem> &problems,
+              std::vector<ReductionOrder> *orders)
+      : plan_(plan), terms_(terms), run_(run), problems_(problems), orders_(orders) {}
 
   void checkEveryRank() {
     const int blocks = messageBlocks(plan_.collective, plan_.ranks);
@@ -304,7 +312,10 @@ public:
           checkCopy(site, term, want);
           continue;
         }
-        if (!checkedSums_.count(term) && !checkSum(site, term, want)) continue;
+        if (!checkedSums_.count(term)) {
+          if (!checkSum(site, term, want)) continue;
+          if (orders_) recordOrder(site, term);
+        }
         checkedSums_.insert(term);
         if (plan_.collective != CollectiveKind::AllReduce) continue;
         auto [first, fresh] = firstHolder.try_emplace(u, r, term);
@@ -318,6 +329,14 @@ public:
   }
 
 private:
+  /// Keeps the rank tree of a proven reduced unit, once per distinct tree.
+  void recordOrder(const OutSite &site, uint32_t term) {
+    std::string tree = terms_.rankTree(term);
+    for (const ReductionOrder &known : *orders_)
+      if (known.tree == tree) return;
+    orders_->push_back({std::move(tree), site.rank, site.unit});
+  }
+
   void report(const OutSite &site, const std::string &what) {
     problems_.push_back({site.path(), site.name() + " " + what});
   }
@@ -372,6 +391,7 @@ private:
   Terms &terms_;
   SymbolicRun &run_;
   std::vector<PlanProblem> &problems_;
+  std::vector<ReductionOrder> *orders_;       ///< distinct fold trees, when asked for
   std::unordered_set<uint32_t> checkedSums_;  ///< reduced terms already proven
   std::vector<uint32_t> leaves_;
 };
@@ -405,7 +425,35 @@ std::string VerifyResult::describe(size_t limit) const {
   return text;
 }
 
-VerifyResult verifyPlan(const Plan &plan) {
+std::string abbreviatedTree(const std::string &tree, size_t limit) {
+  return tree.size() <= limit ? tree : tree.substr(0, limit) + "...";
+}
+
+std::string rankOrderTree(int ranks) {
+  std::string tree = "0";
+  for (int r = 1; r < ranks; ++r) tree = "(" + tree + "+" + std::to_string(r) + ")";
+  return tree;
+}
+
+namespace {
+
+/// What reduction_order "rank" promises: every distinct fold tree is the rank-order one.
+void checkRankOrder(const Plan &plan, const std::vector<ReductionOrder> &orders,
+                    std::vector<PlanProblem> &problems) {
+  const std::string want = rankOrderTree(plan.ranks);
+  for (const ReductionOrder &order : orders)
+    if (order.tree != want) {
+      problems.push_back({"programs[" + std::to_string(order.rank) + "]",
+                          "out[" + std::to_string(order.unit) + "] of rank " +
+                              std::to_string(order.rank) + " folds " + abbreviatedTree(order.tree) + ", not in rank order as the plan's reduction_order \"rank\" "
+                              "promises"});
+      return;
+    }
+}
+
+}  // namespace
+
+VerifyResult verifyPlan(const Plan &plan, std::vector<ReductionOrder> *orders) {
   VerifyResult result;
   uint32_t inUnits = 0;
   for (int r = 0; r < plan.ranks; ++r)
@@ -419,7 +467,10 @@ VerifyResult verifyPlan(const Plan &plan) {
     checkBarrier(plan, run, result.problems);
     return result;
   }
-  OutputCheck(plan, terms, run, result.problems).checkEveryRank();
+  std::vector<ReductionOrder> own;
+  if (plan.rankOrderReductions && !orders) orders = &own;
+  OutputCheck(plan, terms, run, result.problems, orders).checkEveryRank();
+  if (plan.rankOrderReductions && result.ok()) checkRankOrder(plan, *orders, result.problems);
   return result;
 }
 

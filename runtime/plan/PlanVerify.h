@@ -16,6 +16,15 @@ struct PlanProblem {
   std::string message;
 };
 
+/// One way a plan folds its reduced output units: the tree over ranks ("((0+1)+(2+3))": leaves
+/// are ranks, the unit index left out, operands in fold order), and the first output unit that
+/// holds it.
+struct ReductionOrder {
+  std::string tree;
+  int rank = 0;
+  uint32_t unit = 0;
+};
+
 struct VerifyResult {
   std::vector<PlanProblem> problems;
 
@@ -39,6 +48,7 @@ struct VerifyResult {
 ///    writing it, are ordered by program order and `after`;
 ///  - a barrier lets no rank finish before every rank has arrived (each rank's ops depend,
 ///    through messages, on every other rank's);
+///  - a plan marked with reduction_order "rank" folds every reduced output unit in rank order;
 ///  - in-place aliasing: a plan marked inplace_safe never reads an `in` unit after (or possibly
 ///    at the same time as) overwriting the `out` unit it shares in an in-place call.
 /// Messages carry the value their op computed (copy semantics; backends post in place only
@@ -46,6 +56,14 @@ struct VerifyResult {
 /// Requires a plan validatePlan accepts (shapes, ranges, matching, deadlock freedom) with every
 /// rank's program (Plan::onlyRank < 0). Time and memory grow with the total ops × units moved
 /// plus the distinct partial reductions.
-VerifyResult verifyPlan(const Plan &plan);
+/// `tree` cut to `limit` characters ("..." added), for messages.
+std::string abbreviatedTree(const std::string &tree, size_t limit = 72);
+
+/// The fold tree over ranks of a left fold in rank order: "(((0+1)+2)+3)" for 4 ranks.
+std::string rankOrderTree(int ranks);
+
+/// With `orders`, also lists the distinct fold trees of the proven reduced output units (one
+/// entry per tree; empty for kinds that do not reduce).
+VerifyResult verifyPlan(const Plan &plan, std::vector<ReductionOrder> *orders = nullptr);
 
 }  // namespace collplan

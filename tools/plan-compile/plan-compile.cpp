@@ -153,6 +153,10 @@ void addFlags(CLI::App &app, Request &r) {
       ->check(CLI::IsMember({"json", "cbor"}));
   app.add_flag("--cost", r.cost, "Print the cost summary");
   app.add_flag("--explain", r.options.explain, "Print what each stage did");
+  app.add_flag("--fixed-reduction-order", r.options.rankOrderReductions,
+               "Require every reduction to be a left fold in rank order, (((x0+x1)+x2)+...), "
+               "so results are bitwise identical whatever plan or message size; mark the plan "
+               "so (reduction_order \"rank\"). Algorithms that fold otherwise fail");
   app.add_flag("--list", r.list,
                "List the algorithms: collectives, parameters (default, range, help), origin");
 }

@@ -17,7 +17,26 @@ namespace {
 nlohmann::json toJson(const FileVerification &r) {
   nlohmann::json problems = nlohmann::json::array();
   for (const PlanProblem &p : r.problems) problems.push_back({{"path", p.path}, {"message", p.message}});
-  return {{"file", r.file}, {"ok", r.ok()}, {"plans", r.plans}, {"problems", problems}};
+  nlohmann::json out = {{"file", r.file}, {"ok", r.ok()}, {"plans", r.plans}, {"problems", problems}};
+  for (const FileVerification::PlanOrders &plan : r.orders) {
+    nlohmann::json trees = nlohmann::json::array();
+    for (const ReductionOrder &o : plan.orders)
+      trees.push_back({{"tree", o.tree}, {"rank", o.rank}, {"unit", o.unit}});
+    out["orders"].push_back({{"plan", plan.path}, {"trees", trees}});
+  }
+  return out;
+}
+
+/// "tables[0].buckets[1].plan: 2 fold orders" and the trees, one per line.
+void printOrders(const FileVerification &r) {
+  for (const FileVerification::PlanOrders &plan : r.orders) {
+    const std::string name = plan.path.empty() ? r.file : r.file + ": " + plan.path;
+    std::cout << name << ": " << plan.orders.size()
+              << (plan.orders.size() == 1 ? " fold order" : " fold orders") << "\n";
+    for (const ReductionOrder &o : plan.orders)
+      std::cout << "  " << o.tree << "  (first at out[" << o.unit << "] of rank " << o.rank
+                << ")\n";
+  }
 }
 
 }  // namespace
@@ -28,19 +47,28 @@ int main(int argc, char **argv) {
                "unwritten scratch, barriers that wait for every rank)"};
   std::vector<std::string> files;
   bool json = false;
+  VerifyFileOptions options;
   app.add_option("files", files, "Plan or bundle files (JSON or CBOR)")->required();
   app.add_flag("--json", json, "Print the results as JSON");
+  app.add_flag("--orders", options.orders,
+               "List each plan's reduction orders: the fold tree over ranks of its reduced "
+               "output units, e.g. ((0+1)+(2+3))");
+  app.add_flag("--same-order", options.sameOrder,
+               "Also require one reduction order for every reduced output unit of every plan "
+               "of a table, so results do not depend on the message size; names the first "
+               "plan, unit and rank that differ");
   if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
 
   bool allOk = true;
   nlohmann::json out = nlohmann::json::array();
   for (const std::string &file : files) {
-    const FileVerification result = verifyPlanFile(file);
+    const FileVerification result = verifyPlanFile(file, options);
     allOk = allOk && result.problems.empty();
     if (json) {
       out.push_back(toJson(result));
       continue;
     }
+    printOrders(result);
     if (result.problems.empty()) {
       std::cout << file << ": ok (" << result.plans << (result.plans == 1 ? " plan" : " plans")
                 << " proven)\n";
