@@ -90,7 +90,7 @@ TEST(FixedReductionOrder, BitwiseTheRankOrderAtEverySizeAcrossBucketEdges) {
     World world = World::threads(ranks, path.c_str());
     // Counts on both sides of each bucket edge (16 and 1024 floats), odd counts among them.
     const std::vector<size_t> counts = {1, 7, 16, 17, 333, 1024, 1025, 4099, 20000};
-    std::vector<std::string> failures(size_t(ranks));
+    std::vector<std::string> failures(static_cast<size_t>(ranks), std::string());
     world.runThreads([&](Comm &comm) {
       for (size_t count : counts) {
         const std::vector<float> send = inputOf(comm.rank(), count);
