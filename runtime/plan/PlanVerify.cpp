@@ -71,11 +71,31 @@ public:
     }
   }
 
-  /// The tree of `t` over ranks, the unit left out: "((0+1)+(2+3))" (the fold order).
-  std::string rankTree(uint32_t t) const {
-    if (isLeaf(t)) return std::to_string(leafRank(t));
+  /// The tree of `t` over ranks, the unit left out: "((0+1)+(2+3))" (the fold order),
+  /// appended to `out` (linear in the tree's size).
+  void appendRankTree(uint32_t t, std::string &out) const {
+    if (isLeaf(t)) {
+      out += std::to_string(leafRank(t));
+      return;
+    }
     const auto &[a, b] = nodes_[t - leaves_ - 1];
-    return "(" + rankTree(a) + "+" + rankTree(b) + ")";
+    out += '(';
+    appendRankTree(a, out);
+    out += '+';
+    appendRankTree(b, out);
+    out += ')';
+  }
+  std::string rankTree(uint32_t t) const {
+    std::string tree;
+    appendRankTree(t, tree);
+    return tree;
+  }
+
+  /// The left fold of every rank's `unit` in rank order: (((0+1)+2)+...) as a term.
+  uint32_t rankOrderFold(uint32_t unit, int ranks) {
+    uint32_t t = leaf(0, unit);
+    for (int r = 1; r < ranks; ++r) t = combine(t, leaf(r, unit));
+    return t;
   }
 
   /// "in[3] of rank 1".
@@ -315,6 +335,7 @@ public:
         if (!checkedSums_.count(term)) {
           if (!checkSum(site, term, want)) continue;
           if (orders_) recordOrder(site, term);
+          if (plan_.rankOrderReductions) checkRankOrder(site, term, want);
         }
         checkedSums_.insert(term);
         if (plan_.collective != CollectiveKind::AllReduce) continue;
@@ -328,14 +349,29 @@ public:
     }
   }
 
+  /// The first unit that breaks the plan's reduction_order "rank", reported only where the
+  /// outputs are otherwise right.
+  void reportRankOrder() {
+    if (rankOrderProblem_ && problems_.empty()) problems_.push_back(*rankOrderProblem_);
+  }
+
 private:
   /// Keeps the rank tree of a proven reduced unit, once per distinct tree.
   void recordOrder(const OutSite &site, uint32_t term) {
     std::string tree = terms_.rankTree(term);
-    for (const ReductionOrder &known : *orders_)
-      if (known.tree == tree) return;
-    orders_->push_back({std::move(tree), site.rank, site.unit});
+    if (seenTrees_.insert(tree).second) orders_->push_back({std::move(tree), site.rank, site.unit});
   }
+
+  /// What reduction_order "rank" promises, compared as hash-consed terms: the first unit that
+  /// folds otherwise is kept, and reported when nothing else is wrong.
+  void checkRankOrder(const OutSite &site, uint32_t term, const Expected &want) {
+    if (rankOrderProblem_ || term == terms_.rankOrderFold(want.unit, plan_.ranks)) return;
+    rankOrderProblem_ = PlanProblem{
+        "programs[" + std::to_string(site.rank) + "]",
+        site.name() + " folds " + abbreviatedTree(terms_.rankTree(term)) +
+            ", not in rank order as the plan's reduction_order \"rank\" promises"};
+  }
+
 
   void report(const OutSite &site, const std::string &what) {
     problems_.push_back({site.path(), site.name() + " " + what});
@@ -392,6 +428,8 @@ private:
   SymbolicRun &run_;
   std::vector<PlanProblem> &problems_;
   std::vector<ReductionOrder> *orders_;       ///< distinct fold trees, when asked for
+  std::unordered_set<std::string> seenTrees_; ///< the trees in orders_
+  std::optional<PlanProblem> rankOrderProblem_;
   std::unordered_set<uint32_t> checkedSums_;  ///< reduced terms already proven
   std::vector<uint32_t> leaves_;
 };
@@ -435,24 +473,6 @@ std::string rankOrderTree(int ranks) {
   return tree;
 }
 
-namespace {
-
-/// What reduction_order "rank" promises: every distinct fold tree is the rank-order one.
-void checkRankOrder(const Plan &plan, const std::vector<ReductionOrder> &orders,
-                    std::vector<PlanProblem> &problems) {
-  const std::string want = rankOrderTree(plan.ranks);
-  for (const ReductionOrder &order : orders)
-    if (order.tree != want) {
-      problems.push_back({"programs[" + std::to_string(order.rank) + "]",
-                          "out[" + std::to_string(order.unit) + "] of rank " +
-                              std::to_string(order.rank) + " folds " + abbreviatedTree(order.tree) + ", not in rank order as the plan's reduction_order \"rank\" "
-                              "promises"});
-      return;
-    }
-}
-
-}  // namespace
-
 VerifyResult verifyPlan(const Plan &plan, std::vector<ReductionOrder> *orders) {
   VerifyResult result;
   uint32_t inUnits = 0;
@@ -467,10 +487,9 @@ VerifyResult verifyPlan(const Plan &plan, std::vector<ReductionOrder> *orders) {
     checkBarrier(plan, run, result.problems);
     return result;
   }
-  std::vector<ReductionOrder> own;
-  if (plan.rankOrderReductions && !orders) orders = &own;
-  OutputCheck(plan, terms, run, result.problems, orders).checkEveryRank();
-  if (plan.rankOrderReductions && result.ok()) checkRankOrder(plan, *orders, result.problems);
+  OutputCheck check(plan, terms, run, result.problems, orders);
+  check.checkEveryRank();
+  check.reportRankOrder();
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include "runtime/api/collplan.hpp"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanVerify.h"
+#include "tests/runtime/exec/ExecTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -28,15 +29,6 @@ Plan compileRankOrder(const std::string &algorithm, int ranks, int slices, std::
   return mlir::succeeded(compiled) ? compiled->plan : Plan{};
 }
 
-Bucket bucket(uint64_t minBytes, uint64_t maxBytes, Plan plan) {
-  Bucket b;
-  b.minBytes = minBytes;
-  b.maxBytes = maxBytes;
-  b.winner.algorithm = plan.algorithm;
-  b.plan = std::move(plan);
-  return b;
-}
-
 /// f32 sum allreduce: one-shot up to 64 B, two-shot to 4 KiB, two-shot in 2 slices above.
 std::string writeFixedOrderBundle(int ranks) {
   std::string error;
@@ -44,9 +36,9 @@ std::string writeFixedOrderBundle(int ranks) {
   table.collective = CollectiveKind::AllReduce;
   table.dtype = DType::F32;
   table.op = ReduceOp::Sum;
-  table.buckets.push_back(bucket(0, 64, compileRankOrder("one-shot", ranks, 1, error)));
-  table.buckets.push_back(bucket(65, 4096, compileRankOrder("two-shot", ranks, 1, error)));
-  table.buckets.push_back(bucket(4097, UINT64_MAX, compileRankOrder("two-shot", ranks, 2, error)));
+  table.buckets.push_back(test::bucketOf(0, 64, compileRankOrder("one-shot", ranks, 1, error)));
+  table.buckets.push_back(test::bucketOf(65, 4096, compileRankOrder("two-shot", ranks, 1, error)));
+  table.buckets.push_back(test::bucketOf(4097, UINT64_MAX, compileRankOrder("two-shot", ranks, 2, error)));
   EXPECT_EQ(error, "");
   Bundle bundle;
   bundle.backend = "cpu-threads";

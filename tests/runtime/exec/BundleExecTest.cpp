@@ -15,15 +15,6 @@ using namespace collplan::test;
 
 namespace {
 
-Bucket bucket(uint64_t minBytes, uint64_t maxBytes, Plan plan) {
-  Bucket b;
-  b.minBytes = minBytes;
-  b.maxBytes = maxBytes;
-  b.winner.algorithm = plan.algorithm;
-  b.plan = std::move(plan);
-  return b;
-}
-
 /// A bundle for `ranks` ranks of `backend`: allreduce uses ring up to 1 KiB and direct above;
 /// broadcast uses the flat plan rooted at 0 at every size.
 std::string writeBundle(int ranks, const char *backend = "cpu-threads") {
@@ -38,8 +29,8 @@ std::string writeBundle(int ranks, const char *backend = "cpu-threads") {
       t.collective = CollectiveKind::AllReduce;
       t.dtype = DType(d);
       t.op = ReduceOp(op);
-      t.buckets.push_back(bucket(0, 1024, ringAllReducePlan(ranks, ReduceOp(op))));
-      t.buckets.push_back(bucket(1025, std::numeric_limits<uint64_t>::max(),
+      t.buckets.push_back(bucketOf(0, 1024, ringAllReducePlan(ranks, ReduceOp(op))));
+      t.buckets.push_back(bucketOf(1025, std::numeric_limits<uint64_t>::max(),
                                  twoShotAllReducePlan(ranks, ReduceOp(op))));
       bundle.tables.push_back(std::move(t));
     }
@@ -48,7 +39,7 @@ std::string writeBundle(int ranks, const char *backend = "cpu-threads") {
       BucketTable t;
       t.collective = CollectiveKind::Broadcast;
       t.dtype = DType(d);
-      t.buckets.push_back(bucket(0, std::numeric_limits<uint64_t>::max(), flatBroadcastPlan(ranks, 0)));
+      t.buckets.push_back(bucketOf(0, std::numeric_limits<uint64_t>::max(), flatBroadcastPlan(ranks, 0)));
       bundle.tables.push_back(std::move(t));
     }
   const std::string path = "/tmp/collplan-exec-bundle-" + std::to_string(getpid()) + "-" +

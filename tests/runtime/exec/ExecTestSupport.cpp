@@ -366,4 +366,13 @@ std::vector<std::string> launchedAllReduceReports(const Backend &backend, int ra
   });
 }
 
+Bucket bucketOf(uint64_t minBytes, uint64_t maxBytes, Plan plan) {
+  Bucket b;
+  b.minBytes = minBytes;
+  b.maxBytes = maxBytes;
+  b.winner.algorithm = plan.algorithm;
+  b.plan = std::move(plan);
+  return b;
+}
+
 }  // namespace collplan::test

@@ -4,6 +4,7 @@
 #include "collplan.hpp"
 #include "runtime/backends/Backend.h"
 #include "runtime/core/Collective.h"
+#include "runtime/plan/Plan.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +64,9 @@ std::string runInProcesses(int ranks, const std::function<int(int rank)> &body,
 
 /// Runs a one-element f32 sum allreduce (rank r gives r + 1) on each rank of a launch of
 /// `backend`, through the built-in plan; each rank reports "rank:sum", in rank order.
+/// A bundle bucket for messages of `minBytes`..`maxBytes` served by `plan`.
+Bucket bucketOf(uint64_t minBytes, uint64_t maxBytes, Plan plan);
+
 std::vector<std::string> launchedAllReduceReports(const Backend &backend, int ranks);
 
 }  // namespace collplan::test
