@@ -86,9 +86,10 @@ if(COLLPLAN_ENABLE_CUDA)
     set(COLLPLAN_HAVE_CUDA ON)
   endif()
 endif()
-# NCCL (plan-bench --baseline nccl on the cuda backend): nccl.h and libnccl, looked for next to
-# the CUDA toolkit (/usr/local/cuda/include and lib, or lib64) and on the system's paths. Optional:
-# without it the baseline says this build has no NCCL.
+# NCCL (the cuda backend's own collectives, plan-bench --baseline nccl): nccl.h and libnccl,
+# looked for next to the CUDA toolkit (/usr/local/cuda/include and lib, or lib64) and on the
+# system's paths. The backend compiles against nccl.h and loads libnccl at first use (nothing
+# links it). Optional: without it the baseline says this build has no NCCL.
 set(COLLPLAN_HAVE_NCCL OFF)
 if(COLLPLAN_HAVE_CUDA AND COLLPLAN_ENABLE_NCCL)
   find_package(CUDAToolkit QUIET)
@@ -102,9 +103,6 @@ if(COLLPLAN_HAVE_CUDA AND COLLPLAN_ENABLE_NCCL)
          REGEX "#define NCCL_(MAJOR|MINOR|PATCH) ")
     string(REGEX REPLACE "[^0-9;]*([0-9]+)[^;]*" "\\1" _nccl_version "${_nccl_version}")
     string(REPLACE ";" "." COLLPLAN_NCCL_VERSION "${_nccl_version}")
-    add_library(collplan_nccl INTERFACE IMPORTED)
-    target_include_directories(collplan_nccl INTERFACE ${NCCL_INCLUDE_DIR})
-    target_link_libraries(collplan_nccl INTERFACE ${NCCL_LIBRARY} CUDA::cudart)
   endif()
 endif()
 if(COLLPLAN_HAVE_NCCL)

@@ -3,7 +3,7 @@
 
 #include "runtime/topology/Queries.h"
 #include "runtime/topology/Topology.h"
-#include "tuner/bench/ByteSize.h"
+#include "tuner/measure/ByteSize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,7 +93,7 @@ PruneResult pruneByPrediction(const std::vector<CompiledVariant> &variants,
       char text[256];
       std::snprintf(text, sizeof text,
                     "predicted >= %.2fx the best at every size (closest: %s, where %s is best)",
-                    closest, bench::formatBytes(sizes[closestSize]).c_str(),
+                    closest, measure::formatBytes(sizes[closestSize]).c_str(),
                     variants[bestIndex[closestSize]].variant.label.c_str());
       result.reasons[v] = text;
     }

@@ -1,4 +1,5 @@
-// The progress bar with an estimate of the time left, and the Ctrl-C flag that stops measuring.
+// The progress bar with an estimate of the time left, the tuner's log, and the Ctrl-C flag that
+// stops measuring.
 #pragma once
 
 #include <chrono>
@@ -38,6 +39,23 @@ private:
   int lastDecile_ = -1;
   std::chrono::steady_clock::time_point start_, lastDraw_;
   std::string last_;
+};
+
+/// Where the tuner's phases report, through the bar (redrawn after each line): notes on the
+/// run's progress (none when quiet) and alerts (wrong results, failures: always).
+class TuneLog {
+public:
+  TuneLog(ProgressBar &bar, bool quiet) : bar_(bar), quiet_(quiet) {}
+  void note(const std::string &line) {
+    if (!quiet_) bar_.note(line);
+  }
+  void alert(const std::string &line) { bar_.note(line); }
+  bool quiet() const { return quiet_; }
+  ProgressBar &bar() { return bar_; }
+
+private:
+  ProgressBar &bar_;
+  bool quiet_;
 };
 
 /// "1:05" / "0:07" / "1:02:03".

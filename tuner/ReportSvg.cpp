@@ -3,7 +3,7 @@
 #include "tuner/TuneReport.h"
 #include "runtime/core/Text.h"
 
-#include "tuner/bench/ByteSize.h"
+#include "tuner/measure/ByteSize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -152,7 +152,7 @@ std::string gridAndTicks(const Axes &a) {
   }
   for (int e = int(std::ceil(a.x0)); e <= int(std::floor(a.x1)); e += a.xStep())
     svg += "<text x=\"" + num(a.X(std::ldexp(1.0, e))) + "\" y=\"" + num(kTop + plotH + 18) +
-           "\" text-anchor=\"middle\">" + xmlEscape(bench::formatBytes(uint64_t(1) << e)) +
+           "\" text-anchor=\"middle\">" + xmlEscape(measure::formatBytes(uint64_t(1) << e)) +
            "</text>\n";
   svg += "<text x=\"" + num(kLeft + plotW / 2) + "\" y=\"" + num(kHeight - 18) +
          "\" text-anchor=\"middle\">message size M</text>\n";
@@ -219,7 +219,7 @@ std::string winnerMarkers(const TableResult &t, const PlotData &p, const Axes &a
     char title[160];
     std::snprintf(title, sizeof title, "%s at %s: %.2f us",
                   t.variants[size_t(w)].variant.label.c_str(),
-                  bench::formatBytes(sizes[s].bytes).c_str(), m.medianUs);
+                  measure::formatBytes(sizes[s].bytes).c_str(), m.medianUs);
     svg += "<circle class=\"winner\" cx=\"" + num(a.X(double(sizes[s].bytes))) + "\" cy=\"" +
            num(a.Y(p.ratio(t, size_t(w), s))) + "\" r=\"4.5\" fill=\"" + kColours[k % 12] +
            "\" stroke=\"black\" stroke-width=\"1.2\"><title>" + xmlEscape(title) +

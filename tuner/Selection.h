@@ -2,8 +2,8 @@
 // so the same measurements always give the same bundle.
 #pragma once
 
-#include "tuner/Measure.h"
-#include "tuner/bench/BenchCase.h"
+#include "tuner/Measurer.h"
+#include "tuner/measure/BenchCase.h"
 
 #include <cstdint>
 #include <vector>
@@ -12,7 +12,7 @@ namespace collplan::tune {
 
 /// Everything measured for one (collective, dtype, op): variants × sizes.
 struct TableMeasurements {
-  std::vector<bench::SizePoint> sizes;
+  std::vector<measure::SizePoint> sizes;
   std::vector<std::vector<Measurement>> byVariant;  ///< [variant][size]
   std::vector<std::vector<double>> predictedUs;     ///< [variant][size]
   std::vector<bool> eligible;  ///< may win: measured, correct everywhere, ran without error

@@ -3,7 +3,7 @@
 
 #include "runtime/core/Files.h"
 
-#include "tuner/bench/ByteSize.h"
+#include "tuner/measure/ByteSize.h"
 
 #include <fstream>
 
@@ -11,8 +11,8 @@ namespace collplan::tune {
 namespace {
 
 std::string rangeText(const BucketChoice &b) {
-  const std::string hi = b.maxBytes == UINT64_MAX ? "max" : bench::formatBytes(b.maxBytes);
-  return bench::formatBytes(b.minBytes) + " - " + hi;
+  const std::string hi = b.maxBytes == UINT64_MAX ? "max" : measure::formatBytes(b.maxBytes);
+  return measure::formatBytes(b.minBytes) + " - " + hi;
 }
 
 /// The CSV field for `text`, quoted when it holds a comma or quote.
@@ -21,16 +21,6 @@ std::string csvField(const std::string &text) {
   std::string s = "\"";
   for (char c : text) s += c == '"' ? std::string("\"\"") : std::string(1, c);
   return s + "\"";
-}
-
-/// Status of variant v of a table, and the reason: measured, or the note that stopped it.
-std::pair<std::string, std::string> statusOf(const TableResult &t, size_t v) {
-  const std::string &label = t.variants[v].variant.label;
-  for (auto it = t.notes.rbegin(); it != t.notes.rend(); ++it)
-    if (it->label == label) return {it->status, it->reason};
-  bool measured = false;
-  for (const Measurement &m : t.measurements.byVariant[v]) measured = measured || m.done;
-  return {measured ? "measured" : "not-measured", measured ? "" : "stopped before its turn"};
 }
 
 bool isWinnerAt(const TableResult &t, size_t v, size_t s) {
@@ -51,20 +41,22 @@ void printReport(std::FILE *out, const TuneResult &r) {
                r.settings.topologySpec.c_str(), r.topology.name.c_str(), r.fingerprint.c_str(),
                r.ranks, r.settings.backend.c_str());
   std::fprintf(out, "# cost model: %s\n", r.alphaBeta.source.c_str());
-  std::fprintf(out, "# sizes %s - %s (x2)%s, %.1f s%s\n", bench::formatBytes(r.settings.minBytes).c_str(),
-               bench::formatBytes(r.settings.maxBytes).c_str(), r.settings.quick ? ", quick" : "",
+  std::fprintf(out, "# sizes %s - %s (x2)%s, %.1f s%s\n", measure::formatBytes(r.settings.minBytes).c_str(),
+               measure::formatBytes(r.settings.maxBytes).c_str(), r.settings.quick ? ", quick" : "",
                r.seconds,
                r.interrupted ? ", INTERRUPTED: partial results"
                : r.budgetExhausted ? ", budget spent: partial results" : "");
   for (const TableResult &t : r.tables) {
     std::string counts = std::to_string(t.enumerated) + " combinations, " +
                          std::to_string(t.variants.size()) + " distinct plans";
-    for (const char *status : {"not-applicable", "duplicate", "compile-failed", "unsupported",
-                               "pruned", "run-failed", "wrong"}) {
+    for (VariantStatus status :
+         {VariantStatus::NotApplicable, VariantStatus::Duplicate, VariantStatus::CompileFailed,
+          VariantStatus::Unsupported, VariantStatus::Pruned, VariantStatus::RunFailed,
+          VariantStatus::Wrong}) {
       const int n = t.notesCount(status);
-      if (n > 0 || std::string(status) == "pruned")
+      if (n > 0 || status == VariantStatus::Pruned)
         counts += ", " + std::to_string(n) + " " +
-                  (std::string(status) == "wrong" ? "WRONG" : std::string(status));
+                  (status == VariantStatus::Wrong ? "WRONG" : std::string(toString(status)));
     }
     counts += ", " + std::to_string(t.measuredVariants()) + " measured";
     std::fprintf(out, "\n## %s on %d ranks: %s\n", t.name().c_str(), t.benchCase.ranks,
@@ -89,7 +81,7 @@ void printReport(std::FILE *out, const TuneResult &r) {
       }
       std::fprintf(out, "    %-20s %-26s %10s %10.2f %10.2f  %-26s %8s %10.2f %9.2f\n",
                    rangeText(b).c_str(), t.variants[size_t(b.winner)].variant.label.c_str(),
-                   bench::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(),
+                   measure::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(),
                    w.medianUs, w.p99Us, runner.c_str(), margin.c_str(), pred,
                    w.medianUs > 0 ? pred / w.medianUs : 0.0);
     }
@@ -105,7 +97,7 @@ std::string measurementsCsv(const TuneResult &r) {
       for (size_t s = 0; s < t.measurements.sizes.size(); ++s) {
         const Measurement &m = t.measurements.byVariant[v][s];
         if (!m.done) continue;
-        const bench::SizePoint &p = t.measurements.sizes[s];
+        const measure::SizePoint &p = t.measurements.sizes[s];
         csv += std::string(toString(t.benchCase.kind)) + "," + std::string(toString(t.benchCase.dtype)) +
                "," + (needsReduceOp(t.benchCase.kind) ? std::string(toString(t.benchCase.op)) : "") +
                "," + csvField(t.variants[v].variant.label) + "," + t.variants[v].variant.algorithm +
@@ -146,16 +138,17 @@ nlohmann::json reportJson(const TuneResult &r) {
     tj["ranks"] = t.benchCase.ranks;
     tj["combinations"] = t.enumerated;
     nlohmann::json sizes = nlohmann::json::array();
-    for (const bench::SizePoint &p : t.measurements.sizes) sizes.push_back(p.bytes);
+    for (const measure::SizePoint &p : t.measurements.sizes) sizes.push_back(p.bytes);
     tj["sizes"] = sizes;
     nlohmann::json variants = nlohmann::json::array(), rows = nlohmann::json::array();
     for (size_t v = 0; v < t.variants.size(); ++v) {
       const CompiledVariant &cv = t.variants[v];
-      const auto [status, reason] = statusOf(t, v);
+      const auto [status, reason] = t.statusOf(v);
       variants.push_back({{"label", cv.variant.label}, {"algorithm", cv.variant.algorithm},
                           {"origin", cv.variant.origin}, {"params", cv.variant.paramsJson()},
                           {"alpha_rounds", cv.alphaRounds}, {"beta", cv.beta},
-                          {"status", status}, {"reason", reason}, {"check", t.checkNotes[v]}});
+                          {"status", std::string(toString(status))}, {"reason", reason},
+                          {"check", t.checkNotes[v]}});
       for (size_t s = 0; s < t.measurements.sizes.size(); ++s) {
         const Measurement &m = t.measurements.byVariant[v][s];
         if (!m.done) continue;
@@ -169,8 +162,10 @@ nlohmann::json reportJson(const TuneResult &r) {
     }
     nlohmann::json others = nlohmann::json::array();
     for (const VariantNote &n : t.notes)
-      if (n.status == "not-applicable" || n.status == "compile-failed" || n.status == "duplicate")
-        others.push_back({{"label", n.label}, {"status", n.status}, {"reason", n.reason}});
+      if (n.status == VariantStatus::NotApplicable || n.status == VariantStatus::CompileFailed ||
+          n.status == VariantStatus::Duplicate)
+        others.push_back({{"label", n.label}, {"status", std::string(toString(n.status))},
+                          {"reason", n.reason}});
     tj["variants"] = variants;
     tj["not_compiled"] = others;
     tj["measurements"] = rows;

@@ -1,15 +1,7 @@
-// TuneSettings as JSON (bundle "tuner" member, report), the prune factor and the tool version.
+// TuneSettings as JSON (bundle "tuner" member, report) and the tool version.
 #include "tuner/TuneSettings.h"
 
-#include "runtime/backends/Backend.h"
-
 namespace collplan::tune {
-
-double TuneSettings::effectivePruneFactor() const {
-  if (pruneFactor > 0) return pruneFactor;
-  const Backend *b = findBackend(backend);
-  return b && b->simulated() ? 1e300 : 4.0;
-}
 
 #ifndef COLLPLAN_VERSION
 #define COLLPLAN_VERSION "0.1.0"
@@ -35,7 +27,7 @@ nlohmann::json TuneSettings::toJson() const {
   j["size_factor"] = 2;
   j["budget_s"] = budgetSeconds;
   j["quick"] = quick;
-  j["prune_factor"] = effectivePruneFactor() >= 1e300 ? 0.0 : effectivePruneFactor();
+  j["prune_factor"] = pruneFactor >= kNoPruning ? 0.0 : pruneFactor;
   j["root"] = root;
   return j;
 }

@@ -16,10 +16,7 @@ struct TuneSettings {
   /// A file, preset, generator or `local`; empty: the job's own topology on a backend that
   /// discovers it (mpi: its nodes), `local` otherwise.
   std::string topologySpec;
-  std::string backend = "cpu-threads"; ///< cpu-threads | cpu-shm | sim
-  /// The prune factor in force (resolves the automatic 0: none on a simulated backend, where
-  /// every variant costs a simulation, 4 elsewhere).
-  double effectivePruneFactor() const;
+  std::string backend = "cpu-threads"; ///< a registered backend's name
   std::vector<CollectiveKind> collectives{CollectiveKind::AllReduce};
   std::vector<DType> dtypes{DType::F32};
   std::vector<ReduceOp> ops{ReduceOp::Sum};
@@ -31,11 +28,10 @@ struct TuneSettings {
   uint64_t maxBytes = uint64_t(256) << 20;
   double budgetSeconds = 0;  ///< measuring stops when spent (0: no limit)
   bool quick = false;        ///< fewer parameter values and repetitions
-  /// Prune a variant predicted more than this many times slower than the best prediction at
-  /// every size.
-  /// Prune variants predicted this many times slower than the best at every size; 0 = auto:
-  /// 4 on real backends, none on sim (a simulation is the measurement there, and cheap; the
-  /// port model would wrongly prune duplication-heavy plans such as mesh on a torus).
+  /// Prune variants predicted this many times slower than the best at every size; 0 = auto
+  /// (resolvePruneFactor): 4 on real backends, none (kNoPruning) where times are exact (a
+  /// simulation is the measurement there, and cheap; the port model would wrongly prune
+  /// duplication-heavy plans such as mesh on a torus).
   double pruneFactor = 0;
   std::string outputPath;  ///< the bundle; empty: none written
   std::string reportDir;   ///< CSV, JSON and SVG; empty: none written
@@ -45,6 +41,9 @@ struct TuneSettings {
   /// The settings as recorded in the bundle's "tuner" member and the report.
   nlohmann::json toJson() const;
 };
+
+/// The prune factor that prunes nothing (recorded as 0, "none", in bundles and reports).
+inline constexpr double kNoPruning = 1e300;
 
 /// "plan-tune 0.1.0": recorded in bundles.
 std::string toolVersion();

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace collplan::tune {
@@ -74,6 +75,40 @@ Variant makeVariant(const AlgorithmInfo &a,
   return v;
 }
 
+/// Why the algorithm refuses `v`'s parameters for `spec` (checkAlgorithm), or nothing.
+std::optional<std::string> notApplicable(const CollectiveSpec &spec, const Variant &v) {
+  const AlgorithmInfo *a = findAlgorithm(v.algorithm);
+  return a ? checkAlgorithm(spec, *a, v.params) : std::nullopt;
+}
+
+/// `v` compiled with its cost; nothing, with the compiler's first line in `error`, on failure.
+std::optional<CompiledVariant> compileVariant(const CollectiveSpec &spec, const Variant &v,
+                                              std::string &error) {
+  CompileOptions options;
+  options.algorithm = v.algorithm;
+  for (const auto &[key, value] : v.settings)
+    if (key != slicesParamSpec().name) options.params.push_back(key + "=" + value);
+  options.topology = v.params.topology;
+  options.slices = v.slices;
+  mlir::FailureOr<CompiledPlan> compiled = mlir::failure();
+  try {
+    compiled = compileCollective(spec, options, error);
+  } catch (const std::exception &e) {
+    error = e.what();
+  }
+  if (failed(compiled)) {
+    error = error.substr(0, error.find('\n'));
+    return std::nullopt;
+  }
+  CompiledVariant cv;
+  cv.variant = v;
+  cv.variant.params.topology = nullptr;  // the compiled plan no longer needs it
+  cv.plan = std::move(compiled->plan);
+  cv.alphaRounds = double(compiled->cost.alphaRounds);
+  cv.beta = compiled->cost.beta;
+  return cv;
+}
+
 }  // namespace
 
 nlohmann::json Variant::paramsJson() const {
@@ -82,7 +117,22 @@ nlohmann::json Variant::paramsJson() const {
   return j;
 }
 
-int VariantSet::count(const std::string &status) const {
+std::string_view toString(VariantStatus status) {
+  switch (status) {
+  case VariantStatus::Measured: return "measured";
+  case VariantStatus::NotMeasured: return "not-measured";
+  case VariantStatus::NotApplicable: return "not-applicable";
+  case VariantStatus::CompileFailed: return "compile-failed";
+  case VariantStatus::Duplicate: return "duplicate";
+  case VariantStatus::Unsupported: return "unsupported";
+  case VariantStatus::Pruned: return "pruned";
+  case VariantStatus::RunFailed: return "run-failed";
+  case VariantStatus::Wrong: return "wrong";
+  }
+  return "unknown";
+}
+
+int VariantSet::count(VariantStatus status) const {
   return int(std::count_if(notes.begin(), notes.end(),
                            [&](const VariantNote &n) { return n.status == status; }));
 }
@@ -118,50 +168,24 @@ VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant
   set.enumerated = int(variants.size());
   std::map<std::string, std::string> seen;  // plan key -> label of the first variant
   for (size_t i = 0; i < variants.size(); ++i) {
-    const Variant &v = variants[i];
     if (onProgress) onProgress(i, variants.size());
-    const AlgorithmInfo *a = findAlgorithm(v.algorithm);
-    if (a)
-      if (auto reason = checkAlgorithm(spec, *a, v.params)) {
-        set.notes.push_back({v.label, "not-applicable", *reason});
-        continue;
-      }
-    CompileOptions options;
-    options.algorithm = v.algorithm;
-    for (const auto &[key, value] : v.settings)
-      if (key != slicesParamSpec().name) options.params.push_back(key + "=" + value);
-    options.topology = v.params.topology;
-    options.slices = v.slices;
+    const Variant &v = variants[i];
+    if (std::optional<std::string> reason = notApplicable(spec, v)) {
+      set.notes.push_back({v.label, VariantStatus::NotApplicable, *reason});
+      continue;
+    }
     std::string error;
-    mlir::FailureOr<CompiledPlan> compiled = mlir::failure();
-    try {
-      compiled = compileCollective(spec, options, error);
-    } catch (const std::exception &e) {
-      error = e.what();
-    }
-    if (failed(compiled)) {
-      // Parameter checks shared by every algorithm (divisibility, counts) say "not applicable";
-      // anything later is a compiler failure worth reporting.
-      const bool parameterReject = error.find("does not divide") != std::string::npos ||
-                                   error.find("must be at least") != std::string::npos;
-      const size_t eol = error.find('\n');
-      set.notes.push_back({v.label, parameterReject ? "not-applicable" : "compile-failed",
-                           eol == std::string::npos ? error : error.substr(0, eol)});
+    std::optional<CompiledVariant> compiled = compileVariant(spec, v, error);
+    if (!compiled) {
+      set.notes.push_back({v.label, VariantStatus::CompileFailed, error});
       continue;
     }
-    const std::string key = planKey(compiled->plan);
-    auto [it, fresh] = seen.emplace(key, v.label);
+    auto [it, fresh] = seen.emplace(planKey(compiled->plan), v.label);
     if (!fresh) {
-      set.notes.push_back({v.label, "duplicate", "same plan as " + it->second});
+      set.notes.push_back({v.label, VariantStatus::Duplicate, "same plan as " + it->second});
       continue;
     }
-    CompiledVariant cv;
-    cv.variant = v;
-    cv.variant.params.topology = nullptr;  // the compiled plan no longer needs it
-    cv.plan = std::move(compiled->plan);
-    cv.alphaRounds = double(compiled->cost.alphaRounds);
-    cv.beta = compiled->cost.beta;
-    set.compiled.push_back(std::move(cv));
+    set.compiled.push_back(std::move(*compiled));
   }
   if (onProgress) onProgress(variants.size(), variants.size());
   return set;

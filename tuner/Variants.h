@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace collplan::tune {
@@ -39,10 +40,26 @@ struct CompiledVariant {
   }
 };
 
-/// A variant that is not measured, and why.
+/// What became of a variant: measured, or the phase that stopped it.
+enum class VariantStatus {
+  Measured,       ///< measured at one size at least
+  NotMeasured,    ///< a candidate, stopped (budget, Ctrl-C) before its turn
+  NotApplicable,  ///< the algorithm's checks refuse these parameters for this collective
+  CompileFailed,  ///< the compiler failed on it (worth reporting)
+  Duplicate,      ///< the same plan as an earlier variant
+  Unsupported,    ///< the simulated topology lacks what the plan needs
+  Pruned,         ///< predicted far slower than the best at every size
+  RunFailed,      ///< the backend failed to run it
+  Wrong,          ///< computed a wrong result
+};
+
+/// "not-applicable", "compile-failed", ...: the report's spelling.
+std::string_view toString(VariantStatus status);
+
+/// A variant that is not measured (or stopped being), and why.
 struct VariantNote {
   std::string label;
-  std::string status;  ///< not-applicable | compile-failed | duplicate | pruned | wrong
+  VariantStatus status = VariantStatus::NotApplicable;
   std::string reason;
 };
 
@@ -51,7 +68,7 @@ struct VariantSet {
   std::vector<CompiledVariant> compiled;  ///< unique plans, in registry order
   std::vector<VariantNote> notes;         ///< everything else, with reasons
   int enumerated = 0;                     ///< parameter combinations considered
-  int count(const std::string &status) const;
+  int count(VariantStatus status) const;
 };
 
 /// Parameter combinations per algorithm: the tuning axes of its registry entry
@@ -62,9 +79,10 @@ struct VariantSet {
 std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topology *topology,
                                        const std::vector<std::string> &filter, bool quick);
 
-/// Checks (checkAlgorithm, as buildSchedule would), compiles each variant once and
-/// drops plans identical to an earlier variant's (parameters the algorithm ignores). Failures are
-/// notes, never fatal. `onProgress(done, total)` is called after each variant.
+/// Checks (checkAlgorithm, as buildSchedule would: a refusal is NotApplicable), compiles each
+/// variant once (a failure is CompileFailed) and drops plans identical to an earlier variant's
+/// (parameters the algorithm ignores: Duplicate). Failures are notes, never fatal.
+/// `onProgress(done, total)` is called after each variant.
 VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant> &variants,
                            const std::function<void(size_t, size_t)> &onProgress = {});
 

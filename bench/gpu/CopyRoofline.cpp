@@ -1,6 +1,6 @@
 // collplan-copy-roofline: device-to-device copy time and GB/s per size, the GPU's copy roofline.
 #include "bench/gpu/CopyKernel.h"
-#include "tuner/bench/ByteSize.h"
+#include "tuner/measure/ByteSize.h"
 #include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
@@ -74,7 +74,7 @@ void listDevices() {
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, d), "cudaGetDeviceProperties(" + std::to_string(d) + ")");
     std::printf("%d: %s, %d SMs, %s\n", d, prop.name, prop.multiProcessorCount,
-                bench::formatBytes(prop.totalGlobalMem).c_str());
+                measure::formatBytes(prop.totalGlobalMem).c_str());
   }
 }
 
@@ -100,12 +100,12 @@ void allocate(uint64_t maxBytes, void **src, void **dst) {
   size_t freeBytes = 0, totalBytes = 0;
   check(cudaMemGetInfo(&freeBytes, &totalBytes), "cudaMemGetInfo");
   if (maxBytes > freeBytes / 2)
-    throw std::runtime_error("--max-bytes " + bench::formatBytes(maxBytes) + " needs " +
-                             bench::formatBytes(2 * maxBytes) +
+    throw std::runtime_error("--max-bytes " + measure::formatBytes(maxBytes) + " needs " +
+                             measure::formatBytes(2 * maxBytes) +
                              " of device memory (source and destination), the device has " +
-                             bench::formatBytes(freeBytes) + " free: lower --max-bytes");
-  check(cudaMalloc(src, maxBytes), "cudaMalloc(" + bench::formatBytes(maxBytes) + ")");
-  check(cudaMalloc(dst, maxBytes), "cudaMalloc(" + bench::formatBytes(maxBytes) + ")");
+                             measure::formatBytes(freeBytes) + " free: lower --max-bytes");
+  check(cudaMalloc(src, maxBytes), "cudaMalloc(" + measure::formatBytes(maxBytes) + ")");
+  check(cudaMalloc(dst, maxBytes), "cudaMalloc(" + measure::formatBytes(maxBytes) + ")");
 }
 
 /// Median over `reps` of one `copy`, after `warmup` untimed ones: the copies are enqueued back to
@@ -273,9 +273,9 @@ int run(const Options &o) {
                                 std::to_string(o.barrierBlocks));
   if (o.csvPath == "-" && o.jsonPath == "-")
     throw std::invalid_argument("--csv - and --json -: only one of them can go to stdout");
-  const std::vector<uint64_t> sizes = bench::sizeSweep(
-      bench::parseByteSizeOption("--min-bytes", o.minBytes),
-      bench::parseByteSizeOption("--max-bytes", o.maxBytes), o.stepFactor);
+  const std::vector<uint64_t> sizes = measure::sizeSweep(
+      measure::parseByteSizeOption("--min-bytes", o.minBytes),
+      measure::parseByteSizeOption("--max-bytes", o.maxBytes), o.stepFactor);
   RunInfo info = openDevice(o.device);
   info.warmup = o.warmup;
   info.reps = o.reps;

@@ -5,6 +5,16 @@
 
 namespace collplan {
 
+void NativeCollectives::run(CollectiveKind, const CallBuffers &, int) const {
+  throw std::logic_error(functionName(CollectiveKind::AllReduce) +
+                         ": these collectives run on devices, not on host ranks");
+}
+
+std::unique_ptr<NativeDeviceCalls> NativeCollectives::open(DeviceJob &) const {
+  throw std::logic_error(functionName(CollectiveKind::AllReduce) +
+                         ": these collectives run on host ranks, not on devices");
+}
+
 double Backend::simulateUs(const Plan &, const Topology &, uint64_t) const {
   throw std::logic_error(std::string(name()) + " runs plans; it does not simulate them");
 }

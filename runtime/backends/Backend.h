@@ -53,18 +53,42 @@ public:
   }
 };
 
-/// A backend's own implementation of the collectives (mpi: MPI's MPI_Allreduce and the rest),
-/// which plan-bench --baseline times beside the plans, in the same launch and the same loop.
+class DeviceJob;
+
+/// What a backend's own collectives enqueue on the ranks of a DeviceJob (NativeCollectives::open):
+/// the library's handles of those ranks, released with this object.
+class NativeDeviceCalls {
+public:
+  virtual ~NativeDeviceCalls() = default;
+  /// Enqueues one call of `kind` on every rank of the job (calls[r] is rank r's, device
+  /// pointers) on the job's streams, without waiting; `root` for rooted collectives. Throws
+  /// std::runtime_error naming the library call that failed.
+  virtual void enqueue(CollectiveKind kind, int root, const std::vector<CallBuffers> &calls) = 0;
+};
+
+/// A backend's own implementation of the collectives (mpi: MPI's MPI_Allreduce and the rest;
+/// cuda: NCCL's), which plan-bench --baseline times beside the plans, on the same ranks and the
+/// same way. Like Backend, it serves its backend's kind: `run` on host ranks, `checkJob` and
+/// `open` on devices.
 class NativeCollectives {
 public:
   virtual ~NativeCollectives() = default;
-  /// What users know it as, for headers: "MPI_Allreduce".
+  /// What users know it as, for headers: "MPI_Allreduce", "ncclAllReduce".
   virtual std::string functionName(CollectiveKind kind) const = 0;
-  /// Throws std::invalid_argument naming what it lacks (MPI has no f16 or bf16).
+  /// The library this process uses, for headers ("NCCL 2.28.9"); "" where the name says it.
+  virtual std::string library() const { return ""; }
+  /// Throws std::invalid_argument naming what it lacks (MPI has no f16 or bf16; a build or a
+  /// machine without the library).
   virtual void check(CollectiveKind kind, DType dtype) const = 0;
-  /// One call on this process's rank, inside Backend::launch's body (every rank calls it alike);
-  /// `root` for rooted collectives.
-  virtual void run(CollectiveKind kind, const CallBuffers &call, int root) const = 0;
+  /// Host ranks: one call on this process's rank, inside Backend::launch's body (every rank
+  /// calls it alike); `root` for rooted collectives.
+  virtual void run(CollectiveKind kind, const CallBuffers &call, int root) const;
+  /// Devices: throws std::invalid_argument where the ranks of `job` are placed so that the
+  /// library cannot run them (NCCL: two ranks on one GPU). Needs no device memory.
+  virtual void checkJob(const DeviceJob &job) const { (void)job; }
+  /// Devices: the library's handles of every rank of `job` (NCCL: one communicator per rank),
+  /// released with the result. Throws std::runtime_error naming the call that failed.
+  virtual std::unique_ptr<NativeDeviceCalls> open(DeviceJob &job) const;
 };
 
 /// A stream of a device API (cudaStream_t), opaque so the registry needs no device headers.
@@ -112,6 +136,13 @@ public:
 /// a pipe when the rank is another process), in rank order.
 using RankBody = std::function<std::string(RankSession &session)>;
 
+/// How a backend runs a job's ranks: what decides how its plans are run and measured.
+enum class BackendKind {
+  HostRanks,  ///< threads or processes, each rank on a RankSession (openJob, launch)
+  Devices,    ///< buffers in device memory, calls enqueued on device streams (openDeviceJob)
+  Simulated,  ///< plans timed on a topology, no data moved (simulateUs)
+};
+
 /// One backend. Everything the runtime, the tools and the tuner need to know about it lives in
 /// its entry; nothing elsewhere compares backend names.
 class Backend {
@@ -122,8 +153,14 @@ public:
   /// One line for --help and error messages.
   virtual std::string_view summary() const = 0;
 
-  /// Times plans on a topology instead of running them: no job, no data (simulateUs).
-  virtual bool simulated() const { return false; }
+  /// How it runs ranks; each kind has its own members below (host ranks: openJob, launch;
+  /// devices: openDeviceJob, openDeviceRank; simulated: simulateUs).
+  virtual BackendKind kind() const { return BackendKind::HostRanks; }
+  /// kind() is Simulated: times plans on a topology instead of running them.
+  bool simulated() const { return kind() == BackendKind::Simulated; }
+  /// kind() is Devices: launch() and openJob() refuse, and tools measure through
+  /// openDeviceJob().
+  bool runsOnDevices() const { return kind() == BackendKind::Devices; }
   /// Each rank of a job is a process of its own (the job is opened once per process).
   virtual bool oneRankPerProcess() const { return false; }
   /// Its processes are started by another program (mpirun), not by launch(): a tool run on it
@@ -150,11 +187,9 @@ public:
   /// of MPI_COMM_WORLD's processes); std::nullopt otherwise. Every process of a backend started
   /// by its launcher must call it alike (it is collective there).
   virtual std::optional<Topology> launchTopology() const { return std::nullopt; }
-  /// Its own collectives, run on the ranks of launch(); nullptr where it has none.
+  /// Its own collectives, on the ranks of launch() or of a DeviceJob; nullptr where it has
+  /// none.
   virtual const NativeCollectives *nativeCollectives() const { return nullptr; }
-  /// Ranks' buffers are device memory and calls go on device streams: launch() and openJob()
-  /// refuse, and tools measure through openDeviceJob().
-  virtual bool runsOnDevices() const { return false; }
   /// Backends that run on devices: every rank of a job of `ranks` ranks in this process, on the
   /// devices the backend's environment assigns. Throws RuntimeError (Unsupported where no device
   /// is usable) naming the reason.

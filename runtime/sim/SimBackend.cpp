@@ -12,7 +12,7 @@ public:
   std::string_view summary() const override {
     return "times plans on a topology with the congestion-aware simulator; moves no data";
   }
-  bool simulated() const override { return true; }
+  BackendKind kind() const override { return BackendKind::Simulated; }
   double launchOverheadUs() const override { return 50; }  // building the simulation
 
   std::unique_ptr<Job> openJob(const JobOptions &) const override {

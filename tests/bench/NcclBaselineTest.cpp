@@ -1,6 +1,10 @@
 // plan-bench --baseline nccl: the refusals that need no GPU, and NCCL on real GPUs (skipped here).
-#include "tuner/bench/BenchRequest.h"
-#include "tuner/bench/NcclBaseline.h"
+#include "tuner/measure/Baseline.h"
+#include "tuner/measure/BenchRequest.h"
+
+// NCCL's collectives live beside the cuda backend; their names and placement checks are built
+// in every build (only the calls need nccl.h).
+#include "runtime/backends/cuda/NcclCollectives.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +14,7 @@
 #include <string>
 
 using namespace collplan;
-using namespace collplan::bench;
+using namespace collplan::measure;
 
 namespace {
 
@@ -47,7 +51,8 @@ public:
   double launchOverheadUs() const override { return 0; }
   std::unique_ptr<Job> openJob(const JobOptions &) const override { return nullptr; }
   std::vector<std::string> launch(int, const RankBody &) const override { return {}; }
-  bool runsOnDevices() const override { return true; }
+  BackendKind kind() const override { return BackendKind::Devices; }
+  const NativeCollectives *nativeCollectives() const override { return &cuda::ncclCollectives(); }
   std::unique_ptr<DeviceJob> openDeviceJob(int ranks) const override {
     EXPECT_EQ(ranks, int(devices_.size()));
     return std::make_unique<FakeDeviceJob>(devices_);
@@ -56,6 +61,24 @@ public:
 private:
   std::vector<int> devices_;
 };
+
+bool ncclBuiltIn() { return cuda::ncclBuiltIn(); }
+const NativeCollectives &nccl() { return cuda::ncclCollectives(); }
+/// "NCCL 2.28.9": the library this process loaded; "" in a build without NCCL.
+std::string ncclVersion() { return nccl().library(); }
+
+/// The nccl baseline's check of `c` on `backend`, as plan-bench makes it before measuring.
+void checkNcclBaseline(const BenchCase &c, const Backend &backend) {
+  ncclBaseline().checkBackend(backend);
+  ncclBaseline().checkCase(*makeRunner(backend), c, BaselineOptions{});
+}
+
+/// The nccl baseline's median time per size (µs) of `c` on `backend`.
+std::vector<double> runNcclBaseline(const Backend &backend, const BenchCase &c,
+                                    const std::vector<SizePoint> &sizes,
+                                    const LoopSettings &settings) {
+  return ncclBaseline().run(*makeRunner(backend), c, sizes, settings, BaselineOptions{}, {}).us;
+}
 
 BenchCase allreduceOn(int ranks) {
   BenchCase c;
@@ -141,7 +164,8 @@ TEST(NcclBaseline, HostBackendsAreRefused) {
 }
 
 TEST(NcclBaseline, RefusalNamesTheDeviceBackendsOfThisBuild) {
-  const std::string error = invalidArgument([] { checkNcclBackend(cpuThreadsBackend()); });
+  const std::string error =
+      invalidArgument([] { ncclBaseline().checkBackend(cpuThreadsBackend()); });
   if (const Backend *device = deviceBackend())
     EXPECT_NE(error.find("(--backend " + std::string(device->name())), std::string::npos) << error;
   else
@@ -154,6 +178,11 @@ TEST(NcclBaseline, MpiBaselineIsRefusedOnDevices) {
   const std::string error = requestError(requestWith("mpi", std::string(device->name())));
   EXPECT_EQ(error, "--baseline mpi times MPI on host processes, not the devices of --backend " +
                        std::string(device->name()) + ": use --baseline nccl there");
+}
+
+/// NCCL's check of the devices of `job` (one rank per GPU), as the baseline reports it.
+void checkNcclDevices(const DeviceJob &job) {
+  asBaselineError(ncclBaseline(), [&] { nccl().checkJob(job); });
 }
 
 TEST(NcclBaseline, BuildWithoutNcclSaysSo) {
@@ -204,12 +233,13 @@ TEST(NcclBaseline, CheckLooksAtTheDevicesOfTheJob) {
 }
 
 TEST(NcclBaseline, FunctionNames) {
-  EXPECT_EQ(ncclFunctionName(CollectiveKind::AllReduce), "ncclAllReduce");
-  EXPECT_EQ(ncclFunctionName(CollectiveKind::ReduceScatter), "ncclReduceScatter");
-  EXPECT_EQ(ncclFunctionName(CollectiveKind::AllToAll), "ncclSend/ncclRecv (all-to-all)");
+  EXPECT_EQ(nccl().functionName(CollectiveKind::AllReduce), "ncclAllReduce");
+  EXPECT_EQ(nccl().functionName(CollectiveKind::ReduceScatter), "ncclReduceScatter");
+  EXPECT_EQ(nccl().functionName(CollectiveKind::AllToAll), "ncclSend/ncclRecv (all-to-all)");
   for (int k = 0; k < kNumCollectiveKinds; ++k)
-    EXPECT_EQ(ncclFunctionName(CollectiveKind(k)).rfind("nccl", 0), 0u) << k;
+    EXPECT_EQ(nccl().functionName(CollectiveKind(k)).rfind("nccl", 0), 0u) << k;
 }
+
 
 /// The device backend and a rank count NCCL can run on this machine's GPUs (one per rank: 2
 /// where two are visible, else 1), with COLLPLAN_CUDA_DEVICES set for them; skips otherwise.

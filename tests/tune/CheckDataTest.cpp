@@ -1,7 +1,7 @@
 // The data check of plan-bench and plan-tune catches what a wrong plan does to the output: a
 // unit moved by a few elements, two blocks swapped, a block from the wrong peer. (With inputs
 // that repeated every 4 elements, a unit moved by 4 left every element as expected.)
-#include "tuner/bench/CheckData.h"
+#include "tuner/measure/CheckData.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace collplan::bench {
+namespace collplan::measure {
 namespace {
 
 BenchCase caseOf(CollectiveKind kind, DType dtype, ReduceOp op, int ranks) {
@@ -79,4 +79,4 @@ TEST(CheckData, ABlockFromTheWrongPeerIsCaught) {
 }
 
 }  // namespace
-}  // namespace collplan::bench
+}  // namespace collplan::measure

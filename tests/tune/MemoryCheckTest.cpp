@@ -1,6 +1,6 @@
 // plan-bench's memory estimates: plans too large for this machine are refused before they are built.
-#include "tuner/bench/MemoryCheck.h"
-#include "tuner/bench/PlanSource.h"
+#include "tuner/measure/MemoryCheck.h"
+#include "tuner/measure/PlanSource.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 
 using namespace collplan;
-using namespace collplan::bench;
+using namespace collplan::measure;
 
 namespace {
 

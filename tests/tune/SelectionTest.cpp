@@ -15,7 +15,7 @@ namespace {
 TableMeasurements table(const std::vector<std::vector<double>> &times) {
   TableMeasurements m;
   for (size_t s = 0; s < times[0].size(); ++s) {
-    bench::SizePoint p;
+    measure::SizePoint p;
     p.bytes = uint64_t(8) << s;
     p.elements = p.bytes / 4;
     p.count = size_t(p.elements);

@@ -2,8 +2,8 @@
 // squares, writes the calibrated topology, and optionally checks the simulator against real plans.
 #include "runtime/core/Files.h"
 #include "runtime/topology/Topology.h"
-#include "tuner/bench/ByteSize.h"
-#include "tuner/bench/PlanSource.h"
+#include "tuner/measure/ByteSize.h"
+#include "tuner/measure/PlanSource.h"
 #include "tuner/calibrate/Accuracy.h"
 #include "tuner/calibrate/Calibrate.h"
 #include "tuner/calibrate/Refit.h"
@@ -74,21 +74,21 @@ void printMeasurement(const Measurement &m, const char *title) {
   std::printf("  one line:    alpha = %.3f us   B = %.3f GB/s   R^2 = %.4f   |residual| median "
               "%.1f %%, max %.1f %% at %s\n",
               m.fit.alphaUs, m.fit.bandwidthGBps, m.fit.r2, 100 * m.fit.medianAbsResidual,
-              100 * m.fit.maxAbsResidual, bench::formatBytes(m.bytes[m.fit.worstPoint]).c_str());
+              100 * m.fit.maxAbsResidual, measure::formatBytes(m.bytes[m.fit.worstPoint]).c_str());
   const TwoRegimeFit &r = m.regimes;
   if (r.hasBreak())
     std::printf("  two regimes: alpha = %.3f us   B = %.3f GB/s below %s, %.3f GB/s from it   "
                 "R^2 = %.4f   |residual| median %.1f %%, max %.1f %% at %s\n",
                 r.cache.alphaUs, r.cache.bandwidthGBps,
-                bench::formatBytes(m.bytes[r.breakIndex]).c_str(), r.memBandwidthGBps, r.r2,
+                measure::formatBytes(m.bytes[r.breakIndex]).c_str(), r.memBandwidthGBps, r.r2,
                 100 * r.medianAbsResidual, 100 * r.maxAbsResidual,
-                bench::formatBytes(m.bytes[r.worstPoint]).c_str());
+                measure::formatBytes(m.bytes[r.worstPoint]).c_str());
   else
     std::printf("  two regimes: no break fits better than one line\n");
   std::printf("  tiers (what the model uses): alpha = %.3f us  ", m.tiers.alphaUs);
   for (size_t k = 0; k < m.tiers.regimes(); ++k)
     std::printf(" %.3f GB/s%s%s", m.tiers.bandwidthGBps(k), k + 1 < m.tiers.regimes() ? " below " : "",
-                k + 1 < m.tiers.regimes() ? bench::formatBytes(m.bytes[m.tiers.breaks[k]]).c_str() : "");
+                k + 1 < m.tiers.regimes() ? measure::formatBytes(m.bytes[m.tiers.breaks[k]]).c_str() : "");
   std::printf("   |residual| median %.1f %%, max %.1f %%\n", 100 * m.tiers.medianAbsResidual,
               100 * m.tiers.maxAbsResidual);
 }
@@ -110,7 +110,7 @@ void printAccuracy(const std::vector<AccuracyRow> &rows, const std::vector<Accur
 /// stem) and records label → file in `files` for the report.
 void addPlanCase(int ranks, const std::string &file, std::vector<AccuracyCase> &cases,
                  std::vector<std::pair<std::string, std::string>> &files) {
-  Plan plan = bench::loadPlanFileForTool(file);
+  Plan plan = measure::loadPlanFileForTool(file);
   if (plan.collective != CollectiveKind::AllReduce || plan.ranks != ranks)
     throw std::invalid_argument(file + ": --verify-plan needs an allreduce plan of " +
                                 std::to_string(ranks) + " ranks (it is " +
@@ -232,8 +232,8 @@ int run(const Options &o) {
   s.warmup = o.warmup;
   s.reps = o.reps;
   s.weighting = parseFit(o.fit);
-  s.sizes = bench::sizeSweep(bench::parseByteSizeOption("--min-bytes", o.minBytes),
-                             bench::parseByteSizeOption("--max-bytes", o.maxBytes), o.stepFactor);
+  s.sizes = measure::sizeSweep(measure::parseByteSizeOption("--min-bytes", o.minBytes),
+                             measure::parseByteSizeOption("--max-bytes", o.maxBytes), o.stepFactor);
   s.name = o.name.empty() ? stemOf(o.output) : o.name;
   s.cores = localCoreCount();
   checkSettings(s);
@@ -257,8 +257,8 @@ int run(const Options &o) {
   std::printf("# calibrate: %s, %d ranks on %d cores, %zu sizes %s - %s (factor %llu), %d "
               "warm-up, %s timed calls; time = median of the slowest rank\n",
               s.backend.c_str(), s.ranks, s.cores, c.settings.sizes.size(),
-              bench::formatBytes(c.settings.sizes.front()).c_str(),
-              bench::formatBytes(c.settings.sizes.back()).c_str(),
+              measure::formatBytes(c.settings.sizes.front()).c_str(),
+              measure::formatBytes(c.settings.sizes.back()).c_str(),
               (unsigned long long)o.stepFactor, s.warmup,
               s.reps ? std::to_string(s.reps).c_str() : "auto");
   std::printf("# fit: T(M) = alpha + M/B by least squares, %s\n",

@@ -46,7 +46,7 @@ void registerSchedules(AlgorithmRequest &request) {
 
 std::string paramKeys() { return compileParamKeys(); }
 
-Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::BenchCase &c,
+Plan compileAlgorithmRequest(const AlgorithmRequest &request, const measure::BenchCase &c,
                              const Topology *topology) {
   checkAlgorithmRequest(request);
   const std::string flag = "--algorithm " + request.algorithm;

@@ -43,10 +43,10 @@ std::string describe(const AlgorithmRequest &request) {
   return text;
 }
 
-bench::BenchCompiler benchCompiler(const AlgorithmRequest &request) {
-  return bench::BenchCompiler{
+measure::BenchCompiler benchCompiler(const AlgorithmRequest &request) {
+  return measure::BenchCompiler{
       describe(request), [request] { checkAlgorithmRequest(request); },
-      [request](const bench::BenchCase &c, const Topology *topology) {
+      [request](const measure::BenchCase &c, const Topology *topology) {
         return compileAlgorithmRequest(request, c, topology);
       }};
 }

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "runtime/plan/Plan.h"
-#include "tuner/bench/BenchCase.h"
-#include "tuner/bench/BenchRequest.h"
+#include "tuner/measure/BenchCase.h"
+#include "tuner/measure/BenchRequest.h"
 
 #include <string>
 #include <vector>
@@ -54,7 +54,7 @@ void checkAlgorithmRequest(const AlgorithmRequest &request);
 /// std::invalid_argument naming --algorithm or --param and the reason: an unknown algorithm, one
 /// that does not implement the collective, an unknown key (the valid ones listed), a bad value, a
 /// key given twice or not taken by the algorithm, or the compiler's rejection of the values.
-Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::BenchCase &c,
+Plan compileAlgorithmRequest(const AlgorithmRequest &request, const measure::BenchCase &c,
                              const Topology *topology);
 
 /// "ring channels=2 bidirectional=true": the algorithm and its parameters, for labels.
@@ -62,6 +62,6 @@ std::string describe(const AlgorithmRequest &request);
 
 /// The request as runBenchRequest's compiler: checkAlgorithmRequest, compileAlgorithmRequest
 /// and describe (runBenchRequest compiles only when the request names an algorithm).
-bench::BenchCompiler benchCompiler(const AlgorithmRequest &request);
+measure::BenchCompiler benchCompiler(const AlgorithmRequest &request);
 
 }  // namespace collplan::tools

@@ -17,7 +17,7 @@ void registerSchedules(AlgorithmRequest &request) {
 
 std::string paramKeys() { return "none in this build, which has no compiler"; }
 
-Plan compileAlgorithmRequest(const AlgorithmRequest &request, const bench::BenchCase &,
+Plan compileAlgorithmRequest(const AlgorithmRequest &request, const measure::BenchCase &,
                              const Topology *) {
   checkAlgorithmRequest(request);  // throws the "this build has no compiler" error
   throw std::invalid_argument("--algorithm " + request.algorithm + ": not a named algorithm");

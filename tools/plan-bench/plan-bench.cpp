@@ -3,8 +3,8 @@
 #include "runtime/backends/Backend.h"
 #include "runtime/topology/Resolver.h"
 #include "tools/named-algorithm/NamedAlgorithm.h"
-#include "tuner/bench/BenchRequest.h"
-#include "tuner/bench/ByteSize.h"
+#include "tuner/measure/BenchRequest.h"
+#include "tuner/measure/ByteSize.h"
 #include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 using namespace collplan;
-using namespace collplan::bench;
+using namespace collplan::measure;
 
 namespace {
 
@@ -71,8 +71,9 @@ BenchRequest toRequest(const Options &o) {
   r.check = !o.noCheck;
   r.load = o.loadOptions();
   r.baseline = o.baseline;
-  r.mpi.mpirun = o.mpirun;
-  r.mpi.helper = o.mpiHelper.empty() ? selfDirectory() + "/collplan-mpi-baseline" : o.mpiHelper;
+  r.baselineOptions.mpirun = o.mpirun;
+  r.baselineOptions.mpiHelper =
+      o.mpiHelper.empty() ? selfDirectory() + "/collplan-mpi-baseline" : o.mpiHelper;
   return r;
 }
 

@@ -3,7 +3,7 @@
 #include "tuner/TuneReport.h"
 #include "tuner/Tuner.h"
 #include "runtime/backends/Backend.h"
-#include "tuner/bench/ByteSize.h"
+#include "tuner/measure/ByteSize.h"
 
 #include "runtime/topology/Resolver.h"
 #include "tools/CommandLine.h"
@@ -98,8 +98,8 @@ TuneSettings checkedSettings(Request &r) {
       parseNamedList("--collectives", r.collectives, &parseCollectiveKind, collectiveKindNames());
   s.dtypes = parseNamedList("--dtypes", r.dtypes, &parseDType, dtypeNames());
   s.ops = parseNamedList("--ops", r.ops, &parseReduceOp, reduceOpNames());
-  s.minBytes = bench::parseByteSizeOption("--min-bytes", r.minBytes);
-  s.maxBytes = bench::parseByteSizeOption("--max-bytes", r.maxBytes);
+  s.minBytes = measure::parseByteSizeOption("--min-bytes", r.minBytes);
+  s.maxBytes = measure::parseByteSizeOption("--max-bytes", r.maxBytes);
   if (!(s.pruneFactor == 0 || s.pruneFactor >= 1))
     throw TuneError("--prune-factor must be 0 (auto) or at least 1");
   return s;

@@ -7,8 +7,8 @@
 #include "runtime/topology/Resolver.h"
 #include "tools/named-algorithm/NamedAlgorithm.h"
 #include "tools/plan-view/PlanSvg.h"
-#include "tuner/bench/ByteSize.h"
-#include "tuner/bench/PlanSource.h"
+#include "tuner/measure/ByteSize.h"
+#include "tuner/measure/PlanSource.h"
 #include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
@@ -46,17 +46,17 @@ Plan choosePlan(const Options &o, uint64_t bytes) {
           "default|NAME (with --collective and --ranks)");
   if (!o.topology.empty() && !o.algorithm.named())
     usage("--topology is only used by --algorithm NAME (to draw simulated time use --sim)");
-  if (!o.planFile.empty()) return bench::loadPlanFileForTool(o.planFile);
-  bench::BenchCase c;
+  if (!o.planFile.empty()) return measure::loadPlanFileForTool(o.planFile);
+  measure::BenchCase c;
   c.kind = parseNamed("--collective", o.collective.empty() ? "allreduce" : o.collective,
                      &parseCollectiveKind, collectiveKindNames());
   c.dtype = parseNamed("--dtype", o.dtype, &parseDType, dtypeNames());
   c.op = parseNamed("--op", o.op.empty() ? "sum" : o.op, &parseReduceOp, reduceOpNames());
   c.root = o.root.value_or(0);
   if (!o.bundleFile.empty()) {
-    const Bundle bundle = bench::loadBundleFileForTool(o.bundleFile);
+    const Bundle bundle = measure::loadBundleFileForTool(o.bundleFile);
     c.ranks = o.ranks.value_or(bundle.ranks);
-    return bench::PlanSource::fromBundleFile(o.bundleFile, c).planFor(bytes);
+    return measure::PlanSource::fromBundleFile(o.bundleFile, c).planFor(bytes);
   }
   std::optional<Topology> topology;
   if (!o.topology.empty()) topology = resolveTopology(o.topology, o.ranks.value_or(0));
@@ -68,12 +68,12 @@ Plan choosePlan(const Options &o, uint64_t bytes) {
           " ranks but --ranks is " + std::to_string(c.ranks));
   if (o.algorithm.named())
     return tools::compileAlgorithmRequest(o.algorithm, c, topology ? &*topology : nullptr);
-  return bench::PlanSource::builtIn(c).planFor(bytes);
+  return measure::PlanSource::builtIn(c).planFor(bytes);
 }
 
 int run(const Options &o) {
   if (o.maxRanks < 1 || o.maxSteps < 1) usage("--max-ranks and --max-steps must be at least 1");
-  const std::optional<uint64_t> bytes = bench::parseByteSize(o.bytes);
+  const std::optional<uint64_t> bytes = measure::parseByteSize(o.bytes);
   if (!bytes || *bytes == 0)
     usage("--bytes: \"" + o.bytes + "\" is not a positive byte size (digits with an optional K, "
           "M or G suffix, e.g. 1M)");
@@ -86,7 +86,7 @@ int run(const Options &o) {
       usage("--sim " + o.sim + " has " + std::to_string(topo.numRanks()) +
             " ranks but the plan has " + std::to_string(plan.ranks));
     const SimResult result = simulate(plan, topo, *bytes);
-    drawing = view::layoutByTime(plan, result, o.sim + ", " + bench::formatBytes(*bytes), limits);
+    drawing = view::layoutByTime(plan, result, o.sim + ", " + measure::formatBytes(*bytes), limits);
   } else {
     drawing = view::layoutBySteps(plan, limits);
   }

@@ -5,7 +5,7 @@
 
 #include "runtime/topology/Resolver.h"
 #include "tools/named-algorithm/NamedAlgorithm.h"
-#include "tuner/bench/BenchRequest.h"
+#include "tuner/measure/BenchRequest.h"
 #ifdef COLLPLAN_PY_TUNER
 #include "tuner/Tuner.h"
 #endif
@@ -37,7 +37,7 @@ tools::AlgorithmRequest algorithmRequest(const std::string &algorithm, const py:
 Plan compile(const std::string &collective, int ranks, const std::string &algorithm,
              const std::string &op, int root, const std::optional<std::string> &topology,
              const py::dict &params) {
-  bench::BenchCase c;
+  measure::BenchCase c;
   c.kind = parseNamed("collective", collective, &parseCollectiveKind, collectiveKindNames());
   c.op = parseNamed("op", op, &parseReduceOp, reduceOpNames());
   c.root = root;
@@ -51,7 +51,7 @@ Plan compile(const std::string &collective, int ranks, const std::string &algori
 }
 
 py::object bench(const py::kwargs &kwargs) {
-  bench::BenchRequest r;
+  measure::BenchRequest r;
   py::dict params;
   for (const auto &[keyObject, value] : kwargs) {
     const std::string key = py::str(keyObject);
@@ -81,12 +81,12 @@ py::object bench(const py::kwargs &kwargs) {
                            "step_factor, warmup, reps, check, verify)");
   }
   r.compiler = tools::benchCompiler(algorithmRequest(r.algorithm, params));
-  bench::BenchOutcome outcome;
+  measure::BenchOutcome outcome;
   {
     py::gil_scoped_release released;
-    outcome = bench::runBenchRequest(r);
+    outcome = measure::runBenchRequest(r);
   }
-  return toPython(bench::toJson(outcome.info, outcome.rows));
+  return toPython(measure::toJson(outcome.info, outcome.rows));
 }
 
 #ifdef COLLPLAN_PY_TUNER

@@ -35,7 +35,7 @@ void checkSettings(const CalibrationSettings &settings);
 /// runs the benchmark loop; tests inject exact synthetic times.
 using MeasureFn =
     std::function<std::vector<double>(const Plan &plan, const std::vector<uint64_t> &sizes)>;
-/// The benchmark loop of tuner/bench on settings.backend (correctness check off: the
+/// The measurement layer's runner of settings.backend (correctness check off: the
 /// calibration plans compute no collective). `progress` gets a line per size (may be empty).
 MeasureFn backendMeasure(const CalibrationSettings &settings,
                          std::function<void(const std::string &)> progress = {});

@@ -1,6 +1,6 @@
-// backendMeasure: calibration plans timed by tuner/bench's loop on cpu-threads or cpu-shm.
-#include "tuner/bench/RunBench.h"
-#include "tuner/bench/ByteSize.h"
+// backendMeasure: calibration plans timed by the measurement layer on cpu-threads or cpu-shm.
+#include "tuner/measure/ByteSize.h"
+#include "tuner/measure/Runner.h"
 #include "tuner/calibrate/Calibrate.h"
 
 #include <stdexcept>
@@ -10,33 +10,33 @@ namespace collplan::calibrate {
 MeasureFn backendMeasure(const CalibrationSettings &settings,
                          std::function<void(const std::string &)> progress) {
   return [settings, progress](const Plan &plan, const std::vector<uint64_t> &sizes) {
-    bench::BenchCase c;
+    measure::BenchCase c;
     c.kind = CollectiveKind::AllReduce;
     c.dtype = DType::F32;
     c.op = ReduceOp::Sum;
     c.ranks = plan.ranks;
-    std::vector<bench::SizePoint> points = bench::sizePoints(c, sizes);
+    std::vector<measure::SizePoint> points = measure::sizePoints(c, sizes);
     bool same = points.size() == sizes.size();
     for (size_t i = 0; same && i < sizes.size(); ++i) same = points[i].bytes == sizes[i];
     if (!same)
       throw std::invalid_argument("sizes must be whole f32 elements per unit (multiples of " +
                                   std::to_string(4 * plan.units) + " bytes for " + plan.algorithm +
                                   ")");
-    bench::LoopSettings loop;
+    measure::LoopSettings loop;
     loop.warmup = settings.warmup;
     loop.reps = settings.reps;
     loop.check = plan.params.value("calibration", false) ? false : true;
-    bench::PlanSource source = bench::PlanSource::fromPlan(plan, plan.algorithm, c);
-    bench::ProgressFn each;
+    measure::PlanSource source = measure::PlanSource::fromPlan(plan, plan.algorithm, c);
+    measure::ProgressFn each;
     if (progress)
-      each = [&](size_t index, const bench::SizePoint &size) {
-        progress(plan.algorithm + " " + bench::formatBytes(size.bytes) + " (" +
+      each = [&](size_t index, const measure::SizePoint &size) {
+        progress(plan.algorithm + " " + measure::formatBytes(size.bytes) + " (" +
                  std::to_string(index + 1) + "/" + std::to_string(sizes.size()) + ")");
       };
-    std::vector<bench::SizeResult> results =
-        bench::runBench(requireBackend(settings.backend), source, c, points, loop, each);
+    const std::vector<measure::SizeResult> results =
+        measure::makeRunner(requireBackend(settings.backend))->run(source, c, points, loop, each);
     std::vector<double> times;
-    for (const bench::SizeResult &r : results) {
+    for (const measure::SizeResult &r : results) {
       if (r.wrong > 0)
         throw std::runtime_error(plan.algorithm + ": " + std::to_string(r.wrong) +
                                  " wrong elements: the backend computed a wrong result");

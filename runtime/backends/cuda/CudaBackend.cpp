@@ -3,6 +3,7 @@
 
 #include "runtime/backends/Backend.h"
 #include "runtime/backends/cuda/CudaTarget.h"
+#include "runtime/backends/cuda/NcclCollectives.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -94,13 +95,15 @@ public:
   }
   /// A kernel launch and the event that times it.
   double launchOverheadUs() const override { return 10; }
-  bool runsOnDevices() const override { return true; }
+  BackendKind kind() const override { return BackendKind::Devices; }
   std::unique_ptr<Job> openJob(const JobOptions &) const override {
     refuseHostRanks("open a job of host transports");
   }
   std::vector<std::string> launch(int, const RankBody &) const override {
     refuseHostRanks("run ranks on host threads");
   }
+  /// NCCL's, the baseline plan-bench times beside the plans.
+  const NativeCollectives *nativeCollectives() const override { return &ncclCollectives(); }
   std::unique_ptr<DeviceJob> openDeviceJob(int ranks) const override {
     return std::make_unique<CudaJob>(openCudaWorld(ranks, defaultWaitPolicy()));
   }

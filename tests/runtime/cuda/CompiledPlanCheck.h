@@ -38,7 +38,7 @@ inline void checkEveryPlan(const collplan::testing::AlgorithmCase &c, DeviceTarg
       const Plan &plan = world.plans.emplace_back(std::move(compiled));
       for (DType dtype : dtypes) {
         const ReduceOp op = dtype == DType::I32 ? ReduceOp::Max : ReduceOp::Sum;
-        const bench::BenchCase bc{c.kind, dtype, op, plan.root, ranks};
+        const measure::BenchCase bc{c.kind, dtype, op, plan.root, ranks};
         Plan typed = plan;
         if (needsReduceOp(c.kind)) typed.op = op;
         const Plan &run = op == ReduceOp::Sum ? plan : world.plans.emplace_back(std::move(typed));

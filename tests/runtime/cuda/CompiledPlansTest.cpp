@@ -8,8 +8,8 @@
 #include "LaunchCheck.h"
 
 #include "tests/compiler/ScheduleTestSupport.h"
-#include "tuner/bench/DeviceLoop.h"
-#include "tuner/bench/PlanSource.h"
+#include "tuner/measure/DeviceRunner.h"
+#include "tuner/measure/PlanSource.h"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +46,7 @@ TEST_P(CompiledPlans, AsProcessesOnTheEmulation) {
   for (int ranks : {4, 5})
     for (const Plan &plan : collplan::testing::compiledPlans(c, ranks))
       for (DType dtype : {DType::F32, DType::BF16}) {
-        const bench::BenchCase bc{c.kind, dtype, ReduceOp::Sum, plan.root, ranks};
+        const measure::BenchCase bc{c.kind, dtype, ReduceOp::Sum, plan.root, ranks};
         for (size_t count : {size_t(1029), size_t(4096)})
           EXPECT_EQ(test::runAsProcesses(bc, plan, count,
                                          "compiled-" + std::to_string(::getpid()) + "-" +
@@ -65,14 +65,14 @@ TEST_P(CompiledPlans, OnSeveralEmulatedDevices) {
   for (const std::vector<int> &devices : layouts) {
     const int ranks = int(devices.size());
     for (const Plan &plan : collplan::testing::compiledPlans(c, ranks)) {
-      const bench::BenchCase bc{c.kind, DType::F32, ReduceOp::Sum, plan.root, ranks};
-      const bench::PlanSource source = bench::PlanSource::fromPlan(plan, "compiled", bc);
-      const std::vector<bench::SizePoint> sizes = bench::sizePoints(bc, {4116, 65536});
+      const measure::BenchCase bc{c.kind, DType::F32, ReduceOp::Sum, plan.root, ranks};
+      const measure::PlanSource source = measure::PlanSource::fromPlan(plan, "compiled", bc);
+      const std::vector<measure::SizePoint> sizes = measure::sizePoints(bc, {4116, 65536});
       test::EmulatedJob job(devices);
-      bench::LoopSettings settings;
+      measure::LoopSettings settings;
       settings.warmup = 0;
       settings.reps = 1;
-      const bench::RankTimes times = bench::runDeviceLoop(job, source, bc, sizes, settings);
+      const measure::RankTimes times = measure::runDeviceLoop(job, source, bc, sizes, settings);
       ASSERT_EQ(times.wrong.size(), sizes.size());
       for (size_t i = 0; i < sizes.size(); ++i)
         EXPECT_EQ(times.wrong[i], 0u)

@@ -3,7 +3,7 @@
 // checked against the host reference. Skipped without a GPU.
 #include "runtime/backends/Backend.h"
 #include "runtime/backends/cuda/CudaTarget.h"
-#include "tuner/bench/RunBench.h"
+#include "tuner/measure/Runner.h"
 
 #include <gtest/gtest.h>
 
@@ -14,17 +14,17 @@ using namespace collplan;
 
 namespace {
 
-void expectSweepCorrect(bench::BenchCase c) {
-  const bench::PlanSource source = bench::PlanSource::builtIn(c);
-  const std::vector<bench::SizePoint> sizes = bench::sizePoints(c, {8, 4096, 1 << 20, 16 << 20});
-  bench::LoopSettings settings;
+void expectSweepCorrect(measure::BenchCase c) {
+  const measure::PlanSource source = measure::PlanSource::builtIn(c);
+  const std::vector<measure::SizePoint> sizes = measure::sizePoints(c, {8, 4096, 1 << 20, 16 << 20});
+  measure::LoopSettings settings;
   settings.warmup = 1;
   settings.reps = 3;
-  const std::vector<bench::SizeResult> results =
-      bench::runBench(cudaBackend(), source, c, sizes, settings, {});
+  const std::vector<measure::SizeResult> results =
+      measure::makeRunner(cudaBackend())->run(source, c, sizes, settings);
   ASSERT_EQ(results.size(), sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
-    EXPECT_EQ(results[i].wrong, 0u) << bench::describe(c) << " at " << sizes[i].bytes << " bytes";
+    EXPECT_EQ(results[i].wrong, 0u) << measure::describe(c) << " at " << sizes[i].bytes << " bytes";
     EXPECT_GT(results[i].timeUs, 0.0);
     EXPECT_EQ(results[i].samplesUs.size(), 3u);
   }

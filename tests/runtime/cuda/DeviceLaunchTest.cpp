@@ -42,7 +42,7 @@ TEST_F(CudaDevice, EveryBuiltInPlanEveryDtypeOddCountsInPlace) {
       for (CollectiveKind kind : built.kinds)
         for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I32,
                             DType::I64, DType::U8}) {
-          bench::BenchCase c{kind, dtype, dtype == DType::I32 ? ReduceOp::Max : ReduceOp::Sum,
+          measure::BenchCase c{kind, dtype, dtype == DType::I32 ? ReduceOp::Max : ReduceOp::Sum,
                              n - 1, n};
           const Plan &plan = plans.emplace_back(built.make(kind, n, c.op, c.root, -1));
           // Multi-block ops (2^20) in two dtypes: the host's check of every element costs more

@@ -5,7 +5,7 @@
 
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/DefaultPlans.h"
-#include "tuner/bench/DeviceLoop.h"
+#include "tuner/measure/DeviceRunner.h"
 
 #include <gtest/gtest.h>
 
@@ -20,20 +20,20 @@ namespace {
 /// The built-in plans' sweep on a job of `deviceOfRank`: every size checked, `reps` timings
 /// each. A job per sweep: a world keeps what it prepared for a plan by the plan's address, so
 /// the plans must outlive it.
-void expectSweepCorrect(const std::vector<int> &deviceOfRank, bench::BenchCase c) {
+void expectSweepCorrect(const std::vector<int> &deviceOfRank, measure::BenchCase c) {
   c.ranks = int(deviceOfRank.size());
-  const bench::PlanSource source = bench::PlanSource::builtIn(c);
-  const std::vector<bench::SizePoint> sizes = bench::sizePoints(c, {8, 1000, 40000, 300000});
+  const measure::PlanSource source = measure::PlanSource::builtIn(c);
+  const std::vector<measure::SizePoint> sizes = measure::sizePoints(c, {8, 1000, 40000, 300000});
   test::EmulatedJob job(deviceOfRank);
-  bench::LoopSettings settings;
+  measure::LoopSettings settings;
   settings.warmup = 1;
   settings.reps = 2;
   std::vector<size_t> progress;
-  const bench::RankTimes times = bench::runDeviceLoop(
-      job, source, c, sizes, settings, [&](size_t i, const bench::SizePoint &) { progress.push_back(i); });
+  const measure::RankTimes times = measure::runDeviceLoop(
+      job, source, c, sizes, settings, [&](size_t i, const measure::SizePoint &) { progress.push_back(i); });
   ASSERT_EQ(times.wrong.size(), sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
-    EXPECT_EQ(times.wrong[i], 0u) << bench::describe(c) << " at " << sizes[i].bytes << " bytes on "
+    EXPECT_EQ(times.wrong[i], 0u) << measure::describe(c) << " at " << sizes[i].bytes << " bytes on "
                                   << job.describe();
     EXPECT_EQ(times.seconds[i].size(), 2u);
   }
@@ -49,7 +49,7 @@ TEST(DeviceWorld, VirtualRanksOnOneDevice) {
   for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather,
                               CollectiveKind::ReduceScatter, CollectiveKind::AllToAll,
                               CollectiveKind::Broadcast})
-    expectSweepCorrect(devices, bench::BenchCase{kind, DType::BF16, ReduceOp::Sum, 0, 0});
+    expectSweepCorrect(devices, measure::BenchCase{kind, DType::BF16, ReduceOp::Sum, 0, 0});
 }
 
 /// Each device's ranks are one launch; launches of different devices run together and meet in
@@ -64,11 +64,11 @@ TEST(DeviceWorld, RanksSpreadOverDevicesRunTogether) {
                             "emulation, host emulation");
   for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather,
                               CollectiveKind::Reduce, CollectiveKind::Scatter, CollectiveKind::Barrier})
-    expectSweepCorrect(devices, bench::BenchCase{kind, DType::F32, ReduceOp::Max, 4, 0});
+    expectSweepCorrect(devices, measure::BenchCase{kind, DType::F32, ReduceOp::Max, 4, 0});
 }
 
 TEST(DeviceWorld, OneRankPerDevice) {
-  expectSweepCorrect({0, 1, 2, 3}, bench::BenchCase{CollectiveKind::AllReduce, DType::I64, ReduceOp::Sum, 0, 0});
+  expectSweepCorrect({0, 1, 2, 3}, measure::BenchCase{CollectiveKind::AllReduce, DType::I64, ReduceOp::Sum, 0, 0});
 }
 
 /// A call whose ranks disagree (here: a rank missing from a device's launch) is refused before

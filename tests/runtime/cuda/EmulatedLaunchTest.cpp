@@ -8,7 +8,7 @@
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/DefaultPlans.h"
-#include "tuner/bench/CheckData.h"
+#include "tuner/measure/CheckData.h"
 
 #include <gtest/gtest.h>
 
@@ -44,7 +44,7 @@ struct World {
 };
 
 /// Runs `plan` once for `c` on every rank of `world` and returns the wrong elements over ranks.
-uint64_t runChecked(World &world, const Plan &plan, const bench::BenchCase &c, size_t count,
+uint64_t runChecked(World &world, const Plan &plan, const measure::BenchCase &c, size_t count,
                     Placement placement) {
   const test::Readback readback{
       [](void *dst, const void *src, size_t bytes) { std::memcpy(dst, src, bytes); },
@@ -53,7 +53,7 @@ uint64_t runChecked(World &world, const Plan &plan, const bench::BenchCase &c, s
                               placement);
 }
 
-std::string describe(const Plan &plan, const bench::BenchCase &c, size_t count, Placement p) {
+std::string describe(const Plan &plan, const measure::BenchCase &c, size_t count, Placement p) {
   return plan.algorithm + " " + std::string(toString(c.kind)) + " N=" + std::to_string(c.ranks) +
          " " + std::string(toString(c.dtype)) + " " + std::string(toString(c.op)) + " count=" +
          std::to_string(count) + " placement=" + std::to_string(int(p));
@@ -67,7 +67,7 @@ TEST(CudaEmulated, EveryBuiltInPlanEveryDtypeOddCountsInPlace) {
         const DType dtypes[] = {DType::F32, DType::F64, DType::F16, DType::BF16,
                                 DType::I32, DType::I64, DType::U8};
         for (DType dtype : dtypes) {
-          bench::BenchCase c{kind, dtype, dtype == DType::I32 ? ReduceOp::Max : ReduceOp::Sum,
+          measure::BenchCase c{kind, dtype, dtype == DType::I32 ? ReduceOp::Max : ReduceOp::Sum,
                              n - 1, n};
           const Plan plan = built.make(kind, n, c.op, c.root, -1);
           // 4096: ops of whole 16-byte vectors; the odd counts take the element path.
@@ -83,7 +83,7 @@ TEST(CudaEmulated, ReductionOpsMatchTheHostReference) {
   World world(5);
   for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max})
     for (DType dtype : {DType::F16, DType::BF16, DType::U8, DType::I64, DType::F64}) {
-      bench::BenchCase c{CollectiveKind::AllReduce, dtype, op, 0, 5};
+      measure::BenchCase c{CollectiveKind::AllReduce, dtype, op, 0, 5};
       const Plan plan = twoShotAllReducePlan(5, op);
       EXPECT_EQ(runChecked(world, plan, c, 333, Placement::OutOfPlace), 0u)
           << describe(plan, c, 333, Placement::OutOfPlace);
@@ -96,7 +96,7 @@ TEST(CudaEmulated, SeveralBlocksPerChannel) {
     ::setenv("COLLPLAN_CUDA_BLOCKS_PER_CHANNEL", blocks, 1);
     World world(4);
     ::unsetenv("COLLPLAN_CUDA_BLOCKS_PER_CHANNEL");
-    bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 4};
+    measure::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 4};
     const Plan plan = ringAllReducePlan(4, ReduceOp::Sum);
     for (size_t count : {size_t(3), size_t(4099)}) {
       EXPECT_EQ(runChecked(world, plan, c, count, Placement::InPlace), 0u) << blocks;
@@ -116,7 +116,7 @@ TEST(CudaEmulated, EveryPlanOfTheShippedBundles) {
     size_t plans = 0;
     for (const BucketTable &table : bundle.tables)
       for (const Bucket &bucket : table.buckets) {
-        bench::BenchCase c{table.collective, table.dtype, table.op.value_or(ReduceOp::Sum),
+        measure::BenchCase c{table.collective, table.dtype, table.op.value_or(ReduceOp::Sum),
                            bucket.plan.root, bundle.ranks};
         for (size_t count : {size_t(5), size_t(2053)})
           EXPECT_EQ(runChecked(world, bucket.plan, c, count, Placement::OutOfPlace), 0u)
@@ -129,7 +129,7 @@ TEST(CudaEmulated, EveryPlanOfTheShippedBundles) {
 
 TEST(CudaEmulated, CountersCarryOverFromCallToCall) {
   World world(3);
-  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  measure::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
   const Plan ring = ringAllReducePlan(3, ReduceOp::Sum);
   const Plan direct = twoShotAllReducePlan(3, ReduceOp::Sum);
   for (int call = 0; call < 20; ++call)
@@ -142,7 +142,7 @@ TEST(CudaEmulated, CountersCarryOverFromCallToCall) {
 /// call must not free them. They go with the world.
 TEST(CudaEmulated, BuffersAnEarlierLaunchUsedOutliveABiggerCall) {
   auto world = std::make_unique<World>(3);
-  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  measure::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
   const Plan &plan = world->keep(ringAllReducePlan(3, ReduceOp::Sum));
   constexpr int kStaging = int(Space::Staging);  // the ring's reduced values are staged to be sent
   world->target.setCapturing(true);
@@ -167,7 +167,7 @@ TEST(CudaEmulated, BuffersAnEarlierLaunchUsedOutliveABiggerCall) {
 /// reason, and the world still ends cleanly: the buffer it outgrew is freed once, not twice.
 TEST(CudaEmulated, OutOfMemoryWhileGrowingFailsTheCallAndFreesEachBufferOnce) {
   auto world = std::make_unique<World>(3);
-  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  measure::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
   const Plan &plan = world->keep(ringAllReducePlan(3, ReduceOp::Sum));
   ASSERT_EQ(runChecked(*world, plan, c, 33, Placement::OutOfPlace), 0u);
   // The check's own buffers for the bigger call first, then no more room for the plan's.
@@ -190,7 +190,7 @@ TEST(CudaEmulated, OutOfMemoryWhileGrowingFailsTheCallAndFreesEachBufferOnce) {
 /// a sweep up to 1 GiB keeps one buffer per rank, not every size it passed.
 TEST(CudaEmulated, BuffersABiggerCallOutgrowsAreFreedWhenNothingWasCaptured) {
   World world(3);
-  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  measure::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
   const Plan &plan = world.keep(ringAllReducePlan(3, ReduceOp::Sum));
   constexpr int kStaging = int(Space::Staging);
   ASSERT_EQ(runChecked(world, plan, c, 33, Placement::OutOfPlace), 0u);
@@ -206,7 +206,7 @@ TEST(CudaEmulated, BuffersABiggerCallOutgrowsAreFreedWhenNothingWasCaptured) {
 /// (device scope, far cheaper on a GPU); one whose peers run elsewhere needs system scope.
 TEST(CudaEmulated, AtomicsAreDeviceScopedWhenTheLaunchHoldsEveryRank) {
   World world(3);
-  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
+  measure::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 3};
   ASSERT_EQ(runChecked(world, ringAllReducePlan(3, ReduceOp::Sum), c, 64, Placement::OutOfPlace),
             0u);
   EXPECT_EQ(world.target.lastLaunch().systemScope, 0u);
@@ -215,7 +215,7 @@ TEST(CudaEmulated, AtomicsAreDeviceScopedWhenTheLaunchHoldsEveryRank) {
 
 TEST(CudaEmulated, TooManyBlocksForTheDeviceIsRefused) {
   World world(4, /*resident=*/3);
-  bench::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 4};
+  measure::BenchCase c{CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 0, 4};
   try {
     runChecked(world, ringAllReducePlan(4, ReduceOp::Sum), c, 64, Placement::OutOfPlace);
     FAIL() << "a launch that cannot be resident was accepted";

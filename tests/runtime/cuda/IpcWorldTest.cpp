@@ -7,7 +7,7 @@
 #include "runtime/api/DeviceCalls.h"
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/DefaultPlans.h"
-#include "tuner/bench/CheckData.h"
+#include "tuner/measure/CheckData.h"
 
 #include <gtest/gtest.h>
 
@@ -29,7 +29,7 @@ TEST(IpcWorld, EveryBuiltInPlanRunsWithMappedArenas) {
   int tried = 0;
   for (const BuiltInPlan &built : builtInPlans())
     for (CollectiveKind kind : built.kinds) {
-      const bench::BenchCase c{kind, DType::BF16, ReduceOp::Sum, 1, 4};
+      const measure::BenchCase c{kind, DType::BF16, ReduceOp::Sum, 1, 4};
       const Plan &plan = plans.emplace_back(built.make(kind, c.ranks, c.op, c.root, -1));
       ++tried;
       EXPECT_EQ(test::runAsProcesses(c, plan, 1029, jobName("all") + "-" + std::to_string(tried)), 0u)

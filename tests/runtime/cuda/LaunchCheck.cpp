@@ -34,12 +34,12 @@ char *CheckBuffers::forRank(size_t rank, size_t bytes) {
 }
 
 uint64_t runPlanChecked(CheckBuffers &buffers, LaunchGroup &group, const Readback &readback,
-                        const Plan &plan, const bench::BenchCase &c, size_t count,
+                        const Plan &plan, const measure::BenchCase &c, size_t count,
                         Placement placement) {
   DeviceTarget &target = buffers.target();
   std::vector<CallBuffers> calls(static_cast<size_t>(c.ranks));
   for (int r = 0; r < c.ranks; ++r) {
-    const size_t inBytes = bench::inputBytes(c, r, count), outBytes = bench::outputBytes(c, r, count);
+    const size_t inBytes = measure::inputBytes(c, r, count), outBytes = measure::outputBytes(c, r, count);
     const int64_t shift = inPlaceBlockShift(c.kind, c.root, r) * int64_t(count * dtypeSize(c.dtype));
     const bool together = placement != Placement::OutOfPlace && inBytes && outBytes;
     const size_t outAt = together && shift < 0 ? size_t(-shift) : 0;
@@ -50,8 +50,8 @@ uint64_t runPlanChecked(CheckBuffers &buffers, LaunchGroup &group, const Readbac
     char *in = !together                        ? out + outBytes + 16
                : placement == Placement::InPlace ? out + shift
                                                  : out;
-    bench::poisonOutput(c, r, count, out);
-    bench::fillInput(c, r, count, in);
+    measure::poisonOutput(c, r, count, out);
+    measure::fillInput(c, r, count, in);
     target.upload(base, image.data(), bytes);
     CallBuffers &call = calls[size_t(r)];
     call.in = base + (in - image.data());
@@ -69,12 +69,12 @@ uint64_t runPlanChecked(CheckBuffers &buffers, LaunchGroup &group, const Readbac
   for (int r = 0; r < c.ranks; ++r) {
     std::vector<char> out(calls[size_t(r)].outBytes + 1);
     readback.copyOut(out.data(), calls[size_t(r)].out, calls[size_t(r)].outBytes);
-    wrong += bench::countWrong(c, r, count, out.data());
+    wrong += measure::countWrong(c, r, count, out.data());
   }
   return wrong;
 }
 
-uint64_t runAsProcesses(const bench::BenchCase &c, const Plan &plan, size_t count,
+uint64_t runAsProcesses(const measure::BenchCase &c, const Plan &plan, size_t count,
                         const std::string &job, size_t stagingBytes) {
   std::vector<uint64_t> wrong(size_t(c.ranks), 0);
   std::vector<std::string> errors(size_t(c.ranks));
@@ -91,15 +91,15 @@ uint64_t runAsProcesses(const bench::BenchCase &c, const Plan &plan, size_t coun
                           },
                           defaultWaitPolicy(), stagingBytes);
         EXPECT_EQ(world.mode(), DeviceMode::IpcProcesses);
-        std::vector<char> in(bench::inputBytes(c, rank, count) + 8),
-            out(bench::outputBytes(c, rank, count) + 8);
-        bench::fillInput(c, rank, count, in.data());
-        bench::poisonOutput(c, rank, count, out.data());
+        std::vector<char> in(measure::inputBytes(c, rank, count) + 8),
+            out(measure::outputBytes(c, rank, count) + 8);
+        measure::fillInput(c, rank, count, in.data());
+        measure::poisonOutput(c, rank, count, out.data());
         CallBuffers call;
         call.in = in.data();
         call.out = out.data();
-        call.inBytes = bench::inputBytes(c, rank, count);
-        call.outBytes = bench::outputBytes(c, rank, count);
+        call.inBytes = measure::inputBytes(c, rank, count);
+        call.outBytes = measure::outputBytes(c, rank, count);
         call.count = count;
         call.dtype = c.dtype;
         call.op = c.op;
@@ -108,7 +108,7 @@ uint64_t runAsProcesses(const bench::BenchCase &c, const Plan &plan, size_t coun
           target->synchronize();
           world.checkFailure();
         }
-        wrong[size_t(rank)] = bench::countWrong(c, rank, count, out.data());
+        wrong[size_t(rank)] = measure::countWrong(c, rank, count, out.data());
       } catch (const std::exception &e) {
         errors[size_t(rank)] = e.what();
       }

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "runtime/backends/cuda/LaunchGroup.h"
-#include "tuner/bench/CheckData.h"
+#include "tuner/measure/CheckData.h"
 
 #include <cstdint>
 #include <functional>
@@ -46,14 +46,14 @@ private:
 /// and the output poisoned by the bench's check data, placed as asked) and returns the wrong
 /// elements over ranks. Throws what the launch recorded.
 uint64_t runPlanChecked(CheckBuffers &buffers, LaunchGroup &group, const Readback &readback,
-                        const Plan &plan, const bench::BenchCase &c, size_t count,
+                        const Plan &plan, const measure::BenchCase &c, size_t count,
                         Placement placement);
 
 /// Runs `plan` once for `c` on every rank, each rank a DeviceWorld of its own (mode IpcProcesses,
 /// an asynchronous HostTarget, `stagingBytes` of arena) in its own thread, as processes would,
 /// twice (the FIFO counters carry over), and returns the wrong elements over ranks. `job` names
 /// the world's IPC board: unique per call. A rank's error fails the test, naming the rank.
-uint64_t runAsProcesses(const bench::BenchCase &c, const Plan &plan, size_t count,
+uint64_t runAsProcesses(const measure::BenchCase &c, const Plan &plan, size_t count,
                         const std::string &job, size_t stagingBytes = 1 << 20);
 
 }  // namespace collplan::cuda::test
