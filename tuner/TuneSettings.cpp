@@ -27,6 +27,7 @@ nlohmann::json TuneSettings::toJson() const {
   j["size_factor"] = 2;
   j["budget_s"] = budgetSeconds;
   j["quick"] = quick;
+  j["reduction_order"] = fixedReductionOrder ? "rank" : "free";
   j["prune_factor"] = pruneFactor >= kNoPruning ? 0.0 : pruneFactor;
   j["root"] = root;
   return j;

@@ -28,6 +28,10 @@ struct TuneSettings {
   uint64_t maxBytes = uint64_t(256) << 20;
   double budgetSeconds = 0;  ///< measuring stops when spent (0: no limit)
   bool quick = false;        ///< fewer parameter values and repetitions
+  /// Keep only plans that fold every reduced element in rank order (markRankOrder), so the
+  /// bundle's results are bitwise identical whatever bucket a message size lands in; the other
+  /// variants are not applicable, with the proof's reason.
+  bool fixedReductionOrder = false;
   /// Prune variants predicted this many times slower than the best at every size; 0 = auto
   /// (resolvePruneFactor): 4 on real backends, none (kNoPruning) where times are exact (a
   /// simulation is the measurement there, and cheap; the port model would wrongly prune

@@ -3,6 +3,7 @@
 
 #include "compiler/export/PlanCompiler.h"
 #include "runtime/plan/PlanJson.h"
+#include "runtime/plan/PlanVerify.h"
 #include "runtime/topology/Topology.h"
 
 #include <algorithm>
@@ -189,6 +190,18 @@ VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant
   }
   if (onProgress) onProgress(variants.size(), variants.size());
   return set;
+}
+
+void keepRankOrderPlans(VariantSet &set) {
+  std::vector<CompiledVariant> kept;
+  for (CompiledVariant &v : set.compiled) {
+    if (std::optional<std::string> why = markRankOrder(v.plan))
+      set.notes.push_back({v.variant.label, VariantStatus::NotApplicable,
+                           *why + " (--fixed-reduction-order)"});
+    else
+      kept.push_back(std::move(v));
+  }
+  set.compiled = std::move(kept);
 }
 
 std::vector<std::string> unknownAlgorithms(const std::vector<std::string> &filter) {

@@ -86,6 +86,11 @@ std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topolog
 VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant> &variants,
                            const std::function<void(size_t, size_t)> &onProgress = {});
 
+/// Keeps the compiled variants whose plans fold every reduced element in rank order, marked so
+/// (markRankOrder); the others become NotApplicable notes with the proof's reason. Plans of
+/// collectives that reduce nothing are kept unmarked.
+void keepRankOrderPlans(VariantSet &set);
+
 /// The names in `filter` that the registry does not hold.
 std::vector<std::string> unknownAlgorithms(const std::vector<std::string> &filter);
 

@@ -128,18 +128,6 @@ std::optional<AlgorithmParams> resolveParams(const AlgorithmInfo *algorithm,
   return params;
 }
 
-/// Marks `plan` as folding every reduction in rank order, proving it; false with the reason
-/// when some unit folds otherwise.
-bool markRankOrder(Plan &plan, std::string &error) {
-  if (!needsReduceOp(plan.collective)) return true;  // nothing is reduced
-  plan.rankOrderReductions = true;
-  const VerifyResult proof = verifyPlan(plan);
-  if (proof.ok()) return true;
-  error = plan.algorithm + " does not reduce in rank order (--fixed-reduction-order): " +
-          proof.describe(1);
-  return false;
-}
-
 /// Runs the coll-compile pipeline on `module` (one collective of `algorithm`, or a schedule)
 /// and exports the plan.
 FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const AlgorithmInfo *algorithm,
@@ -173,7 +161,11 @@ FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const AlgorithmInfo 
     return failure();
   }
   out.plan = programToPlan(program);
-  if (options.rankOrderReductions && !markRankOrder(out.plan, error)) return failure();
+  if (options.rankOrderReductions)
+    if (std::optional<std::string> why = markRankOrder(out.plan)) {
+      error = *why + " (--fixed-reduction-order)";
+      return failure();
+    }
   out.plan.params.update(paramsRecord(*params, options.slices));
   out.plan.predicted = {double(out.cost.alphaRounds), out.cost.beta};
   if (options.keepIR) out.programIR = printOp(program);

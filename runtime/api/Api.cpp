@@ -3,6 +3,7 @@
 
 #include "runtime/api/ApiHandles.h"
 #include "runtime/api/Communicator.h"
+#include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 
 #include <atomic>
@@ -240,6 +241,7 @@ void collplan_config_init(collplan_config_t *config) {
   config->shm_job = nullptr;
   config->topology_file = nullptr;
   config->bundle_file = nullptr;
+  config->fixed_reduction_order = 0;
 }
 
 collplan_status_t collplan_config_from_env(collplan_config_t *config) {
@@ -266,6 +268,8 @@ collplan_status_t collplan_config_from_env(collplan_config_t *config) {
     }
     if (const char *topology = std::getenv("COLLPLAN_TOPOLOGY")) config->topology_file = topology;
     if (const char *bundle = std::getenv("COLLPLAN_BUNDLE")) config->bundle_file = bundle;
+    config->fixed_reduction_order = int(collplan::unsignedFromEnv(
+        "COLLPLAN_FIXED_REDUCTION_ORDER", uint64_t(config->fixed_reduction_order != 0), "0 or 1", 1));
   });
 }
 
@@ -282,6 +286,7 @@ collplan_status_t collplan_world_create(const collplan_config_t *config, collpla
     if (config->shm_job) c.shmJob = config->shm_job;
     if (config->topology_file) c.topologyFile = config->topology_file;
     if (config->bundle_file) c.bundleFile = config->bundle_file;
+    c.fixedReductionOrder = config->fixed_reduction_order != 0;
     auto handle = std::make_unique<collplan_world>();
     handle->impl = std::make_unique<collplan::WorldImpl>(c);
     *world = worlds().add(std::move(handle));

@@ -1,9 +1,11 @@
 // WorldImpl set-up (backend, topology, bundle) and Communicator::run (validation, plan, execution).
 #include "runtime/api/Communicator.h"
 
+#include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/DefaultRules.h"
+#include "runtime/plan/PlanVerify.h"
 #include "runtime/topology/Topology.h"
 
 #include <cstdint>
@@ -35,6 +37,8 @@ const Backend &backendNamed(const std::string &name) {
 WorldImpl::WorldImpl(const WorldConfig &config)
     : config_(config), backend_(backendNamed(config.backend)), policy_(defaultWaitPolicy()),
       streamingCopyMinBytes_(streamingCopyMinBytesFromEnv()) {
+  if (unsignedFromEnv("COLLPLAN_FIXED_REDUCTION_ORDER", 0, "0 or 1", 1))
+    config_.fixedReductionOrder = true;
   const WorldConfig &c = config_;
   if (c.ranks < 1 || c.ranks > 4096)
     fail(ErrorCode::InvalidArgument,
@@ -97,6 +101,13 @@ void WorldImpl::loadTopologyAndBundle() {
     } catch (const std::exception &e) {
       fail(ErrorCode::File, e.what());
     }
+    if (c.fixedReductionOrder)
+      if (std::optional<std::string> where = firstPlanOutOfRankOrder(*bundle_))
+        fail(ErrorCode::InvalidArgument,
+             c.bundleFile + ": " + *where +
+                 " does not fix the reduction order, which this world requires "
+                 "(fixed_reduction_order, COLLPLAN_FIXED_REDUCTION_ORDER): tune the bundle with "
+                 "plan-tune --fixed-reduction-order");
     for (const BucketTable &t : bundle_->tables) {
       for (int op = 0; op < 4; ++op) {
         if (t.op && int(*t.op) != op) continue;
@@ -191,6 +202,13 @@ const Plan &Communicator::planFor(CollectiveKind kind, DType dtype, ReduceOp op,
     if (!needsRoot(kind) || plan.root == root) return plan;
     // The bundle was tuned with another root: the default rules serve this one.
   }
+  if (needsReduceOp(kind) && world_.fixedReductionOrder())
+    fail(ErrorCode::InvalidArgument,
+         std::string(toString(kind)) + " " + std::string(toString(dtype)) + " " +
+             std::string(toString(op)) + (needsRoot(kind) ? " root " + std::to_string(root) : "") +
+             ": the world requires a fixed reduction order, and no plan of the bundle serves this "
+             "call (the built-in plans fix no order): tune one with plan-tune "
+             "--fixed-reduction-order");
   const int opIndex = needsReduceOp(kind) ? int(op) : 0;
   const int rootIndex = needsRoot(kind) ? root : 0;
   std::optional<ReduceOp> planOp;

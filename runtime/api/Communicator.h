@@ -27,6 +27,9 @@ struct WorldConfig {
   std::string shmJob;
   std::string topologyFile;  ///< empty: none
   std::string bundleFile;    ///< empty: none
+  /// Every reduction must fold in rank order (collplan_config_t::fixed_reduction_order; also
+  /// set by COLLPLAN_FIXED_REDUCTION_ORDER=1 whatever the caller passed).
+  bool fixedReductionOrder = false;
   /// The backend's handle of the job's processes (JobOptions::native), read only while the
   /// world is created; nullptr for the backend's default.
   const void *native = nullptr;
@@ -63,6 +66,9 @@ public:
   /// The number of rank `rank`'s next call, counted over every communicator the rank has had
   /// in this world (one at a time), so peers can tell a skipped call (CallSignature::call).
   uint64_t nextCall(int rank) { return calls_[size_t(rank)]++; }
+  /// Whether every reduction must fold in rank order: the bundle's plans all do (checked when
+  /// the world was created), and reducing calls it does not cover are refused.
+  bool fixedReductionOrder() const { return config_.fixedReductionOrder; }
   /// COLLPLAN_STREAMING_COPY_MIN as read when the world was created.
   size_t streamingCopyMinBytes() const { return streamingCopyMinBytes_; }
 

@@ -81,14 +81,20 @@ typedef struct collplan_config {
                                   processes; else NULL */
   const char *topology_file; /**< topology JSON (checked against the bundle), or NULL */
   const char *bundle_file;   /**< tuned plan bundle, or NULL for the built-in plans */
+  int fixed_reduction_order; /**< nonzero (or COLLPLAN_FIXED_REDUCTION_ORDER=1): every reduction
+                                  must fold in rank order, bitwise identical at every size. The
+                                  bundle must be tuned with plan-tune --fixed-reduction-order
+                                  (else world creation fails), and a reducing call the bundle
+                                  does not cover fails (the built-in plans fix no order). */
 } collplan_config_t;
 
-/** Sets backend/shm_job/files to NULL, ranks to 0 and rank to -1. */
+/** Sets backend/shm_job/files to NULL, ranks and fixed_reduction_order to 0 and rank to -1. */
 void collplan_config_init(collplan_config_t *config);
 /** Overrides the fields of `config` (set up by collplan_config_init, and the defaults the caller
  *  wants) with the environment that collplan-shm-launch sets: backend, ranks, rank and shm_job
  *  from COLLPLAN_BACKEND, COLLPLAN_RANKS, COLLPLAN_RANK, COLLPLAN_SHM_JOB, and the files from
- *  COLLPLAN_TOPOLOGY / COLLPLAN_BUNDLE. A variable that is not set keeps the field. Fails naming
+ *  COLLPLAN_TOPOLOGY / COLLPLAN_BUNDLE, and fixed_reduction_order from
+ *  COLLPLAN_FIXED_REDUCTION_ORDER (0 or 1). A variable that is not set keeps the field. Fails naming
  *  the variable when one is malformed, or when neither it nor the field gives what the backend
  *  needs (a backend; a rank and a job for one rank per process). The strings point into the
  *  environment. */

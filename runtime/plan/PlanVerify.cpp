@@ -479,6 +479,7 @@ VerifyResult verifyPlan(const Plan &plan, std::vector<ReductionOrder> *orders) {
   for (int r = 0; r < plan.ranks; ++r)
     inUnits = std::max(inUnits, bufferUnits(plan, BufferKind::In, r));
   checkChannelHazards(plan, result.problems);
+  checkOperandOverlap(plan, result.problems);
   if (plan.inplaceSafe) checkInPlaceAliasing(plan, result.problems);
   Terms terms(plan.ranks, inUnits);
   SymbolicRun run(plan, terms, result.problems);
@@ -491,6 +492,36 @@ VerifyResult verifyPlan(const Plan &plan, std::vector<ReductionOrder> *orders) {
   check.checkEveryRank();
   check.reportRankOrder();
   return result;
+}
+
+}  // namespace collplan
+
+namespace collplan {
+
+std::optional<std::string> markRankOrder(Plan &plan) {
+  if (!needsReduceOp(plan.collective)) return std::nullopt;  // nothing is reduced
+  plan.rankOrderReductions = true;
+  const VerifyResult proof = verifyPlan(plan);
+  if (proof.ok()) return std::nullopt;
+  plan.rankOrderReductions = false;
+  return plan.algorithm + " does not reduce in rank order: " + proof.describe(1);
+}
+
+std::optional<std::string> firstPlanOutOfRankOrder(const Bundle &bundle) {
+  for (size_t t = 0; t < bundle.tables.size(); ++t) {
+    const BucketTable &table = bundle.tables[t];
+    if (!needsReduceOp(table.collective)) continue;
+    for (size_t b = 0; b < table.buckets.size(); ++b) {
+      const Plan &plan = table.buckets[b].plan;
+      if (plan.rankOrderReductions) continue;
+      std::string what = std::string(toString(table.collective)) + " " +
+                         std::string(toString(table.dtype));
+      if (table.op) what += " " + std::string(toString(*table.op));
+      return "tables[" + std::to_string(t) + "].buckets[" + std::to_string(b) + "].plan (" +
+             what + ", " + plan.algorithm + ")";
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace collplan

@@ -4,6 +4,7 @@
 
 #include "runtime/plan/Plan.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,5 +66,16 @@ std::string rankOrderTree(int ranks);
 /// With `orders`, also lists the distinct fold trees of the proven reduced output units (one
 /// entry per tree; empty for kinds that do not reduce).
 VerifyResult verifyPlan(const Plan &plan, std::vector<ReductionOrder> *orders = nullptr);
+
+/// Marks `plan` as folding every reduction in rank order (Plan::rankOrderReductions) and proves
+/// it. Nothing when the proof holds (or the plan reduces nothing); else the mark is cleared and
+/// the reason returned: "ring does not reduce in rank order: programs[1]...: ...".
+std::optional<std::string> markRankOrder(Plan &plan);
+
+/// Where `bundle` breaks the fixed reduction order: the first plan of a reducing table that is
+/// not marked rank-order, as "tables[0].buckets[2].plan (allreduce f32 sum, ring)"; nothing when
+/// every such plan is marked (and so, proven at load, folds every element in rank order, so the
+/// bundle's results do not depend on the bucket a call lands in).
+std::optional<std::string> firstPlanOutOfRankOrder(const Bundle &bundle);
 
 }  // namespace collplan

@@ -104,3 +104,140 @@ TEST(FixedReductionOrder, BitwiseTheRankOrderAtEverySizeAcrossBucketEdges) {
     std::filesystem::remove(path);
   }
 }
+
+namespace {
+
+/// A bundle of one allreduce f32 sum table whose only plan is `plan`, written to a temporary file.
+std::string writeOnePlanBundle(Plan plan, const std::string &name) {
+  const int ranks = plan.ranks;
+  BucketTable table;
+  table.collective = CollectiveKind::AllReduce;
+  table.dtype = DType::F32;
+  table.op = ReduceOp::Sum;
+  table.buckets.push_back(test::bucketOf(0, UINT64_MAX, std::move(plan)));
+  Bundle bundle;
+  bundle.backend = "cpu-threads";
+  bundle.topologyFingerprint = "any";
+  bundle.ranks = ranks;
+  bundle.tables.push_back(std::move(table));
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("collplan-" + name + ".json")).string();
+  saveBundleFile(bundle, path);
+  return path;
+}
+
+Plan compileFree(const std::string &algorithm, int ranks) {
+  CollectiveSpec spec;
+  spec.ranks = ranks;
+  spec.op = ReduceOp::Sum;
+  CompileOptions options;
+  options.algorithm = algorithm;
+  std::string error;
+  auto compiled = compileCollective(spec, options, error);
+  EXPECT_EQ(error, "");
+  return compiled->plan;
+}
+
+/// Creates a cpu-threads world of `ranks` with `bundle`; its status and collplan_last_error.
+std::pair<collplan_status_t, std::string> createThreadsWorld(int ranks, const std::string &bundle,
+                                                             bool fixedOrder,
+                                                             collplan_world_t *kept = nullptr) {
+  collplan_config_t config;
+  collplan_config_init(&config);
+  config.backend = "cpu-threads";
+  config.ranks = ranks;
+  config.bundle_file = bundle.c_str();
+  config.fixed_reduction_order = fixedOrder;
+  collplan_world_t world = nullptr;
+  const collplan_status_t status = collplan_world_create(&config, &world);
+  std::pair<collplan_status_t, std::string> result{status, collplan_last_error()};
+  if (kept) *kept = world;
+  else if (world) collplan_world_destroy(world);
+  return result;
+}
+
+}  // namespace
+
+TEST(FixedReductionOrder, MarkingProvesThePlanAndTheBundleCheckNamesThePlanOutOfOrder) {
+  Plan ring = compileFree("ring", 4);
+  const std::optional<std::string> why = markRankOrder(ring);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("ring does not reduce in rank order"), std::string::npos) << *why;
+  EXPECT_FALSE(ring.rankOrderReductions) << "a refused plan keeps no mark";
+  Plan twoShot = compileFree("two-shot", 4);
+  EXPECT_FALSE(markRankOrder(twoShot));
+  EXPECT_TRUE(twoShot.rankOrderReductions);
+
+  Bundle bundle;
+  BucketTable table;
+  table.op = ReduceOp::Sum;
+  table.buckets.push_back(test::bucketOf(0, 99, twoShot));
+  table.buckets.push_back(test::bucketOf(100, UINT64_MAX, ring));
+  bundle.tables.push_back(table);
+  EXPECT_EQ(firstPlanOutOfRankOrder(bundle).value_or(""),
+            "tables[0].buckets[1].plan (allreduce f32 sum, ring)");
+  bundle.tables[0].buckets.pop_back();
+  EXPECT_FALSE(firstPlanOutOfRankOrder(bundle));
+}
+
+TEST(FixedReductionOrder, AWorldThatRequiresTheOrderRefusesABundleWithoutIt) {
+  const std::string path = writeOnePlanBundle(compileFree("ring", 4), "free-order");
+  EXPECT_EQ(createThreadsWorld(4, path, false).first, COLLPLAN_SUCCESS);
+  const auto [status, error] = createThreadsWorld(4, path, true);
+  EXPECT_EQ(status, COLLPLAN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error.find(path + ": tables[0].buckets[0].plan (allreduce f32 sum, ring) does not "
+                              "fix the reduction order"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("plan-tune --fixed-reduction-order"), std::string::npos) << error;
+  // The environment asks as well as the config; a value other than 0 or 1 is named.
+  setenv("COLLPLAN_FIXED_REDUCTION_ORDER", "1", 1);
+  EXPECT_EQ(createThreadsWorld(4, path, false).first, COLLPLAN_ERROR_INVALID_ARGUMENT);
+  setenv("COLLPLAN_FIXED_REDUCTION_ORDER", "yes", 1);
+  const auto [badStatus, badError] = createThreadsWorld(4, path, false);
+  EXPECT_EQ(badStatus, COLLPLAN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(badError.find("COLLPLAN_FIXED_REDUCTION_ORDER must be 0 or 1"), std::string::npos)
+      << badError;
+  unsetenv("COLLPLAN_FIXED_REDUCTION_ORDER");
+  std::filesystem::remove(path);
+}
+
+TEST(FixedReductionOrder, ReducingCallsTheBundleDoesNotCoverAreRefused) {
+  Plan twoShot = compileFree("two-shot", 2);
+  ASSERT_FALSE(markRankOrder(twoShot));
+  const std::string path = writeOnePlanBundle(twoShot, "fixed-order-f32");
+  collplan_world_t world = nullptr;
+  ASSERT_EQ(createThreadsWorld(2, path, true, &world).first, COLLPLAN_SUCCESS);
+  struct Outcome {
+    collplan_status_t covered = COLLPLAN_SUCCESS, uncovered = COLLPLAN_SUCCESS,
+                      notReducing = COLLPLAN_SUCCESS;
+    std::string error;
+  };
+  std::vector<Outcome> outcomes(2);
+  ASSERT_EQ(collplan_run_threads(
+                world,
+                [](collplan_comm_t comm, void *user) {
+                  int rank = 0;
+                  collplan_comm_rank(comm, &rank);
+                  Outcome &o = static_cast<std::vector<Outcome> *>(user)->at(size_t(rank));
+                  float f[8] = {1, 2, 3, 4, 5, 6, 7, 8}, g[16];
+                  double d[8] = {};
+                  o.covered = collplan_allreduce(comm, f, g, 8, COLLPLAN_F32, COLLPLAN_SUM);
+                  o.uncovered = collplan_allreduce(comm, d, d, 8, COLLPLAN_F64, COLLPLAN_SUM);
+                  o.error = collplan_last_error();
+                  o.notReducing = collplan_allgather(comm, f, g, 8, COLLPLAN_F32);
+                  return COLLPLAN_SUCCESS;
+                },
+                &outcomes),
+            COLLPLAN_SUCCESS);
+  for (const Outcome &o : outcomes) {
+    EXPECT_EQ(o.covered, COLLPLAN_SUCCESS);
+    EXPECT_EQ(o.uncovered, COLLPLAN_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(o.error.find("allreduce f64 sum: the world requires a fixed reduction order"),
+              std::string::npos)
+        << o.error;
+    EXPECT_EQ(o.notReducing, COLLPLAN_SUCCESS) << "collectives that reduce nothing keep the built-in plans";
+  }
+  collplan_world_destroy(world);
+  std::filesystem::remove(path);
+}

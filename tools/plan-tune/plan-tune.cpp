@@ -68,6 +68,9 @@ void addFlags(CLI::App &app, Request &r) {
   app.add_option("-o,--output", s.outputPath, "The bundle to write");
   app.add_option("--report-dir", s.reportDir, "Directory for measurements.csv, report.json and SVG plots");
   app.add_flag("--quick", s.quick, "Fewer parameter values and repetitions");
+  app.add_flag("--fixed-reduction-order", s.fixedReductionOrder,
+               "Only plans that reduce every element in rank order: results bitwise identical "
+               "across sizes and buckets (others are not applicable)");
   app.add_option("--prune-factor", s.pruneFactor,
                  "Prune variants predicted this many times slower than the best at every size "
                  "(0: auto, 4 on cpu backends, none on sim)")

@@ -63,6 +63,7 @@ std::vector<TableResult> compileTables(const TuneSettings &s, const Topology &to
       log.note("plan-tune: compiling " + std::to_string(variants.size()) + " variants of " +
                std::string(toString(c.kind)) + " on " + std::to_string(ranks) + " ranks...");
       compiled[key] = compileVariants(spec, variants);
+      if (s.fixedReductionOrder) keepRankOrderPlans(compiled[key]);
     }
     tables.emplace_back(c, compiled[key], measure::sizePoints(c, requested));
   }

@@ -3,6 +3,7 @@
 
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanError.h"
+#include "runtime/plan/PlanVerify.h"
 
 namespace collplan::tune {
 namespace {
@@ -63,6 +64,10 @@ std::optional<Bundle> buildBundle(const TuneResult &result, const Measurer &meas
   } catch (const PlanError &e) {
     throw TuneError(std::string("internal error: the tuned bundle does not validate: ") + e.what());
   }
+  if (result.settings.fixedReductionOrder)
+    if (std::optional<std::string> where = firstPlanOutOfRankOrder(bundle))
+      throw TuneError("internal error: --fixed-reduction-order, but " + *where +
+                      " is not marked rank-order");
   return bundle;
 }
 
