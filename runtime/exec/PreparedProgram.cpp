@@ -3,6 +3,7 @@
 
 #include "runtime/exec/RuntimeError.h"
 #include "runtime/plan/BufRefText.h"
+#include "runtime/plan/FusedChains.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/plan/ProgramOrder.h"
 
@@ -110,35 +111,11 @@ void PreparedProgram::readOps(ConnectionSource &connections) {
 }
 
 void PreparedProgram::analyseFusion() {
-  const std::vector<Channel> &channels = plan_->programs[size_t(rank_)].channels;
-  for (uint32_t c = 0; c < channels.size(); ++c) {
-    const std::vector<PlanOp> &program = channels[c].ops;
-    const uint32_t base = channelBegin_[c];
-    for (size_t i = 0; i < program.size();) {
-      const PlanOp &head = program[i];
-      size_t end = i + 1;
-      if (head.recv && head.numOperands() >= 2 && head.dsts.size() == 1 && head.sends.empty() &&
-          head.after.empty()) {
-        const BufRef acc = head.dsts.front();
-        std::vector<int32_t> peers{*head.recv};
-        while (end < program.size()) {
-          const PlanOp &next = program[end];
-          // Each fused message comes from another peer: the pass needs them all at once, and
-          // two messages of one connection arrive one after the other.
-          const bool continues = next.recv && next.srcs.size() == 1 && next.srcs.front() == acc &&
-                                 next.recvPos == 1 && next.dsts.size() == 1 &&
-                                 next.dsts.front() == acc && next.after.empty() &&
-                                 std::find(peers.begin(), peers.end(), *next.recv) == peers.end();
-          if (!continues) break;
-          peers.push_back(*next.recv);
-          ++end;
-          if (!next.sends.empty()) break;  // a send ends the chain: its value must be final
-        }
-      }
-      ops_[base + i].fusedOps = uint32_t(end - i);
-      i = end;
-    }
-  }
+  const std::vector<std::vector<uint32_t>> lengths =
+      fusedChainLengths(plan_->programs[size_t(rank_)]);
+  for (uint32_t c = 0; c < lengths.size(); ++c)
+    for (size_t i = 0; i < lengths[c].size(); ++i)
+      if (lengths[c][i] > 0) ops_[channelBegin_[c] + i].fusedOps = lengths[c][i];
 }
 
 bool PreparedProgram::mayBeOverwritten(size_t opIndex, const BufRef &range, AliasMode mode,

@@ -26,7 +26,7 @@ enum class AliasMode : uint8_t {
 ///  - chains of recv_reduce ops of one channel that accumulate into one buffer range (op i
 ///    writes D, op i+1 reads only D and a message from another peer and writes D, ...) are
 ///    marked for one fused n-ary pass: the same left fold, each operand read once, D written
-///    once;
+///    once (fusedChainLengths, which the deadlock check models too);
 ///  - for each op that sends, whether its value may be posted in place (the receiver reads this
 ///    rank's buffer): the transport allows it for that buffer and no op of this rank that may
 ///    run later (one not ordered before it by its channel or `after`) writes any unit aliasing

@@ -1,6 +1,7 @@
 // checkDeadlockFree: run every channel until nothing can move, then explain what is stuck.
 #include "runtime/plan/Deadlock.h"
 
+#include "runtime/plan/FusedChains.h"
 #include "runtime/plan/Transfers.h"
 
 #include <unordered_map>
@@ -14,9 +15,11 @@ public:
     const int ranks = plan.ranks;
     for (int r = 0; r < ranks; ++r) {
       channelBase_.push_back(uint32_t(pc_.size()));
+      std::vector<std::vector<uint32_t>> chains = fusedChainLengths(plan.programs[size_t(r)]);
       for (uint32_t c = 0; c < plan.programs[size_t(r)].channels.size(); ++c) {
         pc_.push_back(0);
         owner_.push_back({r, c});
+        chainLength_.push_back(std::move(chains[c]));
       }
     }
     channelBase_.push_back(uint32_t(pc_.size()));
@@ -66,44 +69,60 @@ private:
     waiters.clear();
   }
 
-  /// Runs channel `ch` until its next op cannot run; registers it with what it waits for.
+  /// Runs channel `ch` until its next step cannot run; registers it with what it waits for. A
+  /// step is one op, or a fused chain of ops (fusedChainLengths) run together as the executors
+  /// run them: once every message of the chain is in and its sends have room.
   void advance(uint32_t ch) {
     const auto [rank, channel] = owner_[ch];
     const std::vector<PlanOp> &ops = opsOf(ch);
     while (pc_[ch] < ops.size()) {
-      const PlanOp &op = ops[pc_[ch]];
-      if (!ready(op, rank, channel, ch)) return;
-      if (op.recv) {
-        Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
-        ++f.consumed;
-        wake(f.waitRoom);
+      const size_t first = pc_[ch], last = first + chainLength_[ch][first];
+      if (!ready(ops, first, last, rank, channel, ch)) return;
+      for (size_t i = first; i < last; ++i) {
+        const PlanOp &op = ops[i];
+        if (op.recv) {
+          Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
+          ++f.consumed;
+          wake(f.waitRoom);
+        }
+        for (int32_t q : op.sends) {
+          Fifo &f = fifos_[fifo(rank, q, channel)];
+          ++f.sent;
+          wake(f.waitMessage);
+        }
       }
-      for (int32_t q : op.sends) {
-        Fifo &f = fifos_[fifo(rank, q, channel)];
-        ++f.sent;
-        wake(f.waitMessage);
-      }
-      ++pc_[ch];
+      pc_[ch] = last;
       wake(progressWaiters_[ch]);
     }
   }
 
-  /// Whether `op` can run now; when not, registers `ch` where it will be woken.
-  bool ready(const PlanOp &op, int rank, uint32_t channel, uint32_t ch) {
-    for (const OpRef &dep : op.after) {
+  /// Whether ops [first, last) of a channel can run now as one step (only the first may name
+  /// `after` ops; the ops of a chain receive from distinct peers); when not, registers `ch`
+  /// where it will be woken.
+  bool ready(const std::vector<PlanOp> &ops, size_t first, size_t last, int rank,
+             uint32_t channel, uint32_t ch) {
+    for (const OpRef &dep : ops[first].after) {
       const uint32_t other = channelId(rank, dep.channel);
       if (pc_[other] <= dep.op) {
         progressWaiters_[other].push_back(ch);
         return false;
       }
     }
-    if (op.recv) {
-      Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
-      if (f.sent <= f.consumed) {
-        f.waitMessage.push_back(ch);
-        return false;
+    for (size_t i = first; i < last; ++i)
+      if (ops[i].recv) {
+        Fifo &f = fifos_[fifo(*ops[i].recv, rank, channel)];
+        if (f.sent <= f.consumed) {
+          f.waitMessage.push_back(ch);
+          return false;
+        }
       }
-    }
+    for (size_t i = first; i < last; ++i)
+      if (!roomToSend(ops[i], rank, channel, ch)) return false;
+    return true;
+  }
+
+  /// Whether each send of `op` finds room on its (peer, channel); when not, registers `ch`.
+  bool roomToSend(const PlanOp &op, int rank, uint32_t channel, uint32_t ch) {
     for (size_t k = 0; k < op.sends.size(); ++k) {
       Fifo &f = fifos_[fifo(rank, op.sends[k], channel)];
       uint64_t mine = 0;  // sends of this op to the same peer
@@ -116,30 +135,38 @@ private:
     return true;
   }
 
-  /// What the op at `pc` of `ch` waits for (the first condition that does not hold).
+  /// What the step at `pc` of `ch` waits for (the first condition that does not hold), at the
+  /// op of the step that waits.
   StuckChannel stuckAt(uint32_t ch) {
     const auto [rank, channel] = owner_[ch];
-    const PlanOp &op = opsOf(ch)[pc_[ch]];
-    StuckChannel s{rank, channel, uint32_t(pc_[ch]), WaitKind::Message, rank, channel, 0};
-    for (const OpRef &dep : op.after)
+    const std::vector<PlanOp> &ops = opsOf(ch);
+    const size_t first = pc_[ch], last = first + chainLength_[ch][first];
+    StuckChannel s{rank, channel, uint32_t(first), WaitKind::Message, rank, channel, 0};
+    for (const OpRef &dep : ops[first].after)
       if (pc_[channelId(rank, dep.channel)] <= dep.op) {
         s.waits = WaitKind::Channel;
         s.peerChannel = dep.channel;
         s.peerOp = dep.op;
         return s;
       }
-    if (op.recv) {
-      const Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
-      if (f.sent <= f.consumed) {
-        s.peer = *op.recv;
-        return s;
+    for (size_t i = first; i < last; ++i)
+      if (ops[i].recv) {
+        const Fifo &f = fifos_[fifo(*ops[i].recv, rank, channel)];
+        if (f.sent <= f.consumed) {
+          s.op = uint32_t(i);
+          s.peer = *ops[i].recv;
+          return s;
+        }
       }
-    }
     s.waits = WaitKind::Room;
-    for (int32_t q : op.sends) {
-      const Fifo &f = fifos_[fifo(rank, q, channel)];
-      if (f.sent - f.consumed >= kChannelDepth) s.peer = q;
-    }
+    for (size_t i = first; i < last; ++i)
+      for (int32_t q : ops[i].sends) {
+        const Fifo &f = fifos_[fifo(rank, q, channel)];
+        if (f.sent - f.consumed >= kChannelDepth) {
+          s.op = uint32_t(i);
+          s.peer = q;
+        }
+      }
     return s;
   }
 
@@ -173,6 +200,7 @@ private:
 
   const Plan &plan_;
   std::vector<size_t> pc_;              ///< per channel (all ranks): ops finished
+  std::vector<std::vector<uint32_t>> chainLength_;  ///< per channel, per op: fusedChainLengths
   std::vector<Owner> owner_;            ///< per channel: its rank and index
   std::vector<uint32_t> channelBase_;   ///< per rank: its first channel id
   std::vector<std::vector<uint32_t>> progressWaiters_;  ///< per channel: waiting on its progress

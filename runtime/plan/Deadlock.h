@@ -46,7 +46,9 @@ struct DeadlockReport {
 /// Runs every channel of every rank under the execution model of Plan.h until nothing can move:
 /// an op runs once its `after` ops have finished, its recv's message has been sent (transfers
 /// matched per sender, receiver and channel in order) and each of its sends finds fewer than
-/// kChannelDepth unconsumed messages on its (peer, channel). Whether every channel finishes
+/// kChannelDepth unconsumed messages on its (peer, channel). A chain of recv_reduce ops the
+/// executors fuse into one pass (fusedChainLengths) runs as one step, as they run it: once every
+/// message of the chain is in and its sends have room, so the check decides what runs. Whether every channel finishes
 /// does not depend on the order in which ready ops run (each FIFO has one writer and one
 /// reader, and a ready op stays ready), so one run decides it. O(total ops + sends).
 /// Requires a plan with every program (Plan::onlyRank < 0) whose peers and `after` references

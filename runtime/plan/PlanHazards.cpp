@@ -6,6 +6,9 @@
 #include "runtime/plan/UnitSpace.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 namespace collplan {
 namespace {
@@ -124,7 +127,60 @@ void checkAliasingAcrossChannels(const Plan &plan, int r, std::vector<PlanProble
   });
 }
 
+/// The first unit of `dst` that holds a cell `src` reads at another position, as "out[2]"; or
+/// nothing. Ranges of one buffer share cells at the same positions only when they start
+/// together; an `in` range against an `out` range in an in-place call is compared cell by cell
+/// (an `in` range may run past the end of `out`, where its cells are its own).
+std::optional<std::string> shiftedOverlap(const BufRef &src, const BufRef &dst,
+                                          const UnitSpace &space) {
+  const bool aliasing = space.inPlace() && src.buf != dst.buf && src.buf != BufferKind::Tmp &&
+                        dst.buf != BufferKind::Tmp;
+  if (!aliasing) {
+    if (src.buf != dst.buf || src.offset == dst.offset) return std::nullopt;
+    const uint32_t lo = std::max(src.offset, dst.offset);
+    const uint32_t hi = std::min(src.offset + src.length, dst.offset + dst.length);
+    if (lo >= hi) return std::nullopt;
+    return unitName(dst.buf, lo);
+  }
+  std::unordered_map<uint64_t, uint32_t> positionOf;  // cell -> position in src
+  for (uint32_t k = 0; k < src.length; ++k)
+    positionOf.emplace(space.key(src.buf, src.offset + k), k);
+  for (uint32_t k = 0; k < dst.length; ++k) {
+    auto it = positionOf.find(space.key(dst.buf, dst.offset + k));
+    if (it != positionOf.end() && it->second != k) return unitName(dst.buf, dst.offset + k);
+  }
+  return std::nullopt;
+}
+
+/// The first shifted overlap between an operand and a destination of `op`, described.
+std::optional<std::string> operandOverlap(const PlanOp &op, const UnitSpace &space) {
+  for (const BufRef &dst : op.dsts)
+    for (const BufRef &src : op.srcs)
+      if (std::optional<std::string> unit = shiftedOverlap(src, dst, space))
+        return (space.inPlace() ? std::string(kInPlace) : std::string()) + "writes " +
+               formatBufRef(dst) + " over its own operand " + formatBufRef(src) +
+               " at another position (" + *unit +
+               "): the executors write as they read, so the operand would be overwritten before "
+               "it is read";
+  return std::nullopt;
+}
+
 }  // namespace
+
+void checkOperandOverlap(const Plan &plan, std::vector<PlanProblem> &problems) {
+  for (int r = 0; r < plan.ranks && problems.size() < kMaxProblems; ++r)
+    for (bool inPlace : {false, true}) {
+      if (inPlace && !plan.inplaceSafe) continue;
+      const UnitSpace space(plan, r, inPlace);
+      const RankProgram &program = plan.programs[size_t(r)];
+      for (uint32_t c = 0; c < program.channels.size(); ++c)
+        for (uint32_t i = 0; i < program.channels[c].ops.size(); ++i)
+          if (std::optional<std::string> why = operandOverlap(program.channels[c].ops[i], space)) {
+            problems.push_back({formatOpPath(r, c, i), *why});
+            if (problems.size() >= kMaxProblems) return;
+          }
+    }
+}
 
 void checkChannelHazards(const Plan &plan, std::vector<PlanProblem> &problems) {
   for (int r = 0; r < plan.ranks && problems.size() < kMaxProblems; ++r) {
