@@ -18,11 +18,24 @@ constexpr double kTieStandardErrors = 2.0;
 /// a is better than b at size s (both usable): the lower median, unless the two medians are
 /// within their measurement errors (a tie); then the lower prediction (fewer rounds, fewer
 /// bytes: the variant the cost model expects to be faster), then the lower median, then index.
+/// How many combined standard errors of the medians a's is faster than b's at size s: +inf (or
+/// -inf) where the times are exact and differ, 0 where they are equal.
+double sigmasFaster(const TableMeasurements &m, size_t a, size_t b, size_t s) {
+  const Measurement &x = m.byVariant[a][s], &y = m.byVariant[b][s];
+  const double gap = y.medianUs - x.medianUs;
+  const double error = std::hypot(x.medianErrorUs, y.medianErrorUs);
+  if (error > 0) return gap / error;
+  return gap == 0 ? 0 : gap > 0 ? std::numeric_limits<double>::infinity()
+                                : -std::numeric_limits<double>::infinity();
+}
+
+bool tied(const TableMeasurements &m, size_t a, size_t b, size_t s) {
+  return std::abs(sigmasFaster(m, a, b, s)) <= kTieStandardErrors;
+}
+
 bool better(const TableMeasurements &m, size_t a, size_t b, size_t s) {
   const Measurement &x = m.byVariant[a][s], &y = m.byVariant[b][s];
-  const double error = std::hypot(x.medianErrorUs, y.medianErrorUs);
-  const bool tie = std::abs(x.medianUs - y.medianUs) <= kTieStandardErrors * error;
-  if (!tie) return x.medianUs < y.medianUs;
+  if (!tied(m, a, b, s)) return x.medianUs < y.medianUs;
   const double pa = m.predictedUs[a][s], pb = m.predictedUs[b][s];
   if (pa != pb) return pa < pb;
   if (x.medianUs != y.medianUs) return x.medianUs < y.medianUs;
@@ -41,6 +54,7 @@ uint64_t bucketEdge(uint64_t lower, uint64_t upper) {
 
 std::vector<SizeChoice> chooseWinners(const TableMeasurements &m) {
   std::vector<SizeChoice> out(m.sizes.size());
+  int incumbent = -1;  // the winner of the last size that has one
   for (size_t s = 0; s < m.sizes.size(); ++s) {
     int first = -1, second = -1;
     for (size_t v = 0; v < m.byVariant.size(); ++v) {
@@ -52,7 +66,17 @@ std::vector<SizeChoice> chooseWinners(const TableMeasurements &m) {
         second = int(v);
       }
     }
+    // The previous size's winner keeps this size unless the best here beats it beyond the
+    // spread: a tie never switches the plan, so buckets do not alternate on noise.
+    if (first >= 0 && incumbent >= 0 && incumbent != first && usable(m, size_t(incumbent), s) &&
+        tied(m, size_t(first), size_t(incumbent), s)) {
+      second = first;
+      first = incumbent;
+    }
     out[s] = {first, second};
+    if (first >= 0) incumbent = first;
+    if (first >= 0 && second >= 0)
+      out[s].marginSigmas = sigmasFaster(m, size_t(first), size_t(second), s);
   }
   return out;
 }
@@ -72,6 +96,8 @@ std::vector<BucketChoice> mergeBuckets(const TableMeasurements &m,
     }
     BucketChoice b;
     b.winner = choices[s].winner;
+    if (!buckets.empty() && usable(m, size_t(buckets.back().winner), s))
+      b.switchSigmas = sigmasFaster(m, size_t(b.winner), size_t(buckets.back().winner), s);
     b.firstSize = b.lastSize = s;
     b.minBytes = k == 0 ? 0 : bucketEdge(m.sizes[won[k - 1]].bytes, m.sizes[s].bytes);
     if (!buckets.empty()) buckets.back().maxBytes = b.minBytes - 1;

@@ -6,6 +6,7 @@
 #include "tuner/measure/BenchCase.h"
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace collplan::tune {
@@ -22,10 +23,15 @@ struct TableMeasurements {
 /// eligible was measured. Medians within two combined standard errors
 /// (Measurement::medianErrorUs) are a tie, broken by the lower prediction, then the lower
 /// median, then the lower index: on a noisy machine a variant the cost model expects to be
-/// slower (more slices, more rounds) does not win on a lucky measurement.
+/// slower (more slices, more rounds) does not win on a lucky measurement. The previous size's
+/// winner keeps a size where it ties with the best, so a table switches plans only where the
+/// new one is faster beyond the measured spread.
 struct SizeChoice {
   int winner = -1;
   int runnerUp = -1;
+  /// How many combined standard errors of the medians the winner is faster than the runner-up
+  /// (negative: it measured slower and won a tie); ±inf where times are exact and differ.
+  double marginSigmas = 0;
 };
 std::vector<SizeChoice> chooseWinners(const TableMeasurements &m);
 
@@ -41,6 +47,10 @@ struct BucketChoice {
   int runnerUp = -1;
   size_t firstSize = 0, lastSize = 0;  ///< measured sizes inside, as indices into `sizes`
   size_t sizeIndex = 0;
+  /// How sure the switch into this bucket is: standard errors by which its winner beat the
+  /// previous bucket's at the first size (always beyond the tie threshold, 2); NaN for the
+  /// first bucket or where the previous winner was not measured there; +inf where exact.
+  double switchSigmas = std::numeric_limits<double>::quiet_NaN();
 };
 std::vector<BucketChoice> mergeBuckets(const TableMeasurements &m,
                                        const std::vector<SizeChoice> &choices);

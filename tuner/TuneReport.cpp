@@ -5,10 +5,44 @@
 
 #include "tuner/measure/ByteSize.h"
 
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 
 namespace collplan::tune {
 namespace {
+
+/// How sure a bucket's switch is, for the table: "-" (first bucket, or the previous winner not
+/// measured there), "exact" (simulated times), else "7.1 se" (standard errors of the medians).
+std::string switchText(double sigmas) {
+  if (std::isnan(sigmas)) return "-";
+  if (std::isinf(sigmas)) return "exact";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f se", sigmas);
+  return text;
+}
+
+/// Bucket k's time as plan-bench runs the bundle (confirmBundle): "-" where not confirmed,
+/// "failed" where that run failed.
+std::string confirmedText(const TableResult &t, size_t k) {
+  if (k >= t.confirmedUs.size()) return "-";
+  if (t.confirmedUs[k] <= 0) return "failed";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", t.confirmedUs[k]);
+  return text;
+}
+
+nlohmann::json confirmedJson(const TableResult &t, size_t k) {
+  if (k >= t.confirmedUs.size() || t.confirmedUs[k] <= 0) return nullptr;
+  return t.confirmedUs[k];
+}
+
+/// The same in report.json: null, "exact" or the number.
+nlohmann::json switchJson(double sigmas) {
+  if (std::isnan(sigmas)) return nullptr;
+  if (std::isinf(sigmas)) return "exact";
+  return sigmas;
+}
 
 std::string rangeText(const BucketChoice &b) {
   const std::string hi = b.maxBytes == UINT64_MAX ? "max" : measure::formatBytes(b.maxBytes);
@@ -25,6 +59,35 @@ std::string csvField(const std::string &text) {
 
 bool isWinnerAt(const TableResult &t, size_t v, size_t s) {
   return s < t.choices.size() && t.choices[s].winner == int(v);
+}
+
+/// One line per bucket: range, winner, its time with the median's standard error, its time as
+/// plan-bench runs the bundle, the runner-up and margin, how sure the switch into it is, and
+/// the prediction.
+void printBuckets(std::FILE *out, const TableResult &t) {
+  std::fprintf(out, "%-24s %-26s %10s %10s %8s %10s %10s  %-26s %8s %8s %10s %9s\n",
+               "#   bucket", "winner", "at", "time(us)", "err(us)", "p99(us)", "bench(us)",
+               "runner-up", "margin", "switch", "pred(us)", "pred/meas");
+  for (size_t k = 0; k < t.buckets.size(); ++k) {
+    const BucketChoice &b = t.buckets[k];
+    const Measurement &w = t.measurements.byVariant[size_t(b.winner)][b.sizeIndex];
+    const double pred = t.measurements.predictedUs[size_t(b.winner)][b.sizeIndex];
+    std::string runner = "-", margin = "-";
+    if (b.runnerUp >= 0) {
+      const Measurement &ru = t.measurements.byVariant[size_t(b.runnerUp)][b.sizeIndex];
+      runner = t.variants[size_t(b.runnerUp)].variant.label;
+      char m[32];
+      // Negative: the runner-up measured faster but within the noise (a tie, see Selection.h).
+      std::snprintf(m, sizeof m, "%+.1f%%", (ru.medianUs / w.medianUs - 1) * 100);
+      margin = m;
+    }
+    std::fprintf(out, "    %-20s %-26s %10s %10.2f %8.2f %10.2f %10s  %-26s %8s %8s %10.2f %9.2f\n",
+                 rangeText(b).c_str(), t.variants[size_t(b.winner)].variant.label.c_str(),
+                 measure::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(), w.medianUs,
+                 w.medianErrorUs, w.p99Us, confirmedText(t, k).c_str(), runner.c_str(),
+                 margin.c_str(), switchText(b.switchSigmas).c_str(), pred,
+                 w.medianUs > 0 ? pred / w.medianUs : 0.0);
+  }
 }
 
 }  // namespace
@@ -65,26 +128,7 @@ void printReport(std::FILE *out, const TuneResult &r) {
       std::fprintf(out, "   (nothing measured: no bucket)\n");
       continue;
     }
-    std::fprintf(out, "%-24s %-26s %10s %10s %10s  %-26s %8s %10s %9s\n", "#   bucket", "winner",
-                 "at", "time(us)", "p99(us)", "runner-up", "margin", "pred(us)", "pred/meas");
-    for (const BucketChoice &b : t.buckets) {
-      const Measurement &w = t.measurements.byVariant[size_t(b.winner)][b.sizeIndex];
-      const double pred = t.measurements.predictedUs[size_t(b.winner)][b.sizeIndex];
-      std::string runner = "-", margin = "-";
-      if (b.runnerUp >= 0) {
-        const Measurement &ru = t.measurements.byVariant[size_t(b.runnerUp)][b.sizeIndex];
-        runner = t.variants[size_t(b.runnerUp)].variant.label;
-        char m[32];
-        // Negative: the runner-up measured faster but within the noise (a tie, see Selection.h).
-        std::snprintf(m, sizeof m, "%+.1f%%", (ru.medianUs / w.medianUs - 1) * 100);
-        margin = m;
-      }
-      std::fprintf(out, "    %-20s %-26s %10s %10.2f %10.2f  %-26s %8s %10.2f %9.2f\n",
-                   rangeText(b).c_str(), t.variants[size_t(b.winner)].variant.label.c_str(),
-                   measure::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(),
-                   w.medianUs, w.p99Us, runner.c_str(), margin.c_str(), pred,
-                   w.medianUs > 0 ? pred / w.medianUs : 0.0);
-    }
+    printBuckets(out, t);
   }
 }
 
@@ -175,11 +219,14 @@ nlohmann::json reportJson(const TuneResult &r) {
         if (v < 0) return nullptr;
         return {{"variant", t.variants[size_t(v)].variant.label},
                 {"measured_us", t.measurements.byVariant[size_t(v)][b.sizeIndex].medianUs},
+                {"median_error_us", t.measurements.byVariant[size_t(v)][b.sizeIndex].medianErrorUs},
                 {"predicted_us", t.measurements.predictedUs[size_t(v)][b.sizeIndex]}};
       };
       buckets.push_back({{"min_bytes", b.minBytes}, {"max_bytes", b.maxBytes},
                          {"at_bytes", t.measurements.sizes[b.sizeIndex].bytes},
-                         {"winner", cand(b.winner)}, {"runner_up", cand(b.runnerUp)}});
+                         {"winner", cand(b.winner)}, {"runner_up", cand(b.runnerUp)},
+                         {"switch_sigmas", switchJson(b.switchSigmas)},
+                         {"confirmed_us", confirmedJson(t, size_t(&b - t.buckets.data()))}});
     }
     tj["buckets"] = buckets;
     tables.push_back(tj);

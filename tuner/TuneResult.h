@@ -34,6 +34,9 @@ struct TableResult {
   TableMeasurements measurements;         ///< [variant][size]; eligible: still a candidate
   std::vector<SizeChoice> choices;        ///< [size]; -1 where the size was not finished
   std::vector<BucketChoice> buckets;
+  /// [bucket] its plan from the written bundle, timed as plan-bench --bundle times it, in µs
+  /// (confirmBundle); empty where not confirmed, 0 where that run failed.
+  std::vector<double> confirmedUs;
   bool complete = false;                  ///< every planned measurement ran
 
   /// A table of `c` over `set`'s variants at `sizes`: every variant a candidate, nothing

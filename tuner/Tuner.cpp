@@ -3,6 +3,7 @@
 
 #include "tuner/phases/Check.h"
 #include "tuner/phases/Compile.h"
+#include "tuner/phases/Confirm.h"
 #include "tuner/phases/MeasureTables.h"
 #include "tuner/phases/PlanMeasurements.h"
 #include "tuner/phases/Prune.h"
@@ -57,6 +58,7 @@ TuneResult runTune(const TuneSettings &given) {
   sayStopped(r, m, plan.totalItems, log);
   selectWinners(r.tables, plan, r.partial());
   r.bundle = buildBundle(r, measurer);
+  confirmBundle(r, measurer, log);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -2,6 +2,7 @@
 #include "tuner/Tuner.h"
 #include "tuner/phases/Check.h"
 #include "tuner/phases/Compile.h"
+#include "tuner/phases/Confirm.h"
 #include "tuner/phases/MeasureTables.h"
 #include "tuner/phases/PlanMeasurements.h"
 #include "tuner/phases/Prune.h"
@@ -88,17 +89,18 @@ TEST_F(Phases, CompileGivesOneTablePerCollectiveDtypeAndOp) {
   ASSERT_EQ(tables[0].variants.size(), tables[1].variants.size());
   EXPECT_GT(tables[0].variants.size(), 3u);
   for (size_t v = 0; v < tables[0].variants.size(); ++v)
-    EXPECT_EQ(tables[0].variants[v].label, tables[1].variants[v].label);
+    EXPECT_EQ(tables[0].variants[v].variant.label, tables[1].variants[v].variant.label);
   // No two compiled variants share a plan (duplicates are noted, not kept).
   std::set<std::string> labels;
-  for (const CompiledVariant &v : tables[0].variants) EXPECT_TRUE(labels.insert(v.label).second);
+  for (const CompiledVariant &v : tables[0].variants)
+    EXPECT_TRUE(labels.insert(v.variant.label).second);
 }
 
 TEST_F(Phases, CheckFindsNoWrongVariantAmongProvenPlans) {
   std::vector<TableResult> tables = compiled();
   EXPECT_EQ(checkTables(tables, measurer, log), 0);
   for (size_t v = 0; v < tables[0].variants.size(); ++v)
-    EXPECT_NE(tables[0].statusOf(v).first, VariantStatus::Wrong) << tables[0].variants[v].label;
+    EXPECT_NE(tables[0].statusOf(v).first, VariantStatus::Wrong) << tables[0].variants[v].variant.label;
 }
 
 TEST_F(Phases, PruneKeepsTheBestPredictionAndDropsOnlyFarSlowerOnes) {
@@ -133,6 +135,7 @@ TEST_F(Phases, PlanCoversEveryCandidateAtEverySize) {
 
 TEST_F(Phases, MeasureSelectAndBuildABundleThatCoversEveryByteCount) {
   std::vector<TableResult> tables = compiled();
+  checkTables(tables, measurer, log);  // plans the simulated ring cannot run are unsupported
   pruneTables(tables, chooseAlphaBeta(result.topology, measurer, tables), kNoPruning, log);
   const MeasurementPlan plan = planMeasurements(tables, measurer);
   const MeasureOutcome m = measureTables(tables, plan, measurer, 0, log);
@@ -142,12 +145,15 @@ TEST_F(Phases, MeasureSelectAndBuildABundleThatCoversEveryByteCount) {
   selectWinners(tables, plan, false);
   const TableResult &t = tables[0];
   EXPECT_TRUE(t.complete);
-  for (const SizeChoice &c : t.choices) {
-    ASSERT_GE(c.winner, 0);
-    // The winner is the fastest measured variant at its size (sim times are exact).
-    for (size_t v = 0; v < t.variants.size(); ++v)
-      EXPECT_LE(t.measurements.byVariant[c.winner][&c - t.choices.data()].medianUs,
-                t.measurements.byVariant[v][&c - t.choices.data()].medianUs);
+  for (size_t s = 0; s < t.choices.size(); ++s) {
+    ASSERT_GE(t.choices[s].winner, 0);
+    // The winner is the fastest variant measured at its size (sim times are exact).
+    const double best = t.measurements.byVariant[size_t(t.choices[s].winner)][s].medianUs;
+    for (size_t v = 0; v < t.variants.size(); ++v) {
+      const Measurement &x = t.measurements.byVariant[v][s];
+      if (t.measurements.eligible[v] && x.done)
+        EXPECT_LE(best, x.medianUs) << t.variants[v].variant.label;
+    }
   }
   ASSERT_FALSE(t.buckets.empty());
   EXPECT_EQ(t.buckets.front().minBytes, 0u);
@@ -165,4 +171,47 @@ TEST_F(Phases, MeasureSelectAndBuildABundleThatCoversEveryByteCount) {
 TEST_F(Phases, NothingMeasuredBuildsNoBundle) {
   result.tables = compiled();
   EXPECT_FALSE(buildBundle(result, measurer));
+}
+
+TEST_F(Phases, ConfirmationIsSkippedWhereTimesAreExact) {
+  result.tables = compiled();
+  pruneTables(result.tables, chooseAlphaBeta(result.topology, measurer, result.tables),
+              kNoPruning, log);
+  const MeasurementPlan plan = planMeasurements(result.tables, measurer);
+  measureTables(result.tables, plan, measurer, 0, log);
+  selectWinners(result.tables, plan, false);
+  result.bundle = buildBundle(result, measurer);
+  confirmBundle(result, measurer, log);
+  EXPECT_TRUE(result.tables[0].confirmedUs.empty()) << "a simulation gives the same time again";
+}
+
+/// On a backend that moves data, every bucket of the written bundle is run again as
+/// plan-bench --bundle runs it, and its time recorded beside the tune's.
+TEST(TunePhaseConfirm, TimesEveryBucketOfTheBundleAsPlanBenchRunsIt) {
+  TuneSettings s;
+  s.backend = "cpu-threads";
+  s.topologySpec = "local";
+  s.ranks = 2;
+  s.algorithms = {"one-shot", "ring"};
+  s.minBytes = 8;
+  s.maxBytes = 4096;
+  s.quick = true;
+  s.quiet = true;
+  validateSettings(s);
+  TuneResult r = resolveRequest(s);
+  const Measurer measurer(requireBackend("cpu-threads"), r.topology, true);
+  ProgressBar bar(false, false);
+  TuneLog log(bar, true);
+  r.tables = compileTables(r.settings, r.topology, r.ranks, log);
+  ASSERT_EQ(checkTables(r.tables, measurer, log), 0);
+  pruneTables(r.tables, chooseAlphaBeta(r.topology, measurer, r.tables), kNoPruning, log);
+  const MeasurementPlan plan = planMeasurements(r.tables, measurer);
+  measureTables(r.tables, plan, measurer, 0, log);
+  selectWinners(r.tables, plan, false);
+  r.bundle = buildBundle(r, measurer);
+  ASSERT_TRUE(r.bundle);
+  confirmBundle(r, measurer, log);
+  const TableResult &t = r.tables[0];
+  ASSERT_EQ(t.confirmedUs.size(), t.buckets.size());
+  for (double us : t.confirmedUs) EXPECT_GT(us, 0) << "every bucket ran, with a correct result";
 }

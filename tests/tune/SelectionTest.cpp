@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -79,15 +80,38 @@ TEST(TuneSelection, WrongOrIneligibleVariantsNeverWin) {
 }
 
 TEST(TuneSelection, TiesAreBrokenByPredictionThenIndex) {
-  TableMeasurements m = table({{2, 2}, {2, 2}, {2, 2}});
-  m.predictedUs[2] = {0.5, 3.0};
+  TableMeasurements m = table({{2}, {2}, {2}});
+  m.predictedUs[2] = {0.5};
+  EXPECT_EQ(chooseWinners(m)[0].winner, 2);  // lower prediction
+  m.predictedUs[2] = {3.0};
   const std::vector<SizeChoice> c = chooseWinners(m);
-  EXPECT_EQ(c[0].winner, 2);  // lower prediction
-  EXPECT_EQ(c[1].winner, 0);  // equal predictions 1.0: lower index
-  EXPECT_EQ(c[1].runnerUp, 1);
+  EXPECT_EQ(c[0].winner, 0);  // equal predictions 1.0: lower index
+  EXPECT_EQ(c[0].runnerUp, 1);
+  EXPECT_EQ(c[0].marginSigmas, 0);
   // Same measurements, same answer.
-  const std::vector<SizeChoice> again = chooseWinners(m);
-  for (size_t s = 0; s < c.size(); ++s) EXPECT_EQ(c[s].winner, again[s].winner);
+  EXPECT_EQ(chooseWinners(m)[0].winner, c[0].winner);
+}
+
+/// Two variants within the noise of each other at the middle sizes: the first size's winner
+/// keeps them (a tie never switches), and the table switches once, where the other is faster
+/// beyond the spread; the switch records by how many standard errors.
+TEST(TuneSelection, ABucketSwitchesOnlyBeyondTheSpread) {
+  TableMeasurements m = table({{10, 20, 40, 80, 160}, {11, 19.5, 39, 70, 150}});
+  for (auto &row : m.byVariant)
+    for (Measurement &x : row) x.medianErrorUs = 1;
+  const std::vector<SizeChoice> c = chooseWinners(m);
+  EXPECT_EQ(c[0].winner, 0);
+  EXPECT_EQ(c[1].winner, 0) << "19.5 against 20 is within the spread: no switch";
+  EXPECT_EQ(c[2].winner, 0);
+  EXPECT_LT(c[2].marginSigmas, 0) << "the incumbent measured slower and kept a tie";
+  EXPECT_EQ(c[3].winner, 1);
+  EXPECT_NEAR(c[3].marginSigmas, 10 / std::sqrt(2.0), 1e-9);
+  const std::vector<BucketChoice> b = mergeBuckets(m, c);
+  ASSERT_EQ(b.size(), 2u);
+  expectCoverage(b);
+  EXPECT_TRUE(std::isnan(b[0].switchSigmas));
+  EXPECT_NEAR(b[1].switchSigmas, 10 / std::sqrt(2.0), 1e-9);
+  EXPECT_EQ(b[1].firstSize, 3u);
 }
 
 TEST(TuneSelection, UnmeasuredSizesLeaveNoGap) {

@@ -126,6 +126,33 @@ def test_tune_sim(env):
     run_bundle(env, bundle, 4, "allreduce", "8", "1M")
 
 
+def test_tune_fixed_order(env):
+    """--fixed-reduction-order keeps only plans that fold in rank order: every plan of the
+    bundle is marked, plan-verify --same-order proves them one tree, and the report says why
+    the others are not applicable."""
+    bundle, rep = env.path("fixed.bundle.json"), env.path("fixed-report")
+    env.run("plan-tune", "--topology", "ring:4", "--backend", "sim", "-c", "allreduce", "-b", "8",
+            "-e", "1M", "--quick", "-q", "--fixed-reduction-order", "-o", bundle,
+            "--report-dir", rep)
+    doc = check_bundle(bundle, "sim", 4, [("allreduce", "f32", "sum")])
+    check(doc["tuner"]["reduction_order"] == "rank", "the bundle does not record the mode")
+    for b in doc["tables"][0]["buckets"]:
+        check(b["plan"].get("reduction_order") == "rank",
+              f"{b['winner']['algorithm']} is not marked rank-order")
+    env.run("plan-verify", "--same-order", bundle)
+    report = json.load(open(os.path.join(rep, "report.json")))
+    refused = [v for v in report["tables"][0]["not_compiled"]
+               if v["status"] == "not-applicable" and "does not reduce in rank order" in v["reason"]]
+    check(any(v["label"] == "ring" for v in refused), f"ring is not refused for its order: {refused}")
+    kept = [v["label"] for v in report["tables"][0]["variants"]]
+    check(kept and not any(k.startswith("ring") for k in kept), f"ring variants kept: {kept}")
+    run_bundle(env, bundle, 4, "allreduce", "8", "1M")
+    free = env.path("free.bundle.json")
+    env.run("plan-tune", "--topology", "ring:4", "--backend", "sim", "-c", "allreduce", "-b", "8",
+            "-e", "1M", "--quick", "-q", "-o", free)
+    check(json.load(open(free))["tuner"]["reduction_order"] == "free", "free mode not recorded")
+
+
 def test_tune_sim_deterministic(env):
     """The simulator is deterministic, so two runs give byte-identical bundles."""
     outs = []
@@ -158,7 +185,12 @@ def test_tune_threads(env):
                 "--report-dir", rep)
     check("## allgather f32 on 2 ranks" in p.stdout, "no allgather table")
     check_bundle(bundle, "cpu-threads", 2, [("allreduce", "f32", "sum"), ("allgather", "f32", None)])
-    check_report(rep, ["allreduce-f32-sum", "allgather-f32"])
+    report = check_report(rep, ["allreduce-f32-sum", "allgather-f32"])
+    check("bench(us)" in p.stdout, "the table lacks the plan-bench confirmation column")
+    for t in report["tables"]:
+        for b in t["buckets"]:
+            check(b["confirmed_us"] and b["confirmed_us"] > 0,
+                  f"{t['collective']}: bucket at {b['at_bytes']} was not confirmed: {b}")
     run_bundle(env, bundle, 2, "allreduce", "8", "64K")
     run_bundle(env, bundle, 2, "allgather", "8", "64K")
 

@@ -1,0 +1,23 @@
+// Phase 8, confirm: the tuned bundle timed again the way plan-bench --bundle times it, so the
+// report shows what a job will see beside what the tune measured.
+#pragma once
+
+#include "tuner/Measurer.h"
+#include "tuner/Progress.h"
+#include "tuner/TuneResult.h"
+
+namespace collplan::tune {
+
+/// A confirmation slower than the tune's figure by more than this factor is said loudly.
+inline constexpr double kConfirmationAlertRatio = 1.5;
+
+/// For every table of `result.bundle`, each bucket's plan at the bucket's measured size, loaded
+/// from the bundle and run as plan-bench --bundle runs it (fresh call buffers, its warm-up and
+/// repetitions, the result checked) into TableResult::confirmedUs. Says which buckets ran more
+/// than kConfirmationAlertRatio times slower than tuned (load on the machine changed, or the
+/// tune's warm buffers flattered a plan). Nothing where the runner's times are exact (a
+/// simulation gives the same time again), without a bundle, or after Ctrl-C. A bucket whose run
+/// fails keeps 0 and the failure is said.
+void confirmBundle(TuneResult &result, const Measurer &measurer, TuneLog &log);
+
+}  // namespace collplan::tune
