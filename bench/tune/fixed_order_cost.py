@@ -85,8 +85,8 @@ if __name__ == "__main__":
     p.add_argument("--topology", default="")
     p.add_argument("--ranks", default="", help="comma-separated rank counts (default: the topology's)")
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--min-bytes", default="8")
-    p.add_argument("--max-bytes", default="16M")
+    p.add_argument("-b", "--min-bytes", default="8")
+    p.add_argument("-e", "--max-bytes", default="16M")
     p.add_argument("--quick", action="store_true")
     args = p.parse_args()
     for n in [int(x) for x in args.ranks.split(",") if x] or [0]:

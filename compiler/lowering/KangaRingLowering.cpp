@@ -134,7 +134,8 @@ Value reduceAlongPairs(ScheduleBuilder &b, const Lane &lane, int endPos, int chu
     operands.push_back(b.input(lane.secondary[pos], chunk, slice));
     int to = k + 1 == pairs ? dest : lane.nextPrimary(pos);
     b.setStep(firstStep + k);
-    partial = to == primary ? b.reduce(operands, primary) : b.reduceSend(operands, primary, to);
+    const Value reduced = b.reduce(operands, primary);
+    partial = to == primary ? reduced : b.copy(reduced, to);
   }
   b.setStep(-1);
   return partial;

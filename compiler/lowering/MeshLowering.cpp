@@ -85,8 +85,8 @@ Value meshReduce(ScheduleBuilder &b, const Devices &devices,
     }
     b.setChannel(-1);
     b.setStep(firstStep + 1);
-    partials[i] = collector == dest ? b.reduce(operands, collector)
-                                    : b.reduceSend(operands, collector, dest);
+    const Value reduced = b.reduce(operands, collector);
+    partials[i] = collector == dest ? reduced : b.copy(reduced, dest);
   }
   Value result = b.reduce(partials, dest);
   b.setStep(-1);

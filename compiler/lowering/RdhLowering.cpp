@@ -157,14 +157,14 @@ using ValuesByRank = std::vector<std::map<int, Value>>;
 using OwnerPosition = std::function<int(int block, int stage)>;
 
 /// Recursive halving over one group: afterwards each member holds the blocks it owns (pending
-/// folds), summed over the group. Sends fold their pending operands on the way (reduce_send),
+/// folds), summed over the group. Sends fold their pending operands on the way (a reduce sent on),
 /// and the lower member's partial always comes first.
 void halvingStage(ScheduleBuilder &b, PendingByRank &held, const std::vector<int> &group,
                   int stage, const OwnerPosition &owner, bool extrasOwn, int firstStep) {
   Fold fold(int(group.size()));
   int step = firstStep;
   auto send = [&](int from, int to, int block, bool senderFirst) {
-    Value moved = b.reduceSend(held[from][block], from, to);
+    Value moved = b.copy(b.reduce(held[from][block], from), to);
     Pending &into = held[to][block];
     into.insert(senderFirst ? into.begin() : into.end(), moved);
   };
@@ -188,7 +188,8 @@ void halvingStage(ScheduleBuilder &b, PendingByRank &held, const std::vector<int
           ++it;
           continue;
         }
-        arriving[v ^ distance].push_back({it->first, b.reduceSend(it->second, self, partner)});
+        arriving[v ^ distance].push_back(
+            {it->first, b.copy(b.reduce(it->second, self), partner)});
         it = mine.erase(it);
       }
     }
@@ -207,7 +208,8 @@ void halvingStage(ScheduleBuilder &b, PendingByRank &held, const std::vector<int
           ++it;
           continue;
         }
-        held[group[pos]][it->first] = {b.reduceSend(it->second, group[pos + 1], group[pos])};
+        held[group[pos]][it->first] = {
+            b.copy(b.reduce(it->second, group[pos + 1]), group[pos])};
         it = partner.erase(it);
       }
     }

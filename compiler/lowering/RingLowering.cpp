@@ -62,7 +62,7 @@ Value reduceAlong(ScheduleBuilder &b, const std::vector<int> &order, int endPos,
   Value partial = b.copy(b.input(at(0), chunk, lane), at(1));
   for (int k = 1; k + 1 < n; ++k) {
     b.setStep(firstStep + k);
-    partial = b.reduceSend({partial, b.input(at(k), chunk, lane)}, at(k), at(k + 1));
+    partial = b.copy(b.reduce({partial, b.input(at(k), chunk, lane)}, at(k)), at(k + 1));
   }
   b.setStep(-1);
   return b.reduce({partial, b.input(at(n - 1), chunk, lane)}, at(n - 1));
@@ -140,7 +140,7 @@ void buildLine(ScheduleBuilder &b, const AlgorithmParams &p) {
           Value own = b.input(order[q], owner);
           int next = order[q - dir];
           b.setStep(step);
-          partial = partial ? b.reduceSend({partial, own}, order[q], next) : b.copy(own, next);
+          partial = partial ? b.copy(b.reduce({partial, own}, order[q]), next) : b.copy(own, next);
         }
         operands.push_back(partial);
       }

@@ -105,14 +105,6 @@ Value ScheduleBuilder::reduce(ArrayRef<Value> operands, int rank) {
                rank);
 }
 
-Value ScheduleBuilder::reduceSend(ArrayRef<Value> operands, int rank, int toRank) {
-  if (operands.size() == 1) return copy(operands.front(), toRank);
-  return track(builder_.create<ReduceSendOp>(loc_, ChunkType::get(builder_.getContext()),
-                                             operands, uint64_t(global(rank)),
-                                             uint64_t(global(toRank))),
-               toRank);
-}
-
 SmallVector<Value> ScheduleBuilder::dup(Value v, ArrayRef<int> toRanks) {
   if (toRanks.size() == 1) return {copy(v, toRanks.front())};
   SmallVector<int64_t> ranks;

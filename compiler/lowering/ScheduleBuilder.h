@@ -50,10 +50,10 @@ public:
   /// Rank `rank`'s input for (chunk, slice); created once, on first use.
   mlir::Value input(int rank, int chunk, int slice = 0);
   mlir::Value copy(mlir::Value v, int toRank);
-  /// Left fold of `operands` at `rank`; one operand is returned unchanged.
+  /// Left fold of `operands` at `rank`; one operand is returned unchanged. A reduce whose only
+  /// use is a copy to another rank becomes one reduce_send in coll-fuse-reduce-copy, the one
+  /// place fusion is decided: lowerings and templates emit the plain dataflow.
   mlir::Value reduce(llvm::ArrayRef<mlir::Value> operands, int rank);
-  /// Fused reduce at `rank` whose result is written only at `toRank`.
-  mlir::Value reduceSend(llvm::ArrayRef<mlir::Value> operands, int rank, int toRank);
   /// One read, one write per rank in `toRanks` (a copy when there is one).
   llvm::SmallVector<mlir::Value> dup(mlir::Value v, llvm::ArrayRef<int> toRanks);
   void output(mlir::Value v, int rank, int chunk, int slice = 0);

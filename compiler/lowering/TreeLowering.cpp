@@ -69,7 +69,7 @@ Value reduceUp(ScheduleBuilder &b, const Tree &tree, int chunk, int slice, const
       return b.reduce(operands, v);
     }
     b.setStep(up(v, chunk));
-    partial[v] = b.reduceSend(operands, v, tree.parent[v]);
+    partial[v] = b.copy(b.reduce(operands, v), tree.parent[v]);
   }
   return {};
 }

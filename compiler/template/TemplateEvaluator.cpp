@@ -375,8 +375,10 @@ void TemplateEvaluator::Run::runColl(Operation &op) {
         withStep(at, o.getStep(), [&] {
           SmallVector<Value> values;
           for (Value v : o.getValues()) values.push_back(chunk(at, v));
-          env[o.getResult()] = Cell::ofChunk(builder->reduceSend(
-              values, int(rankOperand(at, o.getRank(), "rank")),
+          // A reduce and its copy: coll-fuse-reduce-copy decides the fusion, as for every
+          // schedule.
+          env[o.getResult()] = Cell::ofChunk(builder->copy(
+              builder->reduce(values, int(rankOperand(at, o.getRank(), "rank"))),
               int(rankOperand(at, o.getDest(), "destination rank"))));
         });
       })

@@ -3,13 +3,13 @@
 // RUN: split-file --leading-lines %s %t
 // RUN: coll-opt %t/ops.mlir --coll-lower -split-input-file -verify-diagnostics
 // RUN: coll-opt %t/value.mlir --coll-lower="params='bidirectional=maybe order=0,1,,3'" -split-input-file -verify-diagnostics
-// RUN: not coll-opt %t/ring.mlir --coll-lower="params='colour=red'" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// RUN: not coll-opt %t/ring.mlir --coll-lower="params='channels'" 2>&1 | FileCheck %s --check-prefix=MALFORMED
-// RUN: not coll-opt %t/ring.mlir --coll-lower="params='channels=2 channels=3'" 2>&1 | FileCheck %s --check-prefix=TWICE
-// RUN: not coll-opt %t/ring.mlir --coll-lower="params='slices=2'" 2>&1 | FileCheck %s --check-prefix=SLICES
-// RUN: not coll-opt %t/ring.mlir --coll-lower="params='fanout=3'" 2>&1 | FileCheck %s --check-prefix=UNUSED
-// RUN: not coll-opt %t/ring.mlir --coll-lower="params='channels=99999'" 2>&1 | FileCheck %s --check-prefix=RANGE
-// RUN: not coll-opt %t/ring.mlir --coll-lower="params='inter=zigzag'" 2>&1 | FileCheck %s --check-prefix=INTER
+// RUN: not coll-opt %t/ring.mlir --coll-lower="params='colour=red'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not coll-opt %t/ring.mlir --coll-lower="params='channels'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// RUN: not coll-opt %t/ring.mlir --coll-lower="params='channels=2 channels=3'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not coll-opt %t/ring.mlir --coll-lower="params='slices=2'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=SLICES
+// RUN: not coll-opt %t/ring.mlir --coll-lower="params='fanout=3'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=UNUSED
+// RUN: not coll-opt %t/ring.mlir --coll-lower="params='channels=99999'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not coll-opt %t/ring.mlir --coll-lower="params='inter=zigzag'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=INTER
 
 //--- ops.mlir
 // expected-error @+1 {{unknown algorithm 'zigzag' (known: }}

@@ -1,13 +1,13 @@
 // coll-lower lowers every coll.collective by its own algorithm, through the registry; each
 // algorithm has a file of its own here (<algorithm>.mlir), this one the pass's options.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/mixed.mlir --coll-lower | FileCheck %s
-// RUN: coll-opt %t/mixed.mlir --coll-lower="params='channels=2'" | FileCheck %s --check-prefix=CHANNELS
-// RUN: coll-opt %t/mixed.mlir --coll-lower="params=\"channels=2 bidirectional=false\"" | FileCheck %s --check-prefix=CHANNELS
-// RUN: coll-opt %t/unnamed.mlir --coll-lower=algorithm=binomial-tree | FileCheck %s --check-prefix=UNNAMED
+// RUN: coll-opt %t/mixed.mlir --coll-lower --coll-fuse-reduce-copy | FileCheck %s
+// RUN: coll-opt %t/mixed.mlir --coll-lower="params='channels=2'" --coll-fuse-reduce-copy | FileCheck %s --check-prefix=CHANNELS
+// RUN: coll-opt %t/mixed.mlir --coll-lower="params=\"channels=2 bidirectional=false\"" --coll-fuse-reduce-copy | FileCheck %s --check-prefix=CHANNELS
+// RUN: coll-opt %t/unnamed.mlir --coll-lower=algorithm=binomial-tree --coll-fuse-reduce-copy | FileCheck %s --check-prefix=UNNAMED
 // RUN: coll-opt %t/unnamed.mlir --coll-compile=algorithm=binomial-tree | FileCheck %s --check-prefix=PIPELINE
-// RUN: coll-opt %t/mixed.mlir --coll-lower=algorithm=flat | FileCheck %s
-// RUN: coll-opt %t/mixed.mlir --coll-lower="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: coll-opt %t/mixed.mlir --coll-lower=algorithm=flat --coll-fuse-reduce-copy | FileCheck %s
+// RUN: coll-opt %t/mixed.mlir --coll-lower="explain=true" --coll-fuse-reduce-copy -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 //--- mixed.mlir
 // CHECK-LABEL: coll.schedule @ring4 allreduce ranks 4 chunks 4 op sum algorithm "ring"

@@ -1,8 +1,8 @@
 // double-binary-tree: allreduce over two complementary binary trees, each carrying half of every
 // chunk, pipelined in `pipeline` chunks.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/dbt.mlir --coll-lower="params='pipeline=1'" --coll-verify | FileCheck %s --check-prefix=DBT
-// RUN: coll-opt %t/dbt.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/dbt.mlir --coll-lower="params='pipeline=1'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=DBT
+// RUN: coll-opt %t/dbt.mlir --coll-lower --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: coll-opt %t/pipeline0.mlir --coll-lower="params='pipeline=0'" -verify-diagnostics
 // RUN: coll-opt %t/errors.mlir --coll-lower -verify-diagnostics
 

@@ -1,9 +1,9 @@
 // flat: the root sends to / hears from every rank directly, one peer per round.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower -verify-diagnostics
-// RUN: not coll-opt %t/lower.mlir --coll-lower="params='channels=2'" 2>&1 | FileCheck %s --check-prefix=TAKES
+// RUN: not coll-opt %t/lower.mlir --coll-lower="params='channels=2'" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=TAKES
 
 //--- lower.mlir
 // The root serves root+1, root+2, ... (mod N), one per step.

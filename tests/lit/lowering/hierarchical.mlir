@@ -5,11 +5,11 @@
 // RUN: coll-opt %t/ring.mlir --coll-lower="params='ranks-per-node=2'" --coll-verify | FileCheck %s --check-prefix=RING
 // RUN: coll-opt %t/ring.mlir --coll-lower=topology=fattree:2x2x1 --coll-verify | FileCheck %s --check-prefix=RING
 // RUN: coll-opt %t/rd.mlir --coll-lower="params='ranks-per-node=2 inter=recursive-doubling'" --coll-verify | FileCheck %s --check-prefix=RD
-// RUN: coll-opt %t/ring.mlir --coll-lower="params='ranks-per-node=2'" --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST-RING
-// RUN: coll-opt %t/rd.mlir --coll-lower="params='ranks-per-node=2 inter=recursive-doubling'" --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST-RD
-// RUN: coll-opt %t/any.mlir --coll-lower="params='ranks-per-node=2 intra=ring inter=rabenseifner'" --coll-verify | FileCheck %s --check-prefix=ANY
-// RUN: coll-opt %t/any.mlir --coll-lower="params='ranks-per-node=2 intra=ring inter=rabenseifner'" --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST-ANY
-// RUN: coll-opt %t/any.mlir --coll-lower="params='ranks-per-node=4 inter=binomial-tree'" --coll-verify | FileCheck %s --check-prefix=TREE
+// RUN: coll-opt %t/ring.mlir --coll-lower="params='ranks-per-node=2'" --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST-RING
+// RUN: coll-opt %t/rd.mlir --coll-lower="params='ranks-per-node=2 inter=recursive-doubling'" --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST-RD
+// RUN: coll-opt %t/any.mlir --coll-lower="params='ranks-per-node=2 intra=ring inter=rabenseifner'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=ANY
+// RUN: coll-opt %t/any.mlir --coll-lower="params='ranks-per-node=2 intra=ring inter=rabenseifner'" --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST-ANY
+// RUN: coll-opt %t/any.mlir --coll-lower="params='ranks-per-node=4 inter=binomial-tree'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=TREE
 // RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower -verify-diagnostics
 // RUN: coll-opt %t/not-dividing.mlir --coll-lower="params='ranks-per-node=3'" -verify-diagnostics
 // RUN: coll-opt %t/unregistered.mlir --coll-lower="params='ranks-per-node=2 inter=tree'" -verify-diagnostics

@@ -1,10 +1,10 @@
 // kangaring: rings over device primaries with 1R2W duplication and 3R1W reductions.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
-// RUN: coll-opt %t/order.mlir --coll-lower="params='order=2,3,0,1'" --coll-verify | FileCheck %s --check-prefix=ORDER
-// RUN: coll-opt %t/order.mlir --coll-lower="params='order=1,0'" --coll-verify | FileCheck %s --check-prefix=ORDER
-// RUN: coll-opt %t/topology.mlir --coll-lower="topology=torus:2x2x2" --coll-verify | FileCheck %s --check-prefix=TOPO
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/order.mlir --coll-lower="params='order=2,3,0,1'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=ORDER
+// RUN: coll-opt %t/order.mlir --coll-lower="params='order=1,0'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=ORDER
+// RUN: coll-opt %t/topology.mlir --coll-lower="topology=torus:2x2x2" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=TOPO
 // RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower -verify-diagnostics
 // RUN: coll-opt %t/odd.mlir --coll-lower="params='ranks-per-device=3'" -verify-diagnostics
 // RUN: coll-opt %t/bad-order.mlir --coll-lower="params='order=0,1,1,3'" -verify-diagnostics

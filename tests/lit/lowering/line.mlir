@@ -1,8 +1,8 @@
 // line: allgather and reduce-scatter on an open chain, blocks travelling from their owner towards
 // both ends.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower="params='order=3,2,1,0'" --coll-verify | FileCheck %s --check-prefix=ORDER
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower="params='order=3,2,1,0'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=ORDER
 // RUN: coll-opt %t/errors.mlir -split-input-file --coll-lower -verify-diagnostics
 // RUN: coll-opt %t/bad-order.mlir --coll-lower="params='order=0,1,1,3'" -verify-diagnostics
 

@@ -1,9 +1,9 @@
 // mesh-single-step: allreduce where every rank duplicates its whole input to all peers and each
 // folds all of them in rank order.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
-// RUN: coll-opt %t/flat.mlir --coll-lower --coll-verify | FileCheck %s --check-prefix=FLAT
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/flat.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=FLAT
 // RUN: coll-opt %t/errors.mlir --coll-lower -verify-diagnostics
 
 //--- lower.mlir

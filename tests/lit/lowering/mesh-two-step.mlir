@@ -1,10 +1,10 @@
 // mesh-two-step: direct writes to the same-index rank of every peer device, then an exchange
 // inside each device (allreduce = reduce-scatter + allgather).
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/devices.mlir --coll-lower="params='ranks-per-device=2'" --coll-verify | FileCheck %s
-// RUN: coll-opt %t/devices.mlir --coll-lower="params='ranks-per-device=2'" --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
-// RUN: coll-opt %t/flat.mlir --coll-lower --coll-verify | FileCheck %s --check-prefix=FLAT
-// RUN: coll-opt %t/topology.mlir --coll-lower=topology=torus:2x2x2 --coll-verify | FileCheck %s --check-prefix=TOPO
+// RUN: coll-opt %t/devices.mlir --coll-lower="params='ranks-per-device=2'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/devices.mlir --coll-lower="params='ranks-per-device=2'" --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/flat.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=FLAT
+// RUN: coll-opt %t/topology.mlir --coll-lower=topology=torus:2x2x2 --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=TOPO
 // RUN: coll-opt %t/errors.mlir --coll-lower="params='ranks-per-device=4'" -verify-diagnostics
 // RUN: coll-opt %t/unequal.mlir --coll-lower=topology=%t/unequal-chips.json -verify-diagnostics
 

@@ -1,8 +1,8 @@
 // one-shot: allreduce where every rank reads every peer's whole buffer and folds all of them in
 // rank order (vLLM's custom allreduce).
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: coll-opt %t/errors.mlir --coll-lower -verify-diagnostics
 // RUN: coll-opt %t/topology.mlir --coll-lower=topology=ring:4 -verify-diagnostics
 

@@ -1,8 +1,8 @@
 // pipelined-tree: a fan-out-k tree (binary by default) streaming the message in `pipeline` chunks.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/pipelined.mlir --coll-lower="params='pipeline=2'" --coll-verify | FileCheck %s --check-prefix=PIPE
-// RUN: coll-opt %t/fanout.mlir --coll-lower="params='fanout=3 pipeline=1'" --coll-verify | FileCheck %s --check-prefix=FANOUT
-// RUN: coll-opt %t/defaults.mlir --coll-lower --coll-verify | FileCheck %s --check-prefix=DEFAULTS
+// RUN: coll-opt %t/pipelined.mlir --coll-lower="params='pipeline=2'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=PIPE
+// RUN: coll-opt %t/fanout.mlir --coll-lower="params='fanout=3 pipeline=1'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=FANOUT
+// RUN: coll-opt %t/defaults.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=DEFAULTS
 // RUN: coll-opt %t/fanout1.mlir --coll-lower="params='fanout=1'" -verify-diagnostics
 // RUN: coll-opt %t/errors.mlir --coll-lower -verify-diagnostics
 

@@ -1,9 +1,9 @@
 // rdh: recursive halving / doubling across the dimensions of a hypercube or torus of devices
 // (dims, or the topology's), with an intra-device stage first and last.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/dims.mlir --coll-lower="params='dims=2 ranks-per-device=2'" --coll-verify | FileCheck %s --check-prefix=DIMS
-// RUN: coll-opt %t/topology.mlir --coll-lower="topology=torus:2x2x2" --coll-verify | FileCheck %s --check-prefix=TOPO
-// RUN: coll-opt %t/defaults.mlir --coll-lower --coll-verify --coll-cost 2>&1 | FileCheck %s --check-prefix=DEFAULTS
+// RUN: coll-opt %t/dims.mlir --coll-lower="params='dims=2 ranks-per-device=2'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=DIMS
+// RUN: coll-opt %t/topology.mlir --coll-lower="topology=torus:2x2x2" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=TOPO
+// RUN: coll-opt %t/defaults.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify --coll-cost 2>&1 | FileCheck %s --check-prefix=DEFAULTS
 // RUN: coll-opt %t/bad-dims.mlir --coll-lower="params='dims=2,3 ranks-per-device=2'" -verify-diagnostics
 // RUN: coll-opt %t/zero-dim.mlir --coll-lower="params='dims=4,0'" -verify-diagnostics
 // RUN: coll-opt %t/bad-device.mlir --coll-lower="topology=torus:2x2x2 params='ranks-per-device=4'" -verify-diagnostics

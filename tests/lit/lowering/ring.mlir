@@ -1,16 +1,16 @@
 // ring: ring reduce-scatter / allgather (allreduce = both), over channels, both directions, a
 // given or topology-derived rank order.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower="params='bidirectional=true channels=2'" --coll-verify | FileCheck %s --check-prefix=LANES
-// RUN: coll-opt %t/lower.mlir --coll-lower="params='order=0,2,1,3'" --coll-verify | FileCheck %s --check-prefix=ORDER
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower="params='bidirectional=true channels=2'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=LANES
+// RUN: coll-opt %t/lower.mlir --coll-lower="params='order=0,2,1,3'" --coll-fuse-reduce-copy --coll-verify | FileCheck %s --check-prefix=ORDER
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-cost -o /dev/null | FileCheck %s --check-prefix=COST
 // RUN: plan-compile -c allreduce -n 4 -a ring --channels 2 --bidirectional --emit mlir | FileCheck %s --check-prefix=LANES
 // RUN: coll-opt %t/bad-order.mlir --coll-lower="params='order=0,2,2,3'" -verify-diagnostics
 // RUN: coll-opt %t/no-channels.mlir --coll-lower="params='channels=0'" -verify-diagnostics
-// RUN: not coll-opt %t/lower.mlir --coll-lower="params='channels=2' topology=ring:4" 2>&1 | FileCheck %s --check-prefix=DISJOINT
-// RUN: not coll-opt %t/lower.mlir --coll-lower="topology=ring:8" 2>&1 | FileCheck %s --check-prefix=RANKS
-// RUN: not coll-opt %t/lower.mlir --coll-lower="topology=no-such-preset" 2>&1 | FileCheck %s --check-prefix=TOPO
+// RUN: not coll-opt %t/lower.mlir --coll-lower="params='channels=2' topology=ring:4" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=DISJOINT
+// RUN: not coll-opt %t/lower.mlir --coll-lower="topology=ring:8" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=RANKS
+// RUN: not coll-opt %t/lower.mlir --coll-lower="topology=no-such-preset" --coll-fuse-reduce-copy 2>&1 | FileCheck %s --check-prefix=TOPO
 
 //--- lower.mlir
 // CHECK-LABEL: coll.schedule @ar allreduce ranks 4 chunks 4 op sum algorithm "ring"

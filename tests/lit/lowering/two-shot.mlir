@@ -1,8 +1,8 @@
 // two-shot: allreduce by a reduce-scatter of direct reads, then an allgather of the reduced
 // chunks by direct reads.
 // RUN: split-file --leading-lines %s %t
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-verify | FileCheck %s
-// RUN: coll-opt %t/lower.mlir --coll-lower --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-verify | FileCheck %s
+// RUN: coll-opt %t/lower.mlir --coll-lower --coll-fuse-reduce-copy --coll-cost -o /dev/null 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: coll-opt %t/errors.mlir --coll-lower -verify-diagnostics
 
 //--- lower.mlir

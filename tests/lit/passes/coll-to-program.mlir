@@ -1,5 +1,5 @@
 // coll-to-program places values, pairs transfers, fuses receives, and checks the programs.
-// RUN: coll-opt %s --coll-lower --coll-schedule-steps --coll-to-program | FileCheck %s
+// RUN: coll-opt %s --coll-lower --coll-fuse-reduce-copy --coll-schedule-steps --coll-to-program | FileCheck %s
 
 // CHECK-LABEL: coll.program @reduce3 reduce ranks 3 op sum root 2 algorithm "chain" units 1 scratch 0
 // The received partial is folded by the instruction that receives it, and forwarded at once.

@@ -3,7 +3,7 @@
 // RUN: not coll-opt %s --coll-to-program 2>&1 | FileCheck %s --check-prefix=PROGRAM
 // RUN: not coll-opt %s --coll-cost 2>&1 | FileCheck %s --check-prefix=COST
 // RUN: not coll-opt %s --coll-verify 2>&1 | FileCheck %s --check-prefix=VERIFY
-// RUN: not coll-opt %s --coll-lower --coll-export-plan 2>&1 | FileCheck %s --check-prefix=EXPORT
+// RUN: not coll-opt %s --coll-lower --coll-fuse-reduce-copy --coll-export-plan 2>&1 | FileCheck %s --check-prefix=EXPORT
 
 // PROGRAM: error: 'coll.collective' op is not lowered yet: coll-to-program acts on schedules, and the module has none (lower it first: --coll-lower, or plan-compile)
 // COST: error: 'coll.collective' op is not lowered yet: coll-cost acts on schedules
