@@ -16,16 +16,44 @@ double quantileOfSorted(const std::vector<double> &sorted, double q) {
   return sorted[q <= 0 ? 0 : i];
 }
 
-/// The median, p99 and the median's standard error of the pooled samples.
-void summarise(const std::vector<double> &pooled, Measurement &m) {
-  std::vector<double> sorted = pooled;  // not empty: one sample at least per batch
+/// The median of non-empty `v`.
+double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// The standard error of the median of `sorted` samples (for roughly normal samples σ ≈ IQR /
+/// 1.349 and the median's standard error ≈ 1.2533 σ / √n); 0 for a single sample.
+double withinError(const std::vector<double> &sorted) {
+  if (sorted.size() < 2) return 0;
+  const double iqr = quantileOfSorted(sorted, 0.75) - quantileOfSorted(sorted, 0.25);
+  return 0.93 * iqr / std::sqrt(double(sorted.size()));
+}
+
+/// The standard error of the mean of the batches' medians: how much the time moves from one
+/// launch to the next (where its threads or processes land, the load on the machine), which
+/// the samples of one launch do not show. 0 below two batches.
+double betweenError(const std::vector<double> &batchMedians) {
+  const size_t n = batchMedians.size();
+  if (n < 2) return 0;
+  double mean = 0, squares = 0;
+  for (double x : batchMedians) mean += x / double(n);
+  for (double x : batchMedians) squares += (x - mean) * (x - mean);
+  return std::sqrt(squares / double(n - 1)) / std::sqrt(double(n));
+}
+
+/// The median, p99 and the median's error of the pooled samples: the largest of the error
+/// within launches, the error between launches, and kStableTolerance of the median (batches
+/// whose medians agree that closely count as one measurement, so the median is not known
+/// better).
+void summarise(const BatchState &state, Measurement &m) {
+  std::vector<double> sorted = state.pooled;  // not empty: one sample at least per batch
   std::sort(sorted.begin(), sorted.end());
   m.medianUs = sorted[sorted.size() / 2];
   m.p99Us = quantileOfSorted(sorted, 0.99);
   m.reps = int(sorted.size());
-  // For roughly normal samples σ ≈ IQR / 1.349 and the median's standard error ≈ 1.2533 σ / √n.
-  const double iqr = quantileOfSorted(sorted, 0.75) - quantileOfSorted(sorted, 0.25);
-  m.medianErrorUs = m.reps > 1 ? 0.93 * iqr / std::sqrt(double(m.reps)) : 0.0;
+  const double floor = m.reps > 1 ? kStableTolerance * m.medianUs : 0.0;
+  m.medianErrorUs = std::max({withinError(sorted), betweenError(state.batchMedians), floor});
 }
 
 }  // namespace
@@ -86,9 +114,11 @@ void Measurer::runBatch(const Plan &plan, const measure::BenchCase &c,
   if (m.batches == 0) m.wrong = result.wrong;
   if (result.samplesUs.empty()) state.pooled.push_back(result.timeUs);
   state.pooled.insert(state.pooled.end(), result.samplesUs.begin(), result.samplesUs.end());
+  state.batchMedians.push_back(result.samplesUs.empty() ? result.timeUs
+                                                      : medianOf(result.samplesUs));
   ++m.batches;
   m.done = true;
-  summarise(state.pooled, m);
+  summarise(state, m);
   const bool settled = state.previousMedian > 0 &&
                        std::abs(m.medianUs - state.previousMedian) <= kStableTolerance * m.medianUs;
   state.stable = m.wrong > 0 || settled || m.batches >= (oneBatch ? 1 : maxBatches());

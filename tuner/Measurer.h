@@ -20,9 +20,11 @@ struct Measurement {
   bool done = false;
   double medianUs = 0;
   double p99Us = 0;
-  /// Standard error of the median, from the samples' spread (0.93 x interquartile range / √n);
-  /// 0 where the time is exact (sim) or a single sample. Selection treats medians closer than
-  /// their errors allow as a tie.
+  /// Error of the median: the largest of its standard error within launches (0.93 x
+  /// interquartile range / √n), the standard error of the batches' medians (each batch is a
+  /// launch: launches differ more than the calls of one), and 2% of the median (the tolerance
+  /// at which batches count as agreeing); 0 where the time is exact (sim) or a single sample.
+  /// Selection treats medians closer than their errors allow as a tie.
   double medianErrorUs = 0;
   int reps = 0;
   int batches = 0;
@@ -42,6 +44,7 @@ struct CheckOutcome {
 /// The samples of one variant at one size while its batches run.
 struct BatchState {
   std::vector<double> pooled;  ///< µs, the slowest rank per timed call, over all batches
+  std::vector<double> batchMedians;  ///< µs, each batch's (each launch's) median
   double previousMedian = -1;
   bool stable = false;
   Measurement result;

@@ -22,19 +22,21 @@ std::string switchText(double sigmas) {
   return text;
 }
 
-/// Bucket k's time as plan-bench runs the bundle (confirmBundle): "-" where not confirmed,
-/// "failed" where that run failed.
+/// Bucket k's time as plan-bench runs the bundle (confirmBundle, the median over launches): "-"
+/// where not confirmed, "failed" where that run failed.
 std::string confirmedText(const TableResult &t, size_t k) {
-  if (k >= t.confirmedUs.size()) return "-";
-  if (t.confirmedUs[k] <= 0) return "failed";
+  if (k >= t.confirmed.size()) return "-";
+  if (!t.confirmed[k].ran()) return "failed";
   char text[32];
-  std::snprintf(text, sizeof text, "%.2f", t.confirmedUs[k]);
+  std::snprintf(text, sizeof text, "%.2f", t.confirmed[k].medianUs);
   return text;
 }
 
+/// {"median_us", "min_us", "max_us"} over the confirming launches, or null.
 nlohmann::json confirmedJson(const TableResult &t, size_t k) {
-  if (k >= t.confirmedUs.size() || t.confirmedUs[k] <= 0) return nullptr;
-  return t.confirmedUs[k];
+  if (k >= t.confirmed.size() || !t.confirmed[k].ran()) return nullptr;
+  const Confirmation &c = t.confirmed[k];
+  return {{"median_us", c.medianUs}, {"min_us", c.minUs}, {"max_us", c.maxUs}};
 }
 
 /// The same in report.json: null, "exact" or the number.
@@ -226,7 +228,7 @@ nlohmann::json reportJson(const TuneResult &r) {
                          {"at_bytes", t.measurements.sizes[b.sizeIndex].bytes},
                          {"winner", cand(b.winner)}, {"runner_up", cand(b.runnerUp)},
                          {"switch_sigmas", switchJson(b.switchSigmas)},
-                         {"confirmed_us", confirmedJson(t, size_t(&b - t.buckets.data()))}});
+                         {"confirmed", confirmedJson(t, size_t(&b - t.buckets.data()))}});
     }
     tj["buckets"] = buckets;
     tables.push_back(tj);

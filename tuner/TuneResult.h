@@ -24,6 +24,14 @@ struct TuneError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// One bucket's plan run from the bundle as plan-bench runs it, in separate launches: the
+/// median over launches of each launch's time, and the fastest and slowest launch (µs; all 0
+/// where a launch failed or computed a wrong result).
+struct Confirmation {
+  double medianUs = 0, minUs = 0, maxUs = 0;
+  bool ran() const { return medianUs > 0; }
+};
+
 /// What happened to one (collective, dtype, op).
 struct TableResult {
   measure::BenchCase benchCase;
@@ -34,9 +42,9 @@ struct TableResult {
   TableMeasurements measurements;         ///< [variant][size]; eligible: still a candidate
   std::vector<SizeChoice> choices;        ///< [size]; -1 where the size was not finished
   std::vector<BucketChoice> buckets;
-  /// [bucket] its plan from the written bundle, timed as plan-bench --bundle times it, in µs
-  /// (confirmBundle); empty where not confirmed, 0 where that run failed.
-  std::vector<double> confirmedUs;
+  /// [bucket] its plan from the written bundle, timed as plan-bench --bundle times it
+  /// (confirmBundle); empty where not confirmed.
+  std::vector<Confirmation> confirmed;
   bool complete = false;                  ///< every planned measurement ran
 
   /// A table of `c` over `set`'s variants at `sizes`: every variant a candidate, nothing

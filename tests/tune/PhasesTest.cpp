@@ -182,7 +182,7 @@ TEST_F(Phases, ConfirmationIsSkippedWhereTimesAreExact) {
   selectWinners(result.tables, plan, false);
   result.bundle = buildBundle(result, measurer);
   confirmBundle(result, measurer, log);
-  EXPECT_TRUE(result.tables[0].confirmedUs.empty()) << "a simulation gives the same time again";
+  EXPECT_TRUE(result.tables[0].confirmed.empty()) << "a simulation gives the same time again";
 }
 
 /// On a backend that moves data, every bucket of the written bundle is run again as
@@ -212,6 +212,10 @@ TEST(TunePhaseConfirm, TimesEveryBucketOfTheBundleAsPlanBenchRunsIt) {
   ASSERT_TRUE(r.bundle);
   confirmBundle(r, measurer, log);
   const TableResult &t = r.tables[0];
-  ASSERT_EQ(t.confirmedUs.size(), t.buckets.size());
-  for (double us : t.confirmedUs) EXPECT_GT(us, 0) << "every bucket ran, with a correct result";
+  ASSERT_EQ(t.confirmed.size(), t.buckets.size());
+  for (const Confirmation &c : t.confirmed) {
+    EXPECT_TRUE(c.ran()) << "every bucket ran, with a correct result";
+    EXPECT_LE(c.minUs, c.medianUs);
+    EXPECT_LE(c.medianUs, c.maxUs);
+  }
 }

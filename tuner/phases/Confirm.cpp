@@ -4,24 +4,36 @@
 #include "tuner/measure/ByteSize.h"
 #include "tuner/measure/PlanSource.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
 namespace collplan::tune {
 namespace {
 
-/// The bundle's plan for each bucket of `t` at its measured size, timed; one entry per bucket.
-std::vector<double> confirmTable(const TableResult &t, const std::shared_ptr<const Bundle> &bundle,
-                                 const Measurer &measurer) {
+/// The bundle's plan for each bucket of `t` at its measured size, timed in separate launches;
+/// one entry per bucket.
+std::vector<Confirmation> confirmTable(const TableResult &t,
+                                       const std::shared_ptr<const Bundle> &bundle,
+                                       const Measurer &measurer) {
   const measure::PlanSource source =
       measure::PlanSource::fromBundle(bundle, "the tuned bundle", t.benchCase);
   std::vector<measure::SizePoint> sizes;
   for (const BucketChoice &b : t.buckets) sizes.push_back(t.measurements.sizes[b.sizeIndex]);
   const measure::LoopSettings asPlanBench;  // plan-bench's defaults: 3 warm-up, auto reps, check
-  std::vector<double> us;
-  for (const measure::SizeResult &r : measurer.runner().run(source, t.benchCase, sizes, asPlanBench))
-    us.push_back(r.wrong == 0 ? r.timeUs : 0.0);
-  return us;
+  std::vector<std::vector<double>> launches(sizes.size());  // [bucket][launch] µs
+  for (int k = 0; k < kConfirmationLaunches; ++k) {
+    const std::vector<measure::SizeResult> r =
+        measurer.runner().run(source, t.benchCase, sizes, asPlanBench);
+    for (size_t b = 0; b < r.size(); ++b) launches[b].push_back(r[b].wrong == 0 ? r[b].timeUs : 0);
+  }
+  std::vector<Confirmation> out;
+  for (std::vector<double> &us : launches) {
+    std::sort(us.begin(), us.end());
+    if (us.front() <= 0) out.emplace_back();  // a wrong result in some launch
+    else out.push_back({us[us.size() / 2], us.front(), us.back()});
+  }
+  return out;
 }
 
 /// "plan-tune: allreduce f32 sum at 2 MiB: the bundle ran at 489 us, tuned at 62 us (7.9x)".
@@ -29,15 +41,16 @@ void sayIfSlower(const TableResult &t, TuneLog &log) {
   for (size_t k = 0; k < t.buckets.size(); ++k) {
     const BucketChoice &b = t.buckets[k];
     const double tuned = t.measurements.byVariant[size_t(b.winner)][b.sizeIndex].medianUs;
-    const double ran = t.confirmedUs[k];
-    if (ran <= 0 || tuned <= 0 || ran <= kConfirmationAlertRatio * tuned) continue;
+    const double ran = t.confirmed[k].minUs;
+    if (!t.confirmed[k].ran() || tuned <= 0 || ran <= kConfirmationAlertRatio * tuned) continue;
     char line[256];
     std::snprintf(line, sizeof line,
-                  "plan-tune: %s at %s: the bundle ran at %.1f us as plan-bench runs it, tuned at "
-                  "%.1f us (%.1fx): the machine's load changed while tuning, or warm buffers "
-                  "flattered the plan",
-                  t.name().c_str(), measure::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(),
-                  ran, tuned, ran / tuned);
+                  "plan-tune: %s at %s: the bundle ran at %.1f us at best as plan-bench runs it, "
+                  "tuned at %.1f us (%.1fx): the machine's load changed while tuning, or warm "
+                  "buffers flattered the plan",
+                  t.name().c_str(),
+                  measure::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(), ran,
+                  tuned, ran / tuned);
     log.alert(line);
   }
 }
@@ -51,10 +64,10 @@ void confirmBundle(TuneResult &result, const Measurer &measurer, TuneLog &log) {
   for (TableResult &t : result.tables) {
     if (t.buckets.empty()) continue;
     try {
-      t.confirmedUs = confirmTable(t, bundle, measurer);
+      t.confirmed = confirmTable(t, bundle, measurer);
     } catch (const std::exception &e) {
       log.alert("plan-tune: " + t.name() + ": the bundle failed to run: " + e.what());
-      t.confirmedUs.assign(t.buckets.size(), 0.0);
+      t.confirmed.assign(t.buckets.size(), Confirmation{});
       continue;
     }
     sayIfSlower(t, log);
