@@ -17,39 +17,51 @@ using namespace collplan;
 
 namespace {
 
-Plan compileRankOrder(const std::string &algorithm, int ranks, int slices, std::string &error) {
+/// The f32 sum allreduce `algorithm` compiles to on `ranks` ranks; with `rankOrder`, compiled
+/// with --fixed-reduction-order. An empty plan and `error` where it does not compile.
+Plan compileAllReduce(const std::string &algorithm, int ranks, int slices, bool rankOrder,
+                      std::string &error) {
   CollectiveSpec spec;
   spec.ranks = ranks;
   spec.op = ReduceOp::Sum;
   CompileOptions options;
   options.algorithm = algorithm;
   options.slices = slices;
-  options.rankOrderReductions = true;
+  options.rankOrderReductions = rankOrder;
   auto compiled = compileCollective(spec, options, error);
   return mlir::succeeded(compiled) ? compiled->plan : Plan{};
 }
 
-/// f32 sum allreduce: one-shot up to 64 B, two-shot to 4 KiB, two-shot in 2 slices above.
-std::string writeFixedOrderBundle(int ranks) {
-  std::string error;
+Plan compileRankOrder(const std::string &algorithm, int ranks, int slices, std::string &error) {
+  return compileAllReduce(algorithm, ranks, slices, true, error);
+}
+
+/// A cpu-threads bundle of `ranks` ranks with one f32 sum allreduce table of `buckets`, written
+/// to a temporary file named for `name`.
+std::string writeAllReduceBundle(std::vector<Bucket> buckets, int ranks, const std::string &name) {
   BucketTable table;
-  table.collective = CollectiveKind::AllReduce;
-  table.dtype = DType::F32;
   table.op = ReduceOp::Sum;
-  table.buckets.push_back(test::bucketOf(0, 64, compileRankOrder("one-shot", ranks, 1, error)));
-  table.buckets.push_back(test::bucketOf(65, 4096, compileRankOrder("two-shot", ranks, 1, error)));
-  table.buckets.push_back(test::bucketOf(4097, UINT64_MAX, compileRankOrder("two-shot", ranks, 2, error)));
-  EXPECT_EQ(error, "");
+  table.buckets = std::move(buckets);
   Bundle bundle;
   bundle.backend = "cpu-threads";
   bundle.topologyFingerprint = "any";
   bundle.ranks = ranks;
   bundle.tables.push_back(std::move(table));
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("collplan-fixed-order-" + std::to_string(ranks) + ".json"))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("collplan-" + name + ".json")).string();
   saveBundleFile(bundle, path);
   return path;
+}
+
+/// f32 sum allreduce: one-shot up to 64 B, two-shot to 4 KiB, two-shot in 2 slices above.
+std::string writeFixedOrderBundle(int ranks) {
+  std::string error;
+  std::vector<Bucket> buckets;
+  buckets.push_back(test::bucketOf(0, 64, compileRankOrder("one-shot", ranks, 1, error)));
+  buckets.push_back(test::bucketOf(65, 4096, compileRankOrder("two-shot", ranks, 1, error)));
+  buckets.push_back(test::bucketOf(4097, UINT64_MAX, compileRankOrder("two-shot", ranks, 2, error)));
+  EXPECT_EQ(error, "");
+  return writeAllReduceBundle(std::move(buckets), ranks, "fixed-order-" + std::to_string(ranks));
 }
 
 /// Rank r's input: floats of mixed magnitudes, so the order of a sum changes its last bits.
@@ -110,32 +122,14 @@ namespace {
 /// A bundle of one allreduce f32 sum table whose only plan is `plan`, written to a temporary file.
 std::string writeOnePlanBundle(Plan plan, const std::string &name) {
   const int ranks = plan.ranks;
-  BucketTable table;
-  table.collective = CollectiveKind::AllReduce;
-  table.dtype = DType::F32;
-  table.op = ReduceOp::Sum;
-  table.buckets.push_back(test::bucketOf(0, UINT64_MAX, std::move(plan)));
-  Bundle bundle;
-  bundle.backend = "cpu-threads";
-  bundle.topologyFingerprint = "any";
-  bundle.ranks = ranks;
-  bundle.tables.push_back(std::move(table));
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("collplan-" + name + ".json")).string();
-  saveBundleFile(bundle, path);
-  return path;
+  return writeAllReduceBundle({test::bucketOf(0, UINT64_MAX, std::move(plan))}, ranks, name);
 }
 
 Plan compileFree(const std::string &algorithm, int ranks) {
-  CollectiveSpec spec;
-  spec.ranks = ranks;
-  spec.op = ReduceOp::Sum;
-  CompileOptions options;
-  options.algorithm = algorithm;
   std::string error;
-  auto compiled = compileCollective(spec, options, error);
+  Plan plan = compileAllReduce(algorithm, ranks, 1, false, error);
   EXPECT_EQ(error, "");
-  return compiled->plan;
+  return plan;
 }
 
 /// Creates a cpu-threads world of `ranks` with `bundle`; its status and collplan_last_error.
