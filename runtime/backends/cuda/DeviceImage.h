@@ -64,6 +64,22 @@ struct DeviceImage {
   /// kMaxOpPointers operands or targets.
   void appendRank(const PreparedProgram &program, const PreparedProgram::Resolved &res,
                   uint32_t localRank);
+
+private:
+  struct RankContext;
+  /// The device op of plan op `i` of channel `c` (with the rest of its fused chain); returns
+  /// the plan op after it. Sending connections join `drains`.
+  uint32_t appendOp(const RankContext &rank, uint32_t c, uint32_t i,
+                    std::vector<uint32_t> &drains);
+  /// The srcs, with the received message at recv_pos, then the messages of the chain's others.
+  void appendOperands(const RankContext &rank, uint32_t i, uint32_t last, DeviceOp &op);
+  /// The last op's dsts, and the staging area where the value must be copied to be sent.
+  void appendTargets(const RankContext &rank, uint32_t last, size_t staged, DeviceOp &op);
+  /// The sending connections and the range peers read the value from (publish).
+  void appendSends(const RankContext &rank, uint32_t last, size_t staged, DeviceOp &op,
+                   std::vector<uint32_t> &drains);
+  /// The other channels' ops the chain's ops wait for, as device-op counts of those channels.
+  void appendWaits(const RankContext &rank, uint32_t i, uint32_t last, DeviceOp &op);
 };
 
 }  // namespace collplan::cuda

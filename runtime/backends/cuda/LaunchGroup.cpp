@@ -132,6 +132,21 @@ LaunchGroup::Image &LaunchGroup::imageFor(PlanState &state, const std::vector<Ca
                            std::to_string(target_.residentBlocks()) +
                            ": use fewer ranks per device or a plan with fewer channels");
 
+  const std::vector<ConnectionView> views = connectionViews(host);
+  if (mapped_.base)
+    for (size_t r = 0; r < ranks_.size(); ++r)
+      if (fresh->stagingBytes[r] > mapped_.bytes)
+        throw RuntimeError(ErrorCode::Plan,
+                           "plan \"" + state.programs[0]->plan().algorithm + "\" stages " +
+                               std::to_string(fresh->stagingBytes[r]) + " bytes on rank " +
+                               std::to_string(ranks_[r]) + " at this size; its arena holds " +
+                               std::to_string(mapped_.bytes) +
+                               " (COLLPLAN_CUDA_IPC_STAGING_BYTES)");
+  upload(host, views, blocks, *fresh);
+  return *(state.images[key] = std::move(fresh));
+}
+
+std::vector<ConnectionView> LaunchGroup::connectionViews(const DeviceImage &host) {
   std::vector<ConnectionView> views;
   for (uint32_t id : host.connectionIds) {
     if (views.size() <= id) views.resize(id + 1);
@@ -143,31 +158,29 @@ LaunchGroup::Image &LaunchGroup::imageFor(PlanState &state, const std::vector<Ca
       view.receiverOrigin = view.senderOrigin;
     }
   }
-  if (mapped_.base)
-    for (size_t r = 0; r < ranks_.size(); ++r)
-      if (fresh->stagingBytes[r] > mapped_.bytes)
-        throw RuntimeError(ErrorCode::Plan,
-                           "plan \"" + state.programs[0]->plan().algorithm + "\" stages " +
-                               std::to_string(fresh->stagingBytes[r]) + " bytes on rank " +
-                               std::to_string(ranks_[r]) + " at this size; its arena holds " +
-                               std::to_string(mapped_.bytes) +
-                               " (COLLPLAN_CUDA_IPC_STAGING_BYTES)");
+  return views;
+}
+
+void LaunchGroup::upload(const DeviceImage &host, const std::vector<ConnectionView> &views,
+                         uint32_t blocks, Image &image) {
+  const uint32_t channels = uint32_t(host.channels.size());
   std::vector<std::byte> bytes;
   const size_t channelsAt = place(bytes, host.channels), opsAt = place(bytes, host.ops),
                refsAt = place(bytes, host.refs), idsAt = place(bytes, host.connectionIds),
                waitsAt = place(bytes, host.waits), viewsAt = place(bytes, views);
   const size_t countersAt = alignUp(bytes.size(), 128);
   const size_t finishedAt = countersAt + sizeof(ChannelCounters) * std::max<uint32_t>(channels, 1);
-  fresh->memory = target_.allocate(finishedAt + 128);
+  image.memory = target_.allocate(finishedAt + 128);
   try {
-    target_.upload(fresh->memory, bytes.data(), bytes.size());
+    target_.upload(image.memory, bytes.data(), bytes.size());
   } catch (...) {
-    target_.release(fresh->memory);
+    target_.release(image.memory);
+    image.memory = nullptr;
     throw;
   }
 
-  char *base = static_cast<char *>(fresh->memory);
-  LaunchArgs &a = fresh->args;
+  char *base = static_cast<char *>(image.memory);
+  LaunchArgs &a = image.args;
   a.channels = reinterpret_cast<const DeviceChannel *>(base + channelsAt);
   a.ops = reinterpret_cast<const DeviceOp *>(base + opsAt);
   a.refs = reinterpret_cast<const DeviceRef *>(base + refsAt);
@@ -183,7 +196,6 @@ LaunchGroup::Image &LaunchGroup::imageFor(PlanState &state, const std::vector<Ca
   a.blocksPerChannel = blocks;
   a.systemScope = ranks_.size() == size_t(worldRanks_) && !mapped_.base ? 0 : 1;
   for (size_t r = 0; r < ranks_.size(); ++r) a.planRank[r] = ranks_[r];
-  return *(state.images[key] = std::move(fresh));
 }
 
 char *LaunchGroup::reserve(std::vector<std::pair<void *, size_t>> &arenas, size_t rank,

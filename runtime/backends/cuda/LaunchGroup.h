@@ -93,6 +93,11 @@ private:
   PlanState &stateFor(const Plan &plan);
   Image &imageFor(PlanState &state, const std::vector<CallBuffers> &calls,
                   const std::vector<AliasMode> &modes);
+  /// Per connection id of `host`, where its FIFO is and how its slots' offsets resolve.
+  std::vector<ConnectionView> connectionViews(const DeviceImage &host);
+  /// Copies `host` and `views` to one device allocation and points `image.args` into it.
+  void upload(const DeviceImage &host, const std::vector<ConnectionView> &views, uint32_t blocks,
+              Image &image);
   /// Grows a per-rank device buffer (tmp, staging, staged input) to at least `bytes`; the
   /// buffer it replaces is retired, not freed, once a launch was captured (a graph may name it).
   char *reserve(std::vector<std::pair<void *, size_t>> &arenas, size_t rank, size_t bytes);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <set>
 
 namespace collplan::test {
@@ -159,90 +160,121 @@ private:
 
 }  // namespace
 
-std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *output) {
-  const int ranks = comm.size(), rank = comm.rank();
-  const size_t es = dtypeSize(c.dtype), n = c.count, blockBytes = n * es;
-  const size_t inBytes = size_t(inputBlocks(c.kind, ranks, rank, c.root)) * blockBytes;
-  const size_t outBytes = size_t(outputBlocks(c.kind, ranks, rank, c.root)) * blockBytes;
+namespace {
 
-  std::vector<uint8_t> input(inBytes);
-  for (size_t i = 0; i < inBytes / es; ++i) encode(c.dtype, inputValue(c, rank, i), &input[i * es]);
-
-  // One buffer holds everything the call touches, followed by a guard that must stay poisoned.
-  CallBuffer buffer(comm, c.sharedBuffers);
+/// Where a call's pointers point in its buffers, and where its output starts in `buffer`.
+struct CallLayout {
   const void *send = nullptr;
   void *recv = nullptr;
   size_t outOffset = 0;
-  auto layout = [&](size_t size) { buffer.assign(size + kGuard, kPoison); };
-  auto put = [&](size_t offset) {
-    if (inBytes) std::memcpy(buffer.data() + offset, input.data(), inBytes);
-  };
-  CallBuffer separateInput(comm, c.sharedBuffers);
-  separateInput.assign(inBytes, 0);
-  if (inBytes) std::memcpy(separateInput.data(), input.data(), inBytes);
-  const bool hasBoth = inBytes && outBytes;
-  Placement placement = c.placement;
-  if (!hasBoth && placement == Placement::SameStart) placement = Placement::OutOfPlace;
-  if (placement == Placement::OutOfPlace) {
-    layout(outBytes);
-    send = inBytes ? separateInput.data() : nullptr;
-    recv = outBytes ? buffer.data() : nullptr;
-  } else if (placement == Placement::SameStart) {
-    layout(std::max(inBytes, outBytes));
-    put(0);
-    send = recv = buffer.data();
-  } else {
-    switch (c.kind) {
-    case CollectiveKind::AllGather:
-      layout(outBytes);
-      put(size_t(rank) * blockBytes);
-      send = buffer.data() + size_t(rank) * blockBytes;
-      recv = buffer.data();
-      break;
-    case CollectiveKind::ReduceScatter:
-      layout(inBytes);
-      put(0);
-      send = buffer.data();
-      recv = buffer.data() + size_t(rank) * blockBytes;
-      outOffset = size_t(rank) * blockBytes;
-      break;
-    case CollectiveKind::Gather:
-      layout(std::max(inBytes, outBytes));
-      if (rank == c.root) {
-        put(size_t(c.root) * blockBytes);
-        send = buffer.data() + size_t(c.root) * blockBytes;
-        recv = buffer.data();
-      } else {
-        put(0);
-        send = buffer.data();
-      }
-      break;
-    case CollectiveKind::Scatter:
-      layout(std::max(inBytes, outBytes));
-      if (rank == c.root) {
-        put(0);
-        send = buffer.data();
-        recv = buffer.data() + size_t(c.root) * blockBytes;
-        outOffset = size_t(c.root) * blockBytes;
-      } else {
-        recv = buffer.data();
-      }
-      break;
-    default:  // allreduce, alltoall, broadcast, reduce: the same pointer
-      layout(std::max(inBytes, outBytes));
-      put(0);
-      send = recv = buffer.data();
-      break;
-    }
+};
+
+/// One rank's input and the sizes of its call.
+struct CallData {
+  std::vector<uint8_t> input;
+  size_t inBytes = 0, outBytes = 0, blockBytes = 0;
+};
+
+/// `buffer` sized for `size` bytes and the guard, all poisoned; the input copied in at `at`
+/// when `at` is given.
+void prepare(CallBuffer &buffer, const CallData &d, size_t size, std::optional<size_t> at) {
+  buffer.assign(size + kGuard, kPoison);
+  if (at && d.inBytes) std::memcpy(buffer.data() + *at, d.input.data(), d.inBytes);
+}
+
+/// The NCCL/MPI in-place convention of `c`'s collective in `buffer`.
+CallLayout layOutInPlace(const CollCase &c, int rank, const CallData &d, CallBuffer &buffer) {
+  const size_t both = std::max(d.inBytes, d.outBytes), own = size_t(rank) * d.blockBytes,
+               root = size_t(c.root) * d.blockBytes;
+  uint8_t *b = nullptr;
+  switch (c.kind) {
+  case CollectiveKind::AllGather:
+    prepare(buffer, d, d.outBytes, own);
+    b = buffer.data();
+    return {b + own, b, 0};
+  case CollectiveKind::ReduceScatter:
+    prepare(buffer, d, d.inBytes, 0);
+    b = buffer.data();
+    return {b, b + own, own};
+  case CollectiveKind::Gather:
+    prepare(buffer, d, both, rank == c.root ? root : 0);
+    b = buffer.data();
+    return rank == c.root ? CallLayout{b + root, b, 0} : CallLayout{b, nullptr, 0};
+  case CollectiveKind::Scatter:
+    prepare(buffer, d, both, rank == c.root ? std::optional<size_t>(0) : std::nullopt);
+    b = buffer.data();
+    return rank == c.root ? CallLayout{b, b + root, root} : CallLayout{nullptr, b, 0};
+  default:  // allreduce, alltoall, broadcast, reduce: the same pointer
+    prepare(buffer, d, both, 0);
+    return {buffer.data(), buffer.data(), 0};
   }
+}
+
+/// The call's pointers for `c.placement`: the input in `separateInput` or in `buffer`.
+CallLayout layOut(const CollCase &c, int rank, const CallData &d, CallBuffer &buffer,
+                  CallBuffer &separateInput) {
+  Placement placement = c.placement;
+  if (!(d.inBytes && d.outBytes) && placement == Placement::SameStart)
+    placement = Placement::OutOfPlace;
+  if (placement == Placement::OutOfPlace) {
+    prepare(buffer, d, d.outBytes, std::nullopt);
+    return {d.inBytes ? separateInput.data() : nullptr, d.outBytes ? buffer.data() : nullptr, 0};
+  }
+  if (placement == Placement::SameStart) {
+    prepare(buffer, d, std::max(d.inBytes, d.outBytes), 0);
+    return {buffer.data(), buffer.data(), 0};
+  }
+  return layOutInPlace(c, rank, d, buffer);
+}
+
+/// "" when the guard after the call's bytes is intact and every output element is the
+/// reference's, else what differs first.
+std::string checkResult(const CollCase &c, int ranks, int rank, const CallData &d,
+                        CallBuffer &buffer, size_t outOffset, std::vector<uint8_t> *output) {
+  const size_t es = dtypeSize(c.dtype);
+  const std::string where = c.describe(ranks) + " rank " + std::to_string(rank) + ": ";
+  for (size_t g = buffer.size() - kGuard; g < buffer.size(); ++g)
+    if (buffer[g] != kPoison) return where + "wrote past the end of its buffer";
+  if (d.outBytes == 0) return "";
+  std::vector<uint8_t> expected(d.outBytes);
+  for (size_t i = 0; i < d.outBytes / es; ++i)
+    encode(c.dtype, expectedValue(c, ranks, rank, i), &expected[i * es]);
+  const uint8_t *got = buffer.data() + outOffset;
+  if (output) output->assign(got, got + d.outBytes);
+  for (size_t i = 0; i < d.outBytes / es; ++i)
+    if (std::memcmp(got + i * es, &expected[i * es], es) != 0)
+      return where + "element " + std::to_string(i) + " is " +
+             std::to_string(decode(c.dtype, got + i * es)) + ", expected " +
+             std::to_string(decode(c.dtype, &expected[i * es]));
+  return "";
+}
+
+}  // namespace
+
+std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *output) {
+  const int ranks = comm.size(), rank = comm.rank();
+  const size_t es = dtypeSize(c.dtype);
+  CallData d;
+  d.blockBytes = c.count * es;
+  d.inBytes = size_t(inputBlocks(c.kind, ranks, rank, c.root)) * d.blockBytes;
+  d.outBytes = size_t(outputBlocks(c.kind, ranks, rank, c.root)) * d.blockBytes;
+  d.input.resize(d.inBytes);
+  for (size_t i = 0; i < d.inBytes / es; ++i)
+    encode(c.dtype, inputValue(c, rank, i), &d.input[i * es]);
+
+  // One buffer holds everything the call touches, followed by a guard that must stay poisoned.
+  CallBuffer buffer(comm, c.sharedBuffers), separateInput(comm, c.sharedBuffers);
+  separateInput.assign(d.inBytes, 0);
+  if (d.inBytes) std::memcpy(separateInput.data(), d.input.data(), d.inBytes);
+  const CallLayout at = layOut(c, rank, d, buffer, separateInput);
 
   collplan_call_t call;
   call.collective = collplan_collective_t(int(c.kind));
-  call.send = send;
+  call.send = at.send;
   call.send_bytes = COLLPLAN_SIZE_UNKNOWN;
-  call.recv = recv;
+  call.recv = at.recv;
   call.recv_bytes = COLLPLAN_SIZE_UNKNOWN;
-  call.count = n;
+  call.count = c.count;
   call.dtype = collplan_dtype_t(int(c.dtype));
   call.op = collplan_op_t(int(c.op));
   call.root = c.root;
@@ -251,22 +283,7 @@ std::string runAndCheck(Comm &comm, const CollCase &c, std::vector<uint8_t> *out
   } catch (const Error &e) {
     return c.describe(ranks) + ": rank " + std::to_string(rank) + " failed: " + e.what();
   }
-
-  const std::string where = c.describe(ranks) + " rank " + std::to_string(rank) + ": ";
-  for (size_t g = buffer.size() - kGuard; g < buffer.size(); ++g)
-    if (buffer[g] != kPoison) return where + "wrote past the end of its buffer";
-  if (outBytes == 0) return "";
-  std::vector<uint8_t> expected(outBytes);
-  for (size_t i = 0; i < outBytes / es; ++i)
-    encode(c.dtype, expectedValue(c, ranks, rank, i), &expected[i * es]);
-  const uint8_t *got = buffer.data() + outOffset;
-  if (output) output->assign(got, got + outBytes);
-  for (size_t i = 0; i < outBytes / es; ++i)
-    if (std::memcmp(got + i * es, &expected[i * es], es) != 0)
-      return where + "element " + std::to_string(i) + " is " +
-             std::to_string(decode(c.dtype, got + i * es)) + ", expected " +
-             std::to_string(decode(c.dtype, &expected[i * es]));
-  return "";
+  return checkResult(c, ranks, rank, d, buffer, at.outOffset, output);
 }
 
 std::vector<CollCase> sweepCases(CollectiveKind kind, int ranks, bool allOps) {
