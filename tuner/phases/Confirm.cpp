@@ -11,7 +11,7 @@
 namespace collplan::tune {
 namespace {
 
-/// The bundle's plan for each bucket of `t` at its measured size, timed in separate launches;
+/// The bundle's plan for each bucket of `t` at its measured size, timed in launches of its own;
 /// one entry per bucket.
 std::vector<Confirmation> confirmTable(const TableResult &t,
                                        const std::shared_ptr<const Bundle> &bundle,
@@ -22,11 +22,12 @@ std::vector<Confirmation> confirmTable(const TableResult &t,
   for (const BucketChoice &b : t.buckets) sizes.push_back(t.measurements.sizes[b.sizeIndex]);
   const measure::LoopSettings asPlanBench;  // plan-bench's defaults: 3 warm-up, auto reps, check
   std::vector<std::vector<double>> launches(sizes.size());  // [bucket][launch] µs
-  for (int k = 0; k < kConfirmationLaunches; ++k) {
-    const std::vector<measure::SizeResult> r =
-        measurer.runner().run(source, t.benchCase, sizes, asPlanBench);
-    for (size_t b = 0; b < r.size(); ++b) launches[b].push_back(r[b].wrong == 0 ? r[b].timeUs : 0);
-  }
+  for (int k = 0; k < kConfirmationLaunches; ++k)
+    for (size_t b = 0; b < sizes.size(); ++b) {
+      const measure::SizeResult r =
+          measurer.runner().run(source, t.benchCase, {sizes[b]}, asPlanBench).at(0);
+      launches[b].push_back(r.wrong == 0 ? r.timeUs : 0);
+    }
   std::vector<Confirmation> out;
   for (std::vector<double> &us : launches) {
     std::sort(us.begin(), us.end());

@@ -17,7 +17,9 @@ inline constexpr int kConfirmationLaunches = 3;
 
 /// For every table of `result.bundle`, each bucket's plan at the bucket's measured size, loaded
 /// from the bundle and run as plan-bench --bundle runs it (fresh call buffers, its warm-up and
-/// repetitions, the result checked), in kConfirmationLaunches launches, into
+/// repetitions, the result checked), each bucket in kConfirmationLaunches launches of its own
+/// (call buffers sized for that message, as the tune measures and as a job runs: a launch that
+/// also holds a bucket of a larger size measured small messages up to 5x slower), into
 /// TableResult::confirmed. Says which buckets ran more than kConfirmationAlertRatio times slower
 /// than tuned in every launch (load on the machine changed, or the tune's warm buffers
 /// flattered a plan). Nothing where the runner's times are exact (a simulation gives the same
