@@ -136,7 +136,12 @@ void ProofRecords::proveOnce(const std::string &digest, const std::function<void
                     "another process held this lock for more than " +
                         std::to_string(timeout.count() / 1000) +
                         " s while proving the same file (COLLPLAN_TIMEOUT_S); is it stopped?");
-  if (proven(digest)) return;
+  // Every process that opened the lock removes it when done, whoever proved: a process that
+  // created it only to find the record written would otherwise leave it in the directory.
+  if (proven(digest)) {
+    ::unlink(lockPath.c_str());
+    return;
+  }
   try {
     prove();
   } catch (...) {
