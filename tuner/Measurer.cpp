@@ -16,12 +16,6 @@ double quantileOfSorted(const std::vector<double> &sorted, double q) {
   return sorted[q <= 0 ? 0 : i];
 }
 
-/// The median of non-empty `v`.
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 /// The standard error of the median of `sorted` samples (for roughly normal samples σ ≈ IQR /
 /// 1.349 and the median's standard error ≈ 1.2533 σ / √n); 0 for a single sample.
 double withinError(const std::vector<double> &sorted) {
@@ -114,8 +108,7 @@ void Measurer::runBatch(const Plan &plan, const measure::BenchCase &c,
   if (m.batches == 0) m.wrong = result.wrong;
   if (result.samplesUs.empty()) state.pooled.push_back(result.timeUs);
   state.pooled.insert(state.pooled.end(), result.samplesUs.begin(), result.samplesUs.end());
-  state.batchMedians.push_back(result.samplesUs.empty() ? result.timeUs
-                                                      : medianOf(result.samplesUs));
+  state.batchMedians.push_back(result.timeUs);  // the runner's median of this launch
   ++m.batches;
   m.done = true;
   summarise(state, m);
