@@ -137,10 +137,14 @@ def CollHoistSends : Pass<"coll-hoist-sends", "mlir::ModuleOp"> {
     units require. Each rank's program is rewritten in issue order, which makes every FIFO's
     two ends agree and the programs deadlock-free by construction: a ring's ranks all send
     their own block before forwarding, so the ring no longer runs as a chain.
+    With `unbounded-fifos`, FIFOs hold any number of messages: the order the coalescing pass
+    starts from, checked again by the hoist that follows it.
   }];
   let options = [
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Report what the pass did as a remark on each program">,
+    Option<"unboundedFifos", "unbounded-fifos", "bool", /*default=*/"false",
+           "Order as if FIFOs held any number of messages (before coll-coalesce-transfers)">,
   ];
 }
 

@@ -34,9 +34,11 @@ void buildCompilePipeline(mlir::OpPassManager &pm, const CompilePipelineSettings
   if (settings.slices != 1) pm.addPass(createCollSlice({settings.slices, settings.explain}));
   pm.addPass(createCollScheduleSteps());
   pm.addPass(createCollToProgram({settings.explain}));
-  pm.addPass(createCollHoistSends({settings.explain}));
+  // Ordered for the coalescing as if FIFOs were unbounded (a round's pieces to one peer may
+  // outnumber their depth until they are one message); the hoist after it checks the bound.
+  pm.addPass(createCollHoistSends({settings.explain, /*unboundedFifos=*/true}));
   pm.addPass(createCollCoalesceTransfers({settings.explain}));
-  pm.addPass(createCollHoistSends({settings.explain}));
+  pm.addPass(createCollHoistSends({settings.explain, /*unboundedFifos=*/false}));
   pm.addPass(createCollAllocateScratch({settings.explain}));
   pm.addPass(createCollExportPlan({/*output=*/"", settings.explain}));
 }

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -22,10 +23,19 @@ using namespace mlir::coll;
 namespace collplan {
 namespace {
 
+/// A message of the port model: the transfers of one algorithm step between the same two ranks,
+/// of the same slice and the same run of consecutive chunks (a plan's message is one range of a
+/// buffer).
+using MessageKey = std::tuple<int, int, int64_t, int64_t, int64_t>;  ///< from, to, step, slice, run
+/// Per message, the round after which its last piece is ready (from an earlier list schedule).
+using MessageFloors = std::map<MessageKey, int64_t>;
+
 /// Assigns transfers to synchronous rounds where each rank has one send and one receive port.
 class PortScheduler {
 public:
-  explicit PortScheduler(int ranks) : sendBusy_(ranks), recvBusy_(ranks) {}
+  /// `floors`: rounds before which a message may not leave, so that it waits for its last piece.
+  PortScheduler(int ranks, const MessageFloors &floors)
+      : sendBusy_(ranks), recvBusy_(ranks), floors_(floors) {}
 
   /// The round in which a transfer `from` -> `to` of `size` (a fraction of M) arrives, when its
   /// value is ready after round `ready`. Transfers of one algorithm step (`step` >= 0) between
@@ -37,6 +47,9 @@ public:
                 int64_t run) {
     MessageKey key{from, to, step, slice, run};
     if (step >= 0) {
+      int64_t &latest = pieceReady_[key];
+      latest = std::max(latest, ready);
+      ready = std::max(ready, hold(key));
       auto joined = messages_.find(key);
       if (joined != messages_.end() && joined->second.first > ready) {
         auto &[round, bytes] = joined->second;
@@ -44,6 +57,7 @@ public:
         largest_[round] = std::max(largest_[round], bytes);
         return round;
       }
+      split_ = split_ || joined != messages_.end();
     }
     int64_t round = ready + 1;
     while (busy(sendBusy_[from], round) || busy(recvBusy_[to], round)) ++round;
@@ -60,6 +74,15 @@ public:
     for (double size : largest_) sum += size;
     return sum;
   }
+  /// The round after which message `key` may leave (its floor), or 0.
+  int64_t hold(const MessageKey &key) const {
+    auto floor = floors_.find(key);
+    return floor == floors_.end() ? 0 : floor->second;
+  }
+  /// Whether some message left in pieces (a piece was ready only after the message had gone).
+  bool split() const { return split_; }
+  /// Per message, the round after which its last piece was ready.
+  const MessageFloors &pieceReadiness() const { return pieceReady_; }
 
 private:
   static bool busy(const std::vector<bool> &slots, int64_t round) {
@@ -71,10 +94,11 @@ private:
   }
   std::vector<std::vector<bool>> sendBusy_, recvBusy_;
   std::vector<double> largest_;
-  /// (from, to, step, slice, run) -> (round, accumulated size) of the message a step's blocks
-  /// join.
-  using MessageKey = std::tuple<int, int, int64_t, int64_t, int64_t>;
+  /// (round, accumulated size) of the message a step's blocks join.
   std::map<MessageKey, std::pair<int64_t, double>> messages_;
+  const MessageFloors &floors_;
+  MessageFloors pieceReady_;
+  bool split_ = false;
 };
 
 /// Where a value resides and the round after which it is available there.
@@ -87,8 +111,8 @@ struct ValueState {
 
 class CostBuilder {
 public:
-  explicit CostBuilder(ScheduleOp schedule)
-      : schedule_(schedule), spec_(CollectiveSpec::fromOp(schedule)), ports_(spec_.ranks) {
+  CostBuilder(ScheduleOp schedule, const MessageFloors &floors)
+      : schedule_(schedule), spec_(CollectiveSpec::fromOp(schedule)), ports_(spec_.ranks, floors) {
     int units = spec_.units();
     cost_.unitFraction = units > 0 ? 1.0 / units : 0.0;
     cost_.reads.assign(spec_.ranks, 0);
@@ -97,6 +121,11 @@ public:
   }
 
   ScheduleCost run();
+  const ScheduleCost &cost() const { return cost_; }
+  /// After `run()`: whether a message left in pieces, and when each message's last piece was
+  /// ready (the floors of the next run).
+  bool splitMessages() const { return ports_.split(); }
+  const MessageFloors &pieceReadiness() const { return ports_.pieceReadiness(); }
   /// The round of every op after `run()` (see assignSteps).
   int64_t roundOf(Operation *op) const { return opRound_.lookup(op); }
   /// Per reduction, the round each operand arrives in (-1: local) after `run()`.
@@ -151,6 +180,9 @@ private:
     }
     return ready;
   }
+  /// The latest floor among the messages `op` sends a value in (0: none): the list schedule
+  /// takes a held transfer when it can leave, not when its value is ready.
+  int64_t holdOf(Operation *op);
   /// Ring distance of the op's first transfer: ties between equally ready transfers go to
   /// the smaller shift, which makes pairwise exchanges conflict-free.
   int shiftOf(Operation *op);
@@ -211,6 +243,25 @@ int CostBuilder::shiftOf(Operation *op) {
 static int64_t stepOf(Operation *op) {
   auto step = op->getAttrOfType<IntegerAttr>("step");
   return step ? step.getInt() : -1;
+}
+
+int64_t CostBuilder::holdOf(Operation *op) {
+  const int64_t step = stepOf(op);
+  if (step < 0) return 0;
+  auto holdTo = [&](const ValueState &v, int from, int to) {
+    return ports_.hold({from, to, step, v.slice, runOf(from, to, step, v.slice, v.chunk)});
+  };
+  int64_t hold = 0;
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    const ValueState src = values_[copy.getSrc()];
+    hold = holdTo(src, src.rank, int(copy.getRank()));
+  } else if (auto dup = dyn_cast<DupOp>(op)) {
+    const ValueState src = values_[dup.getSrc()];
+    for (int64_t rank : dup.getRanks()) hold = std::max(hold, holdTo(src, src.rank, int(rank)));
+  } else if (auto reduce = dyn_cast<ReduceSendOp>(op)) {
+    hold = holdTo(values_[reduce.getOperand(0)], int(reduce.getRank()), int(reduce.getDest()));
+  }
+  return hold;
 }
 
 void CostBuilder::place(Operation *op) {
@@ -289,7 +340,7 @@ void CostBuilder::listSchedule() {
     for (Value result : op->getResults())
       for (OpOperand &use : result.getUses()) {
         Operation *user = use.getOwner();
-        if (--pending[user] == 0) push(user, readiness(user));
+        if (--pending[user] == 0) push(user, std::max(readiness(user), holdOf(user)));
       }
   }
 }
@@ -404,20 +455,48 @@ int64_t ScheduleCost::peakScratchUnits() const {
   return peak;
 }
 
-ScheduleCost analyzeCost(ScheduleOp schedule) { return CostBuilder(schedule).run(); }
+namespace {
+
+/// List schedules after the first that may run to keep each message whole.
+constexpr int kMaxSettleRuns = 8;
+
+/// The list schedule with every message of several pieces leaving when its last piece is ready,
+/// as the lowering meant it (one message per peer per step, as the textbook algorithms send):
+/// placed by readiness, a piece that is ready early would otherwise leave alone, and the rest
+/// follow as a second message (recursive doubling's partner of a folded rank holds its own
+/// block a round before the one it received). Each run holds every message until its last
+/// piece was ready in the run before (not in any earlier one: the split pieces of a first run
+/// hold ports and make later pieces look late); holds move later pieces, so this repeats until
+/// the holds equal the readiness they produce: no message splits and none waits longer than
+/// its pieces (or kMaxSettleRuns).
+std::unique_ptr<CostBuilder> settledSchedule(ScheduleOp schedule) {
+  MessageFloors floors;
+  auto builder = std::make_unique<CostBuilder>(schedule, floors);
+  builder->run();
+  if (!builder->splitMessages()) return builder;
+  for (int run = 0; run < kMaxSettleRuns; ++run) {
+    MessageFloors next = builder->pieceReadiness();
+    if (next == floors) break;  // every message left right after its last piece was ready
+    floors = std::move(next);
+    builder = std::make_unique<CostBuilder>(schedule, floors);
+    builder->run();
+  }
+  return builder;
+}
+
+}  // namespace
+
+ScheduleCost analyzeCost(ScheduleOp schedule) { return settledSchedule(schedule)->cost(); }
 
 TransferRounds operandTransferRounds(ScheduleOp schedule) {
-  CostBuilder builder(schedule);
-  builder.run();
-  return builder.takeTransferRounds();
+  return settledSchedule(schedule)->takeTransferRounds();
 }
 
 void assignSteps(ScheduleOp schedule) {
-  CostBuilder builder(schedule);
-  builder.run();
+  const std::unique_ptr<CostBuilder> builder = settledSchedule(schedule);
   Block &body = schedule.getBodyBlock();
   std::vector<std::pair<int64_t, Operation *>> order;
-  for (Operation &op : body) order.push_back({builder.roundOf(&op), &op});
+  for (Operation &op : body) order.push_back({builder->roundOf(&op), &op});
   std::stable_sort(order.begin(), order.end(),
                    [](const auto &a, const auto &b) { return a.first < b.first; });
   OpBuilder attrs(schedule.getContext());

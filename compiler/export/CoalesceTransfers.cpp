@@ -119,6 +119,45 @@ struct RankPlanOps {
   }
 };
 
+/// Whether `next` continues `prev` as one local reduce or copy (see coalesceTransfers).
+bool continuesLocalRun(const Instr &prev, const Instr &next, const UnitLayout &layout) {
+  auto local = [](const Instr &op) {
+    return !op.recv && op.sends.empty() && op.dsts.size() == 1 &&
+           (op.kind == OpKind::Reduce || op.kind == OpKind::Copy);
+  };
+  if (!local(prev) || !local(next) || prev.kind != next.kind || prev.step != next.step ||
+      prev.channel != next.channel || prev.srcs.size() != next.srcs.size())
+    return false;
+  if (!follows(prev.dsts.front(), next.dsts.front())) return false;
+  for (size_t k = 0; k < prev.srcs.size(); ++k)
+    if (!follows(prev.srcs[k], next.srcs[k])) return false;
+  for (const BufRef &src : next.srcs)
+    if (layout.overlap(prev.dsts.front(), src)) return false;
+  for (const BufRef &src : prev.srcs)
+    if (layout.overlap(next.dsts.front(), src)) return false;
+  return true;
+}
+
+/// Folds every run of adjacent local instructions that continue one another into its first
+/// instruction; returns how many were folded.
+unsigned mergeLocalRuns(std::vector<Instr> &ops, const UnitLayout &layout) {
+  std::vector<Instr> out;
+  out.reserve(ops.size());
+  unsigned merged = 0;
+  for (Instr &op : ops) {
+    if (!out.empty() && continuesLocalRun(out.back(), op, layout)) {
+      Instr &run = out.back();
+      run.dsts.front() = joined(run.dsts.front(), op.dsts.front());
+      for (size_t k = 0; k < run.srcs.size(); ++k) run.srcs[k] = joined(run.srcs[k], op.srcs[k]);
+      ++merged;
+      continue;
+    }
+    out.push_back(std::move(op));
+  }
+  ops = std::move(out);
+  return merged;
+}
+
 class Coalescer {
 public:
   Coalescer(std::vector<RankPlanOps> ranks, uint32_t scratchUnits, uint32_t unitsPerBlock)
@@ -143,9 +182,12 @@ public:
       reductions_[r].restore(ranks_[r].ops);
       compact(ranks_[r].ops);
       fuseForwards(ranks_[r].ops);
+      localOps_ += mergeLocalRuns(ranks_[r].ops, ranks_[r].layout);
     }
     return merged;
   }
+  /// Local instructions folded by run().
+  unsigned localOps() const { return localOps_; }
 
   std::vector<RankPlanOps> &ranks() { return ranks_; }
   /// Tmp units the ranks' programs may use now (split reductions use fresh ones).
@@ -315,11 +357,12 @@ private:
   std::vector<RankPlanOps> ranks_;
   std::vector<ReductionSplitter> reductions_;  ///< per rank
   std::unordered_map<uint32_t, RecvAt> receiveOf_;
+  unsigned localOps_ = 0;
 };
 
 }  // namespace
 
-unsigned coalesceTransfers(ProgramOp program) {
+CoalesceResult coalesceTransfers(ProgramOp program) {
   std::vector<RankPlanOps> ranks;
   std::vector<RankOp> rankOps;
   for (auto rankOp : program.getBody().front().getOps<RankOp>()) {
@@ -337,13 +380,15 @@ unsigned coalesceTransfers(ProgramOp program) {
   const uint32_t units = uint32_t(program.getUnits());
   Coalescer coalescer(std::move(ranks), uint32_t(program.getScratch()),
                       blocks > 0 ? units / uint32_t(blocks) : units);
-  const unsigned merged = coalescer.run();
-  if (!merged) return 0;
+  CoalesceResult result;
+  result.transfers = coalescer.run();
+  result.localOps = coalescer.localOps();
+  if (!result.transfers && !result.localOps) return result;
   for (size_t rank = 0; rank < rankOps.size(); ++rank)
     if (rankOps[rank]) writeRankOps(rankOps[rank], coalescer.ranks()[rank].ops);
   const uint32_t scratch = std::max(uint32_t(program.getScratch()), coalescer.scratchUnits());
   program.setScratchAttr(OpBuilder(program).getI64IntegerAttr(scratch));
-  return merged;
+  return result;
 }
 
 }  // namespace collplan

@@ -18,7 +18,21 @@ namespace collplan {
 /// are unchanged and no new wait order arises; transfers of different rounds (a pipeline's
 /// slices) are never merged. Buffer overlaps are checked in the layout the program runs in
 /// (UnitLayout).
-/// Returns how many transfers were folded into others.
-unsigned coalesceTransfers(mlir::coll::ProgramOp program);
+/// What coalesceTransfers joined.
+struct CoalesceResult {
+  unsigned transfers = 0;  ///< transfers folded into another one's message
+  /// Local reductions and copies folded into the one before them: after the messages join,
+  /// a round's per-block reductions (recursive halving reduces every block it received) read
+  /// and write adjacent ranges, and one instruction over the joined ranges does their work
+  /// with one dispatch instead of one per block.
+  unsigned localOps = 0;
+};
+
+/// Joins transfers, then runs of adjacent local instructions (CoalesceResult::localOps): a
+/// reduce or copy joins the one before it in its rank's program when both are of the same kind,
+/// step and channel, every operand and the destination continue the previous one's ranges in
+/// the same buffers, and neither writes what the other reads (in the UnitLayout), so each unit
+/// is still computed from the same operands in the same order.
+CoalesceResult coalesceTransfers(mlir::coll::ProgramOp program);
 
 }  // namespace collplan

@@ -53,9 +53,13 @@ public:
   /// in exactly that order (it checks a given order); otherwise whatever is ready goes, those
   /// that receive nothing first.
   Scheduler(const std::vector<RankProgramIR> &ranks, Matching matching,
-            const std::vector<uint64_t> &priority, bool strict, const SendAfter &sendAfter = {})
+            const std::vector<uint64_t> &priority, bool strict, FifoBound bound,
+            const SendAfter &sendAfter = {})
       : ranks_(ranks), matching_(matching), priority_(priority), sendAfter_(sendAfter),
-        strict_(strict), state_(ranks.size()) {
+        strict_(strict),
+        depth_(bound == FifoBound::ChannelDepth ? kChannelDepth
+                                                : std::numeric_limits<uint64_t>::max()),
+        state_(ranks.size()) {
     for (size_t r = 0, o = 0; r < ranks.size(); o += ranks[r].ops.size(), ++r)
       offset_.push_back(o);
     for (size_t r = 0; r < ranks.size(); ++r) {
@@ -170,7 +174,7 @@ private:
     if (matching_ == Matching::ById) return true;
     for (size_t k = 0; k < op.sends.size(); ++k) {
       const Fifo &f = fifo(rank, op.sends[k], op.channel);
-      if (f.sent - f.consumedBefore >= kChannelDepth) return false;
+      if (f.sent - f.consumedBefore >= depth_) return false;
       if (auto it = sendAfter_.find(op.sendIds[k]); it != sendAfter_.end())
         for (uint32_t earlier : it->second)
           if (sentRound_.at(earlier) < 0) return false;
@@ -229,6 +233,7 @@ private:
   const std::vector<uint64_t> &priority_;  ///< per instruction of every rank, rank by rank
   const SendAfter &sendAfter_;
   bool strict_;
+  uint64_t depth_;  ///< unconsumed messages a FIFO holds
   std::vector<size_t> offset_;             ///< per rank: its first instruction in priority_
   std::vector<RankState> state_;
   std::map<FifoKey, Fifo> fifos_;
@@ -405,14 +410,14 @@ std::vector<std::vector<uint32_t>> stepOrders(const std::vector<RankProgramIR> &
 
 /// Whether every rank running `orders` strictly in sequence finishes under the execution model.
 bool finishesInOrder(const std::vector<RankProgramIR> &ranks,
-                     const std::vector<std::vector<uint32_t>> &orders) {
+                     const std::vector<std::vector<uint32_t>> &orders, FifoBound bound) {
   std::vector<uint64_t> position;
   for (size_t r = 0; r < ranks.size(); ++r) {
     const size_t base = position.size();
     position.resize(base + ranks[r].ops.size());
     for (size_t k = 0; k < orders[r].size(); ++k) position[base + orders[r][k]] = k;
   }
-  return Scheduler(ranks, Matching::InOrder, position, /*strict=*/true).run();
+  return Scheduler(ranks, Matching::InOrder, position, /*strict=*/true, bound).run();
 }
 
 /// Moves every rank's instructions into `orders`; returns how many changed position.
@@ -443,11 +448,12 @@ constexpr size_t kMaxReorders = 64;
 
 /// Both schedules of hoistSends; per rank, the issue order, or what is stuck in `stuck`.
 std::optional<std::vector<std::vector<uint32_t>>>
-orderPrograms(const std::vector<RankProgramIR> &ranks, HoistResult &result, std::string &stuck) {
+orderPrograms(const std::vector<RankProgramIR> &ranks, FifoBound bound, HoistResult &result,
+              std::string &stuck) {
   // 1. As if transfers were matched by id: when each message is consumed, and a priority that
   //    follows the compiler's steps.
   const std::vector<uint64_t> byStep = stepPriorities(ranks);
-  Scheduler byId(ranks, Matching::ById, byStep, /*strict=*/false);
+  Scheduler byId(ranks, Matching::ById, byStep, /*strict=*/false, bound);
   if (!byId.run()) {
     stuck = "its programs deadlock even with transfers matched by id:" + byId.describeStuck();
     return std::nullopt;
@@ -465,7 +471,7 @@ orderPrograms(const std::vector<RankProgramIR> &ranks, HoistResult &result, std:
   SendAfter sendAfter = receiveOrderConstraints(ranks);
   size_t reorders = 0;
   for (;;) {
-    Scheduler inOrder(ranks, Matching::InOrder, bySequence, /*strict=*/false, sendAfter);
+    Scheduler inOrder(ranks, Matching::InOrder, bySequence, /*strict=*/false, bound, sendAfter);
     if (inOrder.run()) {
       result.rounds = inOrder.rounds();
       result.reorders = unsigned(reorders);
@@ -487,16 +493,16 @@ orderPrograms(const std::vector<RankProgramIR> &ranks, HoistResult &result, std:
 
 }  // namespace
 
-FailureOr<HoistResult> hoistSends(ProgramOp program) {
+FailureOr<HoistResult> hoistSends(ProgramOp program, FifoBound bound) {
   const std::vector<RankProgramIR> ranks = loadRanks(program);
   HoistResult result;
   std::string stuck;
   // The port model's order when it finishes under the execution model; otherwise a list
   // schedule that issues each send as early as it can (see HoistSends.h).
   std::optional<std::vector<std::vector<uint32_t>>> orders = stepOrders(ranks);
-  result.byRounds = !orders->empty() && finishesInOrder(ranks, *orders);
+  result.byRounds = !orders->empty() && finishesInOrder(ranks, *orders, bound);
   if (!result.byRounds)
-    orders = orderPrograms(ranks, result, stuck);
+    orders = orderPrograms(ranks, bound, result, stuck);
   if (!orders) {
     program.emitOpError() << "cannot be ordered: " << stuck;
     return failure();

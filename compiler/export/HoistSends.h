@@ -18,6 +18,18 @@ struct HoistResult {
   unsigned reorders = 0;  ///< messages a sender had to put before another one to avoid a deadlock
 };
 
+/// How hoistSends bounds each FIFO while it orders the programs.
+enum class FifoBound {
+  /// At most kChannelDepth unconsumed messages per FIFO: the runtime's execution model. The
+  /// order it writes is deadlock-free as it stands.
+  ChannelDepth,
+  /// No bound: for the order coll-coalesce-transfers starts from. A round whose pieces to one
+  /// peer outnumber kChannelDepth (recursive doubling's last rounds from 32 ranks on) would
+  /// otherwise lose its round order before the pieces become one message; the hoist after the
+  /// coalescing checks the bound again.
+  Unbounded,
+};
+
 /// Orders every rank's instructions so that each send goes out by its round, and every
 /// (sender, receiver, channel) FIFO's sends and receives appear in the same order at both ends,
 /// keeping the program's meaning: an instruction follows the earlier ones it conflicts with on a
@@ -30,7 +42,8 @@ struct HoistResult {
 /// then sends and receives as the port model's rounds do, and the simulator's time equals
 /// coll-cost's on contention-free topologies. It is kept when every rank running it finishes
 /// under the execution model of runtime/plan/Plan.h (transfers matched in order per sender,
-/// receiver and channel, at most kChannelDepth unconsumed messages per FIFO).
+/// receiver and channel, at most kChannelDepth unconsumed messages per FIFO, unless `bound`
+/// lifts that limit).
 ///
 /// Otherwise (steps a hand-written schedule chose, or that disagree at a FIFO's two ends): two
 /// round-by-round list schedules of all ranks together, in which each rank issues whatever is
@@ -46,6 +59,7 @@ struct HoistResult {
 /// the compiler's transfer ids are kept, and the program's coll.inplace_safe mark is recomputed.
 /// Fails, with an error on the program naming what is stuck, when the program cannot finish
 /// (a deadlock under the model).
-mlir::FailureOr<HoistResult> hoistSends(mlir::coll::ProgramOp program);
+mlir::FailureOr<HoistResult> hoistSends(mlir::coll::ProgramOp program,
+                                        FifoBound bound = FifoBound::ChannelDepth);
 
 }  // namespace collplan

@@ -240,10 +240,12 @@ void doublingStage(ScheduleBuilder &b, ValuesByRank &held, const std::vector<int
       for (auto &[block, value] : arriving[v]) held[group[fold.positionOf(v)]][block] = value;
   }
   if (fold.rem) {
+    // The extra takes all its partner holds, its own blocks included: one contiguous message
+    // (the union of the group's blocks) instead of the ranges on either side of its own.
     b.setStep(step++);
     for (int pos = 0; pos < 2 * fold.rem; pos += 2)
       for (auto &[block, value] : held[group[pos + 1]])
-        if (!held[group[pos]].count(block)) held[group[pos]][block] = b.copy(value, group[pos]);
+        held[group[pos]][block] = b.copy(value, group[pos]);
   }
 }
 
@@ -295,10 +297,13 @@ void buildOverGrid(ScheduleBuilder &b, const Grid &grid) {
   }
   default: {
     // Chunk c's digit s (mixed radix over the stages' powers of two) names the virtual member
-    // of its stage-s group that owns it: every non-extra rank owns an equal share.
-    std::vector<int> strides;
-    for (int s = 0, stride = 1; s < int(grid.extents.size()); stride *= floorPowerOfTwo(grid.extents[s++]))
-      strides.push_back(stride);
+    // of its stage-s group that owns it: every non-extra rank owns an equal share. The first
+    // stage takes the most significant digit, so each stage halves a contiguous range of chunks
+    // and every exchange is one message (the last stage's digit is the least significant).
+    std::vector<int> strides(grid.extents.size());
+    for (int s = int(grid.extents.size()) - 1, stride = 1; s >= 0;
+         stride *= floorPowerOfTwo(grid.extents[s--]))
+      strides[size_t(s)] = stride;
     OwnerPosition owner = [&](int chunk, int stage) {
       Fold fold(grid.extents[stage]);
       return fold.positionOf(chunk / strides[stage] % fold.pow2);

@@ -21,10 +21,12 @@ struct CollCoalesceTransfersPass
     if (mlir::failed(collplan::requireLowered(getOperation(), "coll-coalesce-transfers", collplan::PassInput::Programs)))
       return signalPassFailure();
     getOperation().walk([&](mlir::coll::ProgramOp program) {
-      const unsigned joined = collplan::coalesceTransfers(program);
+      const collplan::CoalesceResult joined = collplan::coalesceTransfers(program);
       if (explain)
-        program.emitRemark() << "coalesce: " << collplan::countNoun(joined, "transfer")
-                             << " joined to another one of the same round, peers and channel";
+        program.emitRemark() << "coalesce: " << collplan::countNoun(joined.transfers, "transfer")
+                             << " joined to another one of the same round, peers and channel; "
+                             << collplan::countNoun(joined.localOps, "local instruction")
+                             << " joined to the one before it";
     });
   }
 };

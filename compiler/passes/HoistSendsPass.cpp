@@ -21,7 +21,9 @@ struct CollHoistSendsPass : collplan::impl::CollHoistSendsBase<CollHoistSendsPas
       return signalPassFailure();
     bool ok = true;
     getOperation().walk([&](mlir::coll::ProgramOp program) {
-      mlir::FailureOr<collplan::HoistResult> result = collplan::hoistSends(program);
+      mlir::FailureOr<collplan::HoistResult> result = collplan::hoistSends(
+          program, unboundedFifos ? collplan::FifoBound::Unbounded
+                                  : collplan::FifoBound::ChannelDepth);
       if (mlir::failed(result)) {
         ok = false;
         return;

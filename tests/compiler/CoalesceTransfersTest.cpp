@@ -42,6 +42,7 @@ std::string twoRankProgram(const std::string &rank1Middle, int secondStep = 1) {
 
 struct Coalesced {
   unsigned merged = 0;
+  unsigned localOps = 0;
   std::vector<std::vector<mlir::coll::Instruction>> ranks;
 };
 
@@ -50,7 +51,9 @@ Coalesced coalesce(collplan::testing::IRFixture &ir, const std::string &text) {
   auto module = ir.parse(text);
   if (!module) return result;
   auto program = *module->getOps<mlir::coll::ProgramOp>().begin();
-  result.merged = coalesceTransfers(program);
+  const CoalesceResult joined = coalesceTransfers(program);
+  result.merged = joined.transfers;
+  result.localOps = joined.localOps;
   for (auto rank : program.getBody().front().getOps<mlir::coll::RankOp>())
     result.ranks.push_back(readRankOps(rank));
   return result;
@@ -179,3 +182,49 @@ TEST(CoalesceTransfers, RingSlicesKeepTheirPipeline) {
 }
 
 }  // namespace
+
+/// One rank of a two-rank reduce-scatter program whose step-1 local instructions are `body`.
+std::string localProgram(const std::string &body) {
+  return "coll.program @p reduce_scatter ranks 2 op sum units 4 scratch 8 {\n"
+         "  coll.rank 0 {\n" +
+         body +
+         "  }\n"
+         "  coll.rank 1 {\n"
+         "  }\n"
+         "}\n";
+}
+
+TEST(CoalesceTransfers, AdjacentPerBlockReductionsBecomeOneInstruction) {
+  collplan::testing::IRFixture ir;
+  const Coalesced c = coalesce(ir, localProgram(
+      "    coll.local_reduce in[0:1], tmp[0:1] -> tmp[4:5] {step = 1}\n"
+      "    coll.local_reduce in[1:2], tmp[1:2] -> tmp[5:6] {step = 1}\n"
+      "    coll.local_reduce in[2:3], tmp[2:3] -> tmp[6:7] {step = 1}\n"
+      "    coll.local_reduce in[3:4], tmp[3:4] -> tmp[7:8] {step = 2}\n"));
+  EXPECT_EQ(c.localOps, 2u);
+  ASSERT_EQ(c.ranks.size(), 2u);
+  ASSERT_EQ(c.ranks[0].size(), 2u);  // the step-2 reduction stays apart
+  const mlir::coll::Instruction &run = c.ranks[0].front();
+  EXPECT_EQ(run.srcs, (std::vector<BufRef>{{BufferKind::In, 0, 3}, {BufferKind::Tmp, 0, 3}}));
+  EXPECT_EQ(run.dsts, (std::vector<BufRef>{{BufferKind::Tmp, 4, 3}}));
+}
+
+TEST(CoalesceTransfers, AReductionThatReadsThePreviousResultStaysApart) {
+  collplan::testing::IRFixture ir;
+  // The second reduction reads tmp[4:5], which the first writes: one instruction would read
+  // it before it is written.
+  const Coalesced c = coalesce(ir, localProgram(
+      "    coll.local_reduce in[0:1], tmp[3:4] -> tmp[4:5] {step = 1}\n"
+      "    coll.local_reduce in[1:2], tmp[4:5] -> tmp[5:6] {step = 1}\n"));
+  EXPECT_EQ(c.localOps, 0u);
+  ASSERT_EQ(c.ranks.size(), 2u);
+  EXPECT_EQ(c.ranks[0].size(), 2u);
+}
+
+TEST(CoalesceTransfers, ReductionsWhoseOperandsAreNotContiguousStayApart) {
+  collplan::testing::IRFixture ir;
+  const Coalesced c = coalesce(ir, localProgram(
+      "    coll.local_reduce in[0:1], tmp[0:1] -> tmp[4:5] {step = 1}\n"
+      "    coll.local_reduce in[1:2], tmp[2:3] -> tmp[5:6] {step = 1}\n"));
+  EXPECT_EQ(c.localOps, 0u);
+}
