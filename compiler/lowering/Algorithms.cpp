@@ -212,6 +212,10 @@ std::optional<std::string> checkDeviceGrouping(const CollectiveSpec &spec,
          std::to_string(spec.ranks) + " ranks";
 }
 
+int foldedRounds(int ranks) {
+  return ceilLog2(floorPowerOfTwo(ranks)) + (isPowerOfTwo(ranks) ? 0 : 1);
+}
+
 CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
                              const AlgorithmParams &params) {
   CollectiveSpec spec = requested;

@@ -69,6 +69,12 @@ struct AlgorithmInfo {
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> slices;
   /// Emits the schedule's body.
   std::function<void(ScheduleBuilder &, const AlgorithmParams &)> build;
+  /// The messages the busiest rank sends per call in the algorithm's textbook form, one per
+  /// peer per step whatever blocks it carries, at one slice (each further slice is a message
+  /// of its own): the latency term, and what compiled plans are checked against
+  /// (tests/compiler/MessageCountTest.cpp). Nothing where no formula is stated for these
+  /// parameters (and for schedule templates).
+  std::function<std::optional<int>(const CollectiveSpec &, const AlgorithmParams &)> messages;
 
   bool supports(CollectiveKind kind) const;
   /// True when it implements a collective with data, so it takes `slices`.
@@ -173,6 +179,11 @@ CollectiveSpec stageSpec(const CollectiveSpec &parent, CollectiveKind kind, int 
 std::optional<std::string> checkStage(const std::string &role, const std::string &name,
                                       CollectiveKind kind, int ranks,
                                       const CollectiveSpec &parent);
+
+/// Rounds of recursive doubling or halving over `ranks` with MPICH's fold: floor(log2 N), and
+/// one more where N is not a power of two (the partner of a folded rank also sends it its
+/// result).
+int foldedRounds(int ranks);
 
 /// Parameter helpers shared by the lowerings.
 std::optional<std::string> checkPermutation(const std::vector<int> &order, int ranks,

@@ -86,6 +86,10 @@ void registerFlatAlgorithms(AlgorithmRegistry &registry) {
                 CollectiveKind::Reduce};
   flat.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   flat.build = buildFlat;
+  flat.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
+    const bool fromRoot = s.kind == CollectiveKind::Broadcast || s.kind == CollectiveKind::Scatter;
+    return fromRoot ? s.ranks - 1 : 1;
+  };
   registry.add(std::move(flat));
 }
 

@@ -210,6 +210,22 @@ void registerHierarchicalAlgorithms(AlgorithmRegistry &registry) {
     Stages s = stagesOf(spec, p, nodes);
     return s.scatter.slices * s.allreduce.slices;
   };
+  // A rank's messages are its three stages' (each stage algorithm's own count, at its
+  // defaults): the intra-node reduce-scatter, the inter-node allreduce, the intra-node allgather.
+  hier.messages = [](const CollectiveSpec &spec, const AlgorithmParams &p) -> std::optional<int> {
+    Nodes nodes = nodesOf(p, spec.ranks);
+    if (nodes.empty()) return std::nullopt;
+    Stages s = stagesOf(spec, p, nodes);
+    int total = 0;
+    for (auto [algorithm, stage] : {std::pair{s.intra, s.scatter}, std::pair{s.inter, s.allreduce},
+                                    std::pair{s.intra, s.gather}}) {
+      if (!algorithm->messages) return std::nullopt;
+      std::optional<int> count = algorithm->messages(stage, AlgorithmParams(*algorithm));
+      if (!count) return std::nullopt;
+      total += *count;
+    }
+    return total;
+  };
   hier.remoteReadsWith = [](const AlgorithmParams &p) {
     return stageReadsRemotely(p.getAlgorithmName("intra")) ||
            stageReadsRemotely(p.getAlgorithmName("inter"));

@@ -230,6 +230,12 @@ void registerKangaRingAlgorithms(AlgorithmRegistry &registry) {
   };
   kanga.slices = [](const CollectiveSpec &, const AlgorithmParams &) { return kLanes; };
   kanga.build = buildKangaRing;
+  // Pairs of ranks per device: each ring step's write goes to both ranks of the next device
+  // (one read, two writes), a secondary's reduce-scatter hands its last partial to its primary.
+  kanga.messages = [](const CollectiveSpec &s, const AlgorithmParams &p) -> std::optional<int> {
+    if (p.getInt("ranks-per-device") != 2) return std::nullopt;
+    return s.kind == CollectiveKind::ReduceScatter ? 2 * s.ranks - 1 : 2 * (s.ranks - 1);
+  };
   kanga.params = {intParam("ranks-per-device", 2, 1, kMaxRanks,
                             "ranks per device (an even number: primary / secondary pairs; the "
                             "topology's devices when it is given)",

@@ -178,6 +178,10 @@ void registerMeshAlgorithms(AlgorithmRegistry &registry) {
   twoStep.check = checkTwoStep;
   twoStep.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   twoStep.build = buildTwoStep;
+  twoStep.messages = [](const CollectiveSpec &s, const AlgorithmParams &p) -> std::optional<int> {
+    if (p.getInt("ranks-per-device") != 1) return std::nullopt;
+    return (s.kind == CollectiveKind::AllReduce ? 2 : 1) * (s.ranks - 1);
+  };
   twoStep.params = {intParam("ranks-per-device", 1, 1, kMaxRanks,
                               "ranks per device (the topology's devices when it is given)",
                               "rpd")};
@@ -191,6 +195,8 @@ void registerMeshAlgorithms(AlgorithmRegistry &registry) {
   singleStep.kinds = {CollectiveKind::AllReduce};
   singleStep.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   singleStep.build = buildSingleStep;
+  singleStep.messages = [](const CollectiveSpec &s,
+                           const AlgorithmParams &) -> std::optional<int> { return s.ranks - 1; };
   registry.add(std::move(singleStep));
 }
 

@@ -83,6 +83,9 @@ void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
   pairwise.summary = "all-to-all in N-1 rounds: partner r XOR k (powers of two) or r +/- k";
   pairwise.kinds = {CollectiveKind::AllToAll};
   pairwise.build = buildPairwiseAllToAll;
+  pairwise.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
+    return s.ranks - 1;
+  };
   registry.add(std::move(pairwise));
 
   AlgorithmInfo dissemination;
@@ -90,6 +93,10 @@ void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
   dissemination.summary = "barrier in ceil(log2 N) rounds: rank r tells r + 2^k";
   dissemination.kinds = {CollectiveKind::Barrier};
   dissemination.build = buildDissemination;
+  dissemination.messages = [](const CollectiveSpec &s,
+                              const AlgorithmParams &) -> std::optional<int> {
+    return ceilLog2(s.ranks);
+  };
   registry.add(std::move(dissemination));
 
   AlgorithmInfo barrier;
@@ -97,6 +104,9 @@ void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
   barrier.summary = "barrier by pairwise exchanges with r XOR 2^k (non-powers of two folded)";
   barrier.kinds = {CollectiveKind::Barrier};
   barrier.build = buildPairwiseBarrier;
+  barrier.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
+    return foldedRounds(s.ranks);
+  };
   registry.add(std::move(barrier));
 }
 

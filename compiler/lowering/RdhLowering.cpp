@@ -323,6 +323,22 @@ void buildOverGrid(ScheduleBuilder &b, const Grid &grid) {
   }
 }
 
+/// Messages of the busiest rank (a folded rank's partner) over stages of these extents: per
+/// stage, floor(log2 e) exchanges (twice for allreduce: halving, then doubling) and one to the
+/// folded rank where e is not a power of two (its share, or its result).
+int rdhMessages(CollectiveKind kind, const std::vector<int> &extents) {
+  int messages = 0;
+  for (int e : extents)
+    messages += kind == CollectiveKind::AllReduce ? 2 * ceilLog2(floorPowerOfTwo(e)) + (isPowerOfTwo(e) ? 0 : 1)
+                                                  : foldedRounds(e);
+  return messages;
+}
+
+/// One message per round of a folded recursive doubling or halving over all ranks.
+std::optional<int> foldedMessages(const CollectiveSpec &s, const AlgorithmParams &) {
+  return foldedRounds(s.ranks);
+}
+
 /// Chunks of an allreduce over `grid`: Π over stages of the largest power of two <= extent.
 int gridChunks(const Grid &grid) {
   int chunks = 1;
@@ -393,6 +409,7 @@ void registerRdhAlgorithms(AlgorithmRegistry &registry) {
   doubling.kinds = {CollectiveKind::AllGather, CollectiveKind::AllReduce};
   doubling.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   doubling.build = buildRecursiveDoubling;
+  doubling.messages = foldedMessages;
   registry.add(std::move(doubling));
 
   AlgorithmInfo halving;
@@ -401,6 +418,7 @@ void registerRdhAlgorithms(AlgorithmRegistry &registry) {
                     "folded)";
   halving.kinds = {CollectiveKind::ReduceScatter};
   halving.build = buildSingleStage;
+  halving.messages = foldedMessages;
   registry.add(std::move(halving));
 
   AlgorithmInfo rabenseifner;
@@ -412,6 +430,10 @@ void registerRdhAlgorithms(AlgorithmRegistry &registry) {
     return floorPowerOfTwo(s.ranks);
   };
   rabenseifner.build = buildSingleStage;
+  rabenseifner.messages = [](const CollectiveSpec &s,
+                             const AlgorithmParams &) -> std::optional<int> {
+    return rdhMessages(s.kind, {s.ranks});
+  };
   registry.add(std::move(rabenseifner));
 
   AlgorithmInfo rdh;
@@ -429,6 +451,15 @@ void registerRdhAlgorithms(AlgorithmRegistry &registry) {
     return rdhGrid(s, p, grid) ? 1 : gridChunks(grid);
   };
   rdh.build = buildRdh;
+  rdh.messages = [](const CollectiveSpec &s, const AlgorithmParams &p) -> std::optional<int> {
+    Grid grid;
+    if (rdhGrid(s, p, grid)) return std::nullopt;
+    // With an intra-device stage, reduce-scatter and allgather keep blocks of every device:
+    // a stride, one message per block (only allreduce halves contiguous ranges).
+    if (p.getInt("ranks-per-device") != 1 && s.kind != CollectiveKind::AllReduce)
+      return std::nullopt;
+    return rdhMessages(s.kind, grid.extents);
+  };
   rdh.params = {intListParam("dims", 1, kMaxRanks,
                              "extents of the device hypercube / torus (product = devices; "
                              "default: the topology's, else one dimension)"),

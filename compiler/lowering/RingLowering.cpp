@@ -183,6 +183,9 @@ void registerRingAlgorithms(AlgorithmRegistry &registry) {
   ring.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   ring.slices = [](const CollectiveSpec &, const AlgorithmParams &p) { return lanesOf(p); };
   ring.build = buildRing;
+  ring.messages = [](const CollectiveSpec &s, const AlgorithmParams &p) -> std::optional<int> {
+    return (s.kind == CollectiveKind::AllReduce ? 2 : 1) * (s.ranks - 1) * lanesOf(p);
+  };
   registry.add(std::move(ring));
 
   AlgorithmInfo line;
@@ -192,6 +195,13 @@ void registerRingAlgorithms(AlgorithmRegistry &registry) {
   line.params = {orderParam()};
   line.check = checkRankOrder;
   line.build = buildLine;
+  // An inner rank passes every block on towards both ends (allgather: its own and the i blocks
+  // from one side one way, the N-1-i from the other side the other way); a reduce-scatter sends
+  // one partial sum of the far side's blocks each way.
+  line.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
+    if (s.ranks == 2) return 1;
+    return s.kind == CollectiveKind::AllGather ? s.ranks + 1 : 2;
+  };
   registry.add(std::move(line));
 }
 

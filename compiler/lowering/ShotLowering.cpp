@@ -48,6 +48,9 @@ void registerShotAlgorithms(AlgorithmRegistry &registry) {
   oneShot.remoteReads = true;
   oneShot.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   oneShot.build = buildOneShot;
+  oneShot.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
+    return s.ranks - 1;
+  };
   registry.add(std::move(oneShot));
 
   AlgorithmInfo twoShot;
@@ -57,6 +60,9 @@ void registerShotAlgorithms(AlgorithmRegistry &registry) {
   twoShot.remoteReads = true;
   twoShot.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   twoShot.build = buildTwoShot;
+  twoShot.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
+    return 2 * (s.ranks - 1);
+  };
   registry.add(std::move(twoShot));
 }
 

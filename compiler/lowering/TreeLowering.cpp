@@ -241,6 +241,19 @@ void buildDoubleBinaryTree(ScheduleBuilder &b, const AlgorithmParams &) {
   b.setChannel(-1);
 }
 
+/// A heap-ordered fan-out-f tree, per pipeline chunk: the root sends to its children, an inner
+/// rank to its parent and children (rank 1 has the most: min(f, N-1-f)); a reduction only up.
+std::optional<int> pipelinedTreeMessages(const CollectiveSpec &s, const AlgorithmParams &p) {
+  const int pipeline = p.getInt("pipeline"), fanout = p.getInt("fanout");
+  const int rootChildren = std::min(fanout, s.ranks - 1);
+  const int innerChildren = std::max(0, std::min(fanout, s.ranks - 1 - fanout));
+  switch (s.kind) {
+  case CollectiveKind::Reduce: return pipeline;
+  case CollectiveKind::Broadcast: return pipeline * rootChildren;
+  default: return pipeline * std::max(rootChildren, 1 + innerChildren);
+  }
+}
+
 int pipelineChunks(const CollectiveSpec &, const AlgorithmParams &p) {
   return p.getInt("pipeline");
 }
@@ -258,6 +271,9 @@ void registerTreeAlgorithms(AlgorithmRegistry &registry) {
   binomial.kinds = {CollectiveKind::Broadcast, CollectiveKind::Reduce, CollectiveKind::AllReduce};
   binomial.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   binomial.build = buildBinomial;
+  binomial.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
+    return s.kind == CollectiveKind::Reduce ? 1 : ceilLog2(s.ranks);
+  };
   registry.add(binomial);
 
   AlgorithmInfo pipelined;
@@ -269,6 +285,7 @@ void registerTreeAlgorithms(AlgorithmRegistry &registry) {
                       pipelineParam()};
   pipelined.chunks = pipelineChunks;
   pipelined.build = buildPipelinedTree;
+  pipelined.messages = pipelinedTreeMessages;
   pipelined.tuning = {fixedAxis("fanout", {"2", "4"}, 1),
                       fixedAxis("pipeline", {"4", "2", "8"}, 1)};
   registry.add(std::move(pipelined));
@@ -279,6 +296,11 @@ void registerTreeAlgorithms(AlgorithmRegistry &registry) {
                 "(slice) of every chunk, pipelined in `pipeline` chunks";
   dbt.kinds = {CollectiveKind::AllReduce};
   dbt.params = {pipelineParam()};
+  // Every rank is inner in one tree (one up, two down) and a leaf of the other (one up), per
+  // pipeline chunk; two and three ranks leave some of those edges out.
+  dbt.messages = [](const CollectiveSpec &s, const AlgorithmParams &p) -> std::optional<int> {
+    return p.getInt("pipeline") * std::min(s.ranks, 4);
+  };
   dbt.chunks = pipelineChunks;
   dbt.slices = [](const CollectiveSpec &, const AlgorithmParams &) { return 2; };
   dbt.build = buildDoubleBinaryTree;
