@@ -185,6 +185,13 @@ std::optional<std::string> checkStage(const std::string &role, const std::string
 /// result).
 int foldedRounds(int ranks);
 
+/// One message to every other rank per phase, over `phases` phases (direct and ring families:
+/// N - 1 each); an AlgorithmInfo::messages for algorithms whose count takes no parameter.
+template <int phases>
+std::optional<int> messagesToEveryPeer(const CollectiveSpec &spec, const AlgorithmParams &) {
+  return phases * (spec.ranks - 1);
+}
+
 /// Parameter helpers shared by the lowerings.
 std::optional<std::string> checkPermutation(const std::vector<int> &order, int ranks,
                                             llvm::StringRef what);

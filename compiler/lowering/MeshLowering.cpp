@@ -195,8 +195,7 @@ void registerMeshAlgorithms(AlgorithmRegistry &registry) {
   singleStep.kinds = {CollectiveKind::AllReduce};
   singleStep.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   singleStep.build = buildSingleStep;
-  singleStep.messages = [](const CollectiveSpec &s,
-                           const AlgorithmParams &) -> std::optional<int> { return s.ranks - 1; };
+  singleStep.messages = messagesToEveryPeer<1>;
   registry.add(std::move(singleStep));
 }
 

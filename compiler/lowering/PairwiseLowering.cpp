@@ -83,9 +83,7 @@ void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
   pairwise.summary = "all-to-all in N-1 rounds: partner r XOR k (powers of two) or r +/- k";
   pairwise.kinds = {CollectiveKind::AllToAll};
   pairwise.build = buildPairwiseAllToAll;
-  pairwise.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
-    return s.ranks - 1;
-  };
+  pairwise.messages = messagesToEveryPeer<1>;
   registry.add(std::move(pairwise));
 
   AlgorithmInfo dissemination;

@@ -328,9 +328,10 @@ void buildOverGrid(ScheduleBuilder &b, const Grid &grid) {
 /// folded rank where e is not a power of two (its share, or its result).
 int rdhMessages(CollectiveKind kind, const std::vector<int> &extents) {
   int messages = 0;
-  for (int e : extents)
-    messages += kind == CollectiveKind::AllReduce ? 2 * ceilLog2(floorPowerOfTwo(e)) + (isPowerOfTwo(e) ? 0 : 1)
-                                                  : foldedRounds(e);
+  for (int e : extents) {
+    messages += foldedRounds(e);
+    if (kind == CollectiveKind::AllReduce) messages += ceilLog2(floorPowerOfTwo(e));
+  }
   return messages;
 }
 

@@ -48,9 +48,7 @@ void registerShotAlgorithms(AlgorithmRegistry &registry) {
   oneShot.remoteReads = true;
   oneShot.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   oneShot.build = buildOneShot;
-  oneShot.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
-    return s.ranks - 1;
-  };
+  oneShot.messages = messagesToEveryPeer<1>;
   registry.add(std::move(oneShot));
 
   AlgorithmInfo twoShot;
@@ -60,9 +58,7 @@ void registerShotAlgorithms(AlgorithmRegistry &registry) {
   twoShot.remoteReads = true;
   twoShot.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   twoShot.build = buildTwoShot;
-  twoShot.messages = [](const CollectiveSpec &s, const AlgorithmParams &) -> std::optional<int> {
-    return 2 * (s.ranks - 1);
-  };
+  twoShot.messages = messagesToEveryPeer<2>;
   registry.add(std::move(twoShot));
 }
 
