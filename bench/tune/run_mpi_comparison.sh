@@ -8,7 +8,9 @@
 # the spread.
 # Usage: bench/tune/run_mpi_comparison.sh BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES] [COLLECTIVES]
 #   COLLECTIVES: comma-separated (default allreduce,allgather,reduce_scatter,alltoall,broadcast)
-# Environment: RANKS (default "2 4"); BUDGET, plan-tune's seconds per collective (default 60).
+# Environment: RANKS (default "2 4"); BUDGET, plan-tune's seconds per collective (default 60);
+# DEFAULTS=1 runs the default rules (no bundle: what a user who never tuned gets) instead of
+# tuning.
 set -eu
 build=${1:?usage: $0 BUILD_DIR [OUT_DIR] [ROUNDS] [MAX_BYTES] [COLLECTIVES]}
 out=${2:-bench/tune/mpi-comparison}
@@ -20,15 +22,21 @@ count=$(echo "$collectives" | tr ',' '\n' | wc -l)
 budget=$(( ${BUDGET:-60} * count ))
 mkdir -p "$out"
 for n in ${RANKS:-2 4}; do
-  echo "tuning $collectives on $n ranks" >&2
-  "$build/bin/plan-tune" -t local --backend cpu-shm --ranks "$n" -c "$collectives" \
-    -b 8 -e "$max" --quick --budget "$budget" -q -o "$out/shm$n.bundle.json" \
-    --report-dir "$out/shm$n" > "$out/tune-$n.txt"
+  if [ "${DEFAULTS:-0}" = 1 ]; then
+    bundle=""
+  else
+    echo "tuning $collectives on $n ranks" >&2
+    "$build/bin/plan-tune" -t local --backend cpu-shm --ranks "$n" -c "$collectives" \
+      -b 8 -e "$max" --quick --budget "$budget" -q -o "$out/shm$n.bundle.json" \
+      --report-dir "$out/shm$n" > "$out/tune-$n.txt"
+    bundle="--bundle $out/shm$n.bundle.json"
+  fi
   for c in $(echo "$collectives" | tr ',' ' '); do
     r=1
     while [ "$r" -le "$rounds" ]; do
       echo "  $c on $n ranks, round $r of $rounds" >&2
-      "$build/bin/plan-bench" --bundle "$out/shm$n.bundle.json" --backend cpu-shm --ranks "$n" \
+      # shellcheck disable=SC2086 # $bundle is empty or two words
+      "$build/bin/plan-bench" $bundle --backend cpu-shm --ranks "$n" \
         -c "$c" -b 8 -e "$max" -f 2 --baseline mpi --json -q > "$out/bench-$c-$n-$r.json"
       r=$((r + 1))
     done

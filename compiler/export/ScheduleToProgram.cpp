@@ -421,7 +421,7 @@ FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
       schedule_.getLoc(), schedule_.getSymNameAttr(), schedule_.getKindAttr(),
       schedule_.getRanksAttr(), schedule_.getChunksAttr(), schedule_.getSlicesAttr(),
       schedule_.getOpAttr(), schedule_.getRootAttr(), schedule_.getAlgorithmAttr(),
-      i64(units_), i64(scratchUnits_));
+      i64(units_), i64(scratchUnits_), schedule_.getSendsFirstAttr());
   Block *body = new Block();
   program.getBody().push_back(body);
   for (int rank = 0; rank < spec_.ranks; ++rank) {

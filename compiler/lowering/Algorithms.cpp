@@ -227,6 +227,7 @@ CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInf
   if (algorithm.slices) spec.slices = algorithm.slices(spec, params);
   spec.remoteReads = algorithm.remoteReadsWith ? algorithm.remoteReadsWith(params)
                                                : algorithm.remoteReads;
+  spec.sendsFirst = algorithm.sendsFirst;
   return spec;
 }
 

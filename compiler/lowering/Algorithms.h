@@ -57,6 +57,9 @@ struct AlgorithmInfo {
   /// When set, decides remote reads from the parameters instead (a composition inherits its
   /// stages' needs).
   std::function<bool(const AlgorithmParams &)> remoteReadsWith;
+  /// Level 3 posts every send that needs nothing received before any receive (a direct
+  /// exchange: no send waits for a receive), not one send per port-model round.
+  bool sendsFirst = false;
   /// kBuiltinOrigin, or the file a template was read from.
   std::string origin = kBuiltinOrigin;
   /// Why `params` cannot lower `spec`, or nothing (kinds and the topology's size are checked

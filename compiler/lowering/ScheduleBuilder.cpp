@@ -34,7 +34,8 @@ ScheduleBuilder::ScheduleBuilder(OpBuilder &builder, Location loc, const Collect
               : ReductionKindAttr(),
       needsRoot(spec.kind) ? i64(spec.root) : IntegerAttr(),
       algorithm.empty() ? StringAttr() : builder_.getStringAttr(algorithm),
-      spec.remoteReads ? builder_.getUnitAttr() : UnitAttr());
+      spec.remoteReads ? builder_.getUnitAttr() : UnitAttr(),
+      spec.sendsFirst ? builder_.getUnitAttr() : UnitAttr());
   Block *body = new Block();
   schedule_.getBody().push_back(body);
   builder_.setInsertionPointToEnd(body);

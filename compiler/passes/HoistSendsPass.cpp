@@ -34,8 +34,10 @@ struct CollHoistSendsPass : collplan::impl::CollHoistSendsBase<CollHoistSendsPas
         if (result->byRounds) {
           remark << "every channel in the port model's rounds, sends first within a round";
         } else {
-          remark << "sends as early as they are ready (the steps give no order that finishes), "
-                 << collplan::countNoun(result->rounds, "round");
+          remark << "sends as early as they are ready ("
+                 << (program.getSendsFirst() ? "sends_first"
+                                             : "the steps give no order that finishes")
+                 << "), " << collplan::countNoun(result->rounds, "round");
           if (result->reorders)
             remark << ", " << collplan::countNoun(result->reorders, "message")
                    << " sent ahead of another for the receiver";

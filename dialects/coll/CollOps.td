@@ -45,13 +45,15 @@ def Coll_ScheduleOp : Coll_Op<"schedule", [Symbol, SingleBlock, NoTerminator]> {
     The region holds `!coll.chunk` values: each is the content of one chunk (or slice) on one
     rank. `coll-verify` proves that the outputs equal the collective's specification and are
     bitwise identical on all ranks. `remote_reads` allows reductions to read peers' values.
+    `sends_first` asks the level-3 programs to post every send that needs nothing received
+    before any receive (a direct exchange), instead of the port model's one send per round.
   }];
   let arguments = !con(CollSpecArgs, (ins OptionalAttr<StrAttr>:$algorithm,
-                                          UnitAttr:$remote_reads));
+                                          UnitAttr:$remote_reads, UnitAttr:$sends_first));
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = CollSpecFormat #
-      [{ (`algorithm` $algorithm^)? (`remote_reads` $remote_reads^)? attr-dict-with-keyword
-         $body }];
+      [{ (`algorithm` $algorithm^)? (`remote_reads` $remote_reads^)?
+         (`sends_first` $sends_first^)? attr-dict-with-keyword $body }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
@@ -125,14 +127,16 @@ def Coll_ProgramOp : Coll_Op<"program", [Symbol, SingleBlock, NoTerminator]> {
   let summary = "per-rank programs over in/out/tmp buffers, ready for plan export";
   let description = [{
     Holds one `coll.rank` region per rank. The message is cut into `units` equal parts;
-    `scratch` is the size of the tmp buffer in units.
+    `scratch` is the size of the tmp buffer in units. `sends_first` (from the schedule) makes
+    coll-hoist-sends post every send that needs nothing received before any receive.
   }];
   let arguments = !con(CollSpecArgs, (ins OptionalAttr<StrAttr>:$algorithm,
-                                          Coll_Rank:$units, Coll_Rank:$scratch));
+                                          Coll_Rank:$units, Coll_Rank:$scratch,
+                                          UnitAttr:$sends_first));
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = CollSpecFormat #
-      [{ (`algorithm` $algorithm^)? `units` $units `scratch` $scratch attr-dict-with-keyword
-         $body }];
+      [{ (`algorithm` $algorithm^)? `units` $units `scratch` $scratch
+         (`sends_first` $sends_first^)? attr-dict-with-keyword $body }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
 }

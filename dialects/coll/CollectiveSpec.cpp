@@ -40,10 +40,15 @@ static CollectiveSpec specOf(SpecOp op) {
 
 CollectiveSpec CollectiveSpec::fromOp(mlir::Operation *op) {
   if (auto c = llvm::dyn_cast<mlir::coll::CollectiveOp>(op)) return specOf(c);
-  if (auto p = llvm::dyn_cast<mlir::coll::ProgramOp>(op)) return specOf(p);
+  if (auto p = llvm::dyn_cast<mlir::coll::ProgramOp>(op)) {
+    CollectiveSpec spec = specOf(p);
+    spec.sendsFirst = p.getSendsFirst();
+    return spec;
+  }
   auto s = llvm::cast<mlir::coll::ScheduleOp>(op);
   CollectiveSpec spec = specOf(s);
   spec.remoteReads = s.getRemoteReads();
+  spec.sendsFirst = s.getSendsFirst();
   return spec;
 }
 

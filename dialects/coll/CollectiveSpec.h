@@ -38,6 +38,9 @@ struct CollectiveSpec {
   std::optional<ReduceOp> op;
   int root = 0;
   bool remoteReads = false;
+  /// Level 3 posts every send that needs nothing received before any receive (schedule and
+  /// program `sends_first`).
+  bool sendsFirst = false;
 
   /// Reads the spec attributes of a collective, schedule or program op.
   static CollectiveSpec fromOp(mlir::Operation *op);

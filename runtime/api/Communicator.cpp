@@ -228,55 +228,57 @@ Communicator::CheckedCall Communicator::check(const CallRequest &req) {
     fail(ErrorCode::InvalidArgument,
          "unknown collective " + std::to_string(req.collective) + " (expected 0 to 8)");
   const CollectiveKind kind = CollectiveKind(req.collective);
-  const std::string where = std::string(toString(kind)) + " on rank " + std::to_string(rank_) +
-                            " of " + std::to_string(ranks()) + ": ";
   if (!brokenBy_.empty())
     fail(ErrorCode::InvalidArgument,
-         where + "the communicator is unusable after an earlier failure: " + brokenBy_);
+         where(kind) + "the communicator is unusable after an earlier failure: " + brokenBy_);
   if (req.dtype < 0 || req.dtype >= kNumDTypes)
-    fail(ErrorCode::InvalidArgument, where + "unknown dtype " + std::to_string(req.dtype) +
+    fail(ErrorCode::InvalidArgument, where(kind) + "unknown dtype " + std::to_string(req.dtype) +
                                          " (expected 0 to 6: " + dtypeNames() + ")");
   const DType dtype = DType(req.dtype);
   ReduceOp op = ReduceOp::Sum;
   if (needsReduceOp(kind)) {
     if (req.op < 0 || req.op >= 4)
-      fail(ErrorCode::InvalidArgument, where + "unknown reduction op " + std::to_string(req.op) +
+      fail(ErrorCode::InvalidArgument, where(kind) + "unknown reduction op " + std::to_string(req.op) +
                                            " (expected 0 to 3: " + reduceOpNames() + ")");
     op = ReduceOp(req.op);
   }
   const int root = needsRoot(kind) ? req.root : 0;
   if (needsRoot(kind) && (root < 0 || root >= ranks()))
-    fail(ErrorCode::InvalidArgument, where + "root " + std::to_string(root) +
+    fail(ErrorCode::InvalidArgument, where(kind) + "root " + std::to_string(root) +
                                          " is out of range for " + std::to_string(ranks()) +
                                          " ranks");
 
   const size_t elementSize = dtypeSize(dtype);
   const int blocks = messageBlocks(kind, ranks());
   if (blocks > 0 && req.count > std::numeric_limits<size_t>::max() / 2 / elementSize / size_t(blocks))
-    fail(ErrorCode::InvalidArgument, where + "count " + std::to_string(req.count) +
+    fail(ErrorCode::InvalidArgument, where(kind) + "count " + std::to_string(req.count) +
                                          " is too large: the message size overflows");
   const size_t blockBytes = req.count * elementSize;
   const size_t inBytes = size_t(inputBlocks(kind, ranks(), rank_, root)) * blockBytes;
   const size_t outBytes = size_t(outputBlocks(kind, ranks(), rank_, root)) * blockBytes;
   auto checkBuffer = [&](const void *p, size_t need, size_t have, const char *name) {
     if (need == 0) return;
-    const std::string shape = std::to_string(need) + " bytes (" +
-                              std::to_string(need / elementSize) + " x " +
-                              std::string(toString(dtype)) + ")";
-    if (!p) fail(ErrorCode::NullPointer, where + name + " buffer is NULL but the call uses " + shape);
+    auto shape = [&] {
+      return std::to_string(need) + " bytes (" + std::to_string(need / elementSize) + " x " +
+             std::string(toString(dtype)) + ")";
+    };
+    if (!p)
+      fail(ErrorCode::NullPointer,
+           where(kind) + name + " buffer is NULL but the call uses " + shape());
     if (reinterpret_cast<uintptr_t>(p) % elementSize != 0)
-      fail(ErrorCode::MisalignedBuffer, where + name + " buffer " + std::to_string(uintptr_t(p)) +
-                                            " is not aligned to the " +
-                                            std::to_string(elementSize) + "-byte size of " +
-                                            std::string(toString(dtype)));
+      fail(ErrorCode::MisalignedBuffer,
+           where(kind) + name + " buffer " + std::to_string(uintptr_t(p)) +
+               " is not aligned to the " + std::to_string(elementSize) + "-byte size of " +
+               std::string(toString(dtype)));
     if (have != SIZE_MAX && have < need)
-      fail(ErrorCode::BufferTooSmall, where + name + " buffer holds " + std::to_string(have) +
-                                          " bytes but the call uses " + shape);
+      fail(ErrorCode::BufferTooSmall, where(kind) + name + " buffer holds " +
+                                          std::to_string(have) + " bytes but the call uses " +
+                                          shape());
   };
   checkBuffer(req.send, inBytes, req.sendBytes, "send");
   checkBuffer(req.recv, outBytes, req.recvBytes, "recv");
   CheckedCall out;
-  out.where = where;
+  out.kind = kind;
   CallBuffers &call = out.call;
   call.in = req.send;
   call.out = req.recv;
@@ -294,22 +296,32 @@ Communicator::CheckedCall Communicator::check(const CallRequest &req) {
   } catch (const RuntimeError &) {
     throw;
   } catch (const std::exception &e) {
-    fail(ErrorCode::Plan, where + e.what());
+    fail(ErrorCode::Plan, where(kind) + e.what());
   }
-  lastAlgorithm_ = out.plan->algorithm;
+  lastAlgorithm_ = &out.plan->algorithm;
   return out;
 }
 
+std::string Communicator::where(CollectiveKind kind) const {
+  return std::string(toString(kind)) + " on rank " + std::to_string(rank_) + " of " +
+         std::to_string(ranks()) + ": ";
+}
+
+const std::string &Communicator::lastAlgorithm() const {
+  static const std::string none;
+  return lastAlgorithm_ ? *lastAlgorithm_ : none;
+}
+
 template <typename Body>
-void Communicator::guardExecution(const std::string &where, Body &&body) {
+void Communicator::guardExecution(CollectiveKind kind, Body &&body) {
   try {
     body();
   } catch (const RuntimeError &e) {
     brokenBy_ = e.what();
-    throw RuntimeError(e.code(), where + e.what());
+    throw RuntimeError(e.code(), where(kind) + e.what());
   } catch (const std::exception &e) {
     brokenBy_ = e.what();
-    fail(ErrorCode::Internal, where + e.what());
+    fail(ErrorCode::Internal, where(kind) + e.what());
   }
 }
 
@@ -326,9 +338,9 @@ void Communicator::run(const CallRequest &req) {
   } catch (const RuntimeError &) {
     throw;
   } catch (const std::exception &e) {
-    fail(ErrorCode::Plan, checked.where + e.what());
+    fail(ErrorCode::Plan, where(checked.kind) + e.what());
   }
-  guardExecution(checked.where, [&] { session_->run(*program, checked.call); });
+  guardExecution(checked.kind, [&] { session_->run(*program, checked.call); });
 }
 
 void Communicator::enqueue(const CallRequest &req, DeviceStream stream) {
@@ -338,7 +350,7 @@ void Communicator::enqueue(const CallRequest &req, DeviceStream stream) {
              " runs calls on the host: use collplan_call (collplan.h)");
   const CheckedCall checked = check(req);
   if (!checked.plan) return;
-  guardExecution(checked.where,
+  guardExecution(checked.kind,
                  [&] { world_.deviceCalls()->submit(rank_, *checked.plan, checked.call, stream); });
 }
 

@@ -115,7 +115,8 @@ public:
   int rank() const { return rank_; }
   int ranks() const { return world_.ranks(); }
   WorldImpl &world() { return world_; }
-  const std::string &lastAlgorithm() const { return lastAlgorithm_; }
+  /// The algorithm of the plan the last call ran ("" before any).
+  const std::string &lastAlgorithm() const;
 
   /// Throws RuntimeError with the code and message the C API reports.
   void run(const CallRequest &request);
@@ -135,13 +136,16 @@ private:
   struct CheckedCall {
     CallBuffers call;
     const Plan *plan = nullptr;
-    std::string where;  ///< "allreduce on rank 2 of 8: ", for errors
+    CollectiveKind kind = CollectiveKind::AllReduce;
   };
   CheckedCall check(const CallRequest &request);
+  /// "allreduce on rank 2 of 8: ", the prefix of a call's errors; built only when one is thrown,
+  /// since a call that succeeds must not pay for formatting.
+  std::string where(CollectiveKind kind) const;
   const Plan &planFor(CollectiveKind kind, DType dtype, ReduceOp op, int root,
                       uint64_t messageBytes);
   /// Runs `body`; a failure there leaves the ranks out of step, so it breaks the communicator.
-  template <typename Body> void guardExecution(const std::string &where, Body &&body);
+  template <typename Body> void guardExecution(CollectiveKind kind, Body &&body);
 
   WorldImpl &world_;
   int rank_;
@@ -149,7 +153,7 @@ private:
   /// For calls no bundle covers, by (kind, op, root): the default rules' table (built-in plans
   /// by size, DefaultRules.h), built on first use; the session prepares each plan once.
   std::unordered_map<uint64_t, BucketTable> defaultTables_;
-  std::string lastAlgorithm_;
+  const std::string *lastAlgorithm_ = nullptr;  ///< of a plan the communicator holds
   std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
   std::unordered_set<void *> heapAllocations_;  ///< allocate()'s memory outside the transport
   std::unordered_set<void *> deviceAllocations_;  ///< allocate()'s memory in a device world

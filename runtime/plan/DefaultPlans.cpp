@@ -1,4 +1,5 @@
-// Built-in plan generators (ring, direct, binomial, flat, pairwise, dissemination) for any rank count.
+// Built-in plan generators (ring, two-shot, recursive doubling, binomial, flat, direct,
+// dissemination) for any rank count.
 #include "runtime/plan/DefaultPlans.h"
 #include "runtime/core/Text.h"
 
@@ -179,6 +180,57 @@ Plan twoShotAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
   return b.finish(2, 2.0 * (n - 1) / n);
 }
 
+Plan recursiveDoublingAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
+  const int n = ranks;
+  if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "recursive-doubling", onlyRank);
+  Builder b(CollectiveKind::AllReduce, n, op, 0, "recursive-doubling", 1, onlyRank);
+  b.plan.scratchUnits = 1;
+  // MPICH's fold: of the first 2*rem ranks each even one hands its input to the next one and
+  // gets the result back, so the exchanges run among pow2 ranks ("virtual" ranks v).
+  const int pow2 = floorPowerOfTwo(n), rem = n - pow2;
+  const int exchanges = ceilLog2(pow2);
+  auto rankOf = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
+  for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
+    if (r < 2 * rem && r % 2 == 0) {  // an extra rank
+      b.add(r, makeOp({in(0)}, {}, 0, {}, {r + 1}), 0);
+      b.add(r, makeOp({}, r + 1, 0, {out(0)}, {}), exchanges + 1);
+      continue;
+    }
+    const bool folds = r < 2 * rem;
+    const int v = folds ? r / 2 : r - rem;
+    // Who receives each value this rank makes: the exchange partners, then the extra rank.
+    std::vector<int> receivers;
+    for (int distance = 1; distance < pow2; distance *= 2) receivers.push_back(rankOf(v ^ distance));
+    if (folds) receivers.push_back(r - 1);
+    // The accumulator's writes alternate between tmp and out, ending in out: a buffer is
+    // written again only after the partner's next message arrived, which it sent after
+    // consuming the one that buffer published. Each write is sent on in the op that makes it.
+    const int writes = exchanges + (folds ? 1 : 0);
+    auto bufferOfWrite = [&](int w) { return (writes - w) % 2 == 0 ? out(0) : tmp(0); };
+    BufRef acc = in(0);
+    int written = 0, step = 0;
+    if (folds) {  // the extra's input first
+      acc = bufferOfWrite(++written);
+      b.add(r, makeOp({in(0)}, r - 1, 0, {acc}, {receivers[0]}), step++);
+    } else {
+      b.add(r, makeOp({in(0)}, {}, 0, {}, {receivers[0]}), step);
+    }
+    if (rem && !folds) step = 1;
+    for (int k = 0; k < exchanges; ++k, ++step) {
+      const int partner = receivers[size_t(k)];
+      const bool lower = v < (v ^ (1 << k));
+      const BufRef next = bufferOfWrite(++written);
+      std::vector<int32_t> sendTo;
+      if (size_t(k) + 1 < receivers.size()) sendTo.push_back(receivers[size_t(k) + 1]);
+      b.add(r, makeOp({acc}, partner, lower ? 1 : 0, {next}, sendTo), step);
+      acc = next;
+    }
+  }
+  const int rounds = exchanges + (rem ? 2 : 0);
+  return b.finish(rounds, rounds);
+}
+
 Plan flatBroadcastPlan(int ranks, int root, int onlyRank) {
   if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "flat", onlyRank);
   Builder b(CollectiveKind::Broadcast, ranks, {}, root, "flat", 1, onlyRank);
@@ -270,10 +322,10 @@ Plan flatScatterPlan(int ranks, int root, int onlyRank) {
   return b.finish(ranks - 1, double(ranks - 1) / ranks);
 }
 
-Plan pairwiseAllToAllPlan(int ranks, int onlyRank) {
+Plan directAllToAllPlan(int ranks, int onlyRank) {
   const int n = ranks;
-  if (n == 1) return localPlan(CollectiveKind::AllToAll, {}, 0, "pairwise", onlyRank);
-  Builder b(CollectiveKind::AllToAll, n, {}, 0, "pairwise", uint32_t(n), onlyRank);
+  if (n == 1) return localPlan(CollectiveKind::AllToAll, {}, 0, "direct", onlyRank);
+  Builder b(CollectiveKind::AllToAll, n, {}, 0, "direct", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
     if (!b.builds(r)) continue;
     b.add(r, makeOp({in(uint32_t(r))}, {}, 0, {out(uint32_t(r))}, {}), 0);
@@ -324,6 +376,11 @@ const std::vector<BuiltInPlan> &builtInPlans() {
       {"two-shot", {K::AllReduce},
        [](K, int n, ReduceOp op, int, int only) { return twoShotAllReducePlan(n, op, only); },
        [](K, int n) { return n == 1 ? U(1) : 4 * U(n) * U(n - 1); }},
+      {"recursive-doubling", {K::AllReduce},
+       [](K, int n, ReduceOp op, int, int only) {
+         return recursiveDoublingAllReducePlan(n, op, only);
+       },
+       [](K, int n) { return U(n) * U(ceilLog2(n) + 1); }},
       {"binomial-tree", {K::Broadcast, K::Reduce},
        [](K kind, int n, ReduceOp op, int root, int only) {
          return kind == K::Broadcast ? binomialBroadcastPlan(n, root, only)
@@ -337,8 +394,8 @@ const std::vector<BuiltInPlan> &builtInPlans() {
                                      : flatScatterPlan(n, root, only);
        },
        [](K, int n) { return 2 * U(n); }},
-      {"pairwise", {K::AllToAll},
-       [](K, int n, ReduceOp, int, int only) { return pairwiseAllToAllPlan(n, only); },
+      {"direct", {K::AllToAll},
+       [](K, int n, ReduceOp, int, int only) { return directAllToAllPlan(n, only); },
        [](K, int n) { return U(n) * U(2 * n - 1); }},
       {"dissemination", {K::Barrier},
        [](K, int n, ReduceOp, int, int only) { return disseminationBarrierPlan(n, only); },

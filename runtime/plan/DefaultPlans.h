@@ -15,7 +15,7 @@ namespace collplan {
 /// rank needs to run the plan, where the whole plan grows with the square of the ranks. Each rank's program is one channel, and no op writes its value
 /// to more than one place, so the plans run on every backend and every simulated topology (none
 /// needs duplicated writes). Units are the natural chunks of the algorithm (one per rank for
-/// ring and pairwise plans), so the executor's unit layout handles any count.
+/// ring and direct plans), so the executor's unit layout handles any count.
 ///
 /// Ring allreduce: reduce-scatter then allgather around the ring 0 -> 1 -> ... -> N-1 -> 0, with
 /// fused recv_reduce_send and recv_copy_send; 2(N-1) steps, units = N. Chunk c is reduced once,
@@ -31,6 +31,12 @@ Plan ringReduceScatterPlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// folds it in rank order in one pass, then every rank pulls every reduced chunk. Two rounds;
 /// the fewest memory touches when peers' buffers are readable.
 Plan twoShotAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
+/// Recursive-doubling allreduce (the compiler's recursive-doubling): partners r XOR 2^k swap
+/// their whole partial results and both fold the lower rank's first, ceil(log2 N) rounds; other
+/// rank counts fold MPICH's way (the first 2*rem ranks in pairs, the even one's input handed to
+/// the odd one before the exchanges and the result handed back after them). units = 1, one
+/// unit of scratch; the fewest rounds, for messages too small for bandwidth to matter.
+Plan recursiveDoublingAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// Flat broadcast: the root sends the whole message to every other rank, one send each.
 Plan flatBroadcastPlan(int ranks, int root, int onlyRank = -1);
 /// Binomial-tree broadcast (the compiler's binomial-tree: a rank receives from itself minus its
@@ -41,9 +47,10 @@ Plan binomialReducePlan(int ranks, int root, ReduceOp op, int onlyRank = -1);
 /// Flat gather / scatter: every rank exchanges its block with the root directly.
 Plan flatGatherPlan(int ranks, int root, int onlyRank = -1);
 Plan flatScatterPlan(int ranks, int root, int onlyRank = -1);
-/// Pairwise all-to-all: all sends first (rank r sends to r+1, r+2, ...), then the receives in
-/// the matching order; in-place safe because every input block is read before any output write.
-Plan pairwiseAllToAllPlan(int ranks, int onlyRank = -1);
+/// Direct all-to-all (the compiler's direct): all sends first (rank r sends to r+1, r+2, ...),
+/// then the receives in the matching order, so no send waits for a receive; in-place safe
+/// because every input block is read before any output write.
+Plan directAllToAllPlan(int ranks, int onlyRank = -1);
 /// Dissemination barrier: ceil(log2 N) rounds of token messages to rank + 2^k.
 Plan disseminationBarrierPlan(int ranks, int onlyRank = -1);
 
@@ -62,7 +69,8 @@ struct BuiltInPlan {
 };
 
 /// Every built-in generator, each named for its compiler twin (the registered algorithm whose
-/// plan has the same messages): ring, two-shot, binomial-tree, flat, pairwise, dissemination.
+/// plan has the same messages): ring, two-shot, recursive-doubling, binomial-tree, flat,
+/// direct, dissemination.
 const std::vector<BuiltInPlan> &builtInPlans();
 /// The generator named `name` that serves `kind`, or nullptr.
 const BuiltInPlan *findBuiltInPlan(std::string_view name, CollectiveKind kind);

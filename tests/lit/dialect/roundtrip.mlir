@@ -81,3 +81,30 @@ coll.program @tokens barrier ranks 2 units 0 scratch 0 {
     coll.recv_copy_send recv 0 id 0 -> send 0 id 1
   }
 }
+
+// sends_first on a schedule and on a program: every send that needs nothing received is posted
+// before the receives.
+// CHECK-LABEL: coll.schedule @direct alltoall ranks 2 sends_first {
+coll.schedule @direct alltoall ranks 2 sends_first {
+  %a = coll.input rank 0 chunk 1
+  %b = coll.copy %a to rank 1
+  coll.output %b rank 1 chunk 0
+  %c = coll.input rank 1 chunk 0
+  %d = coll.copy %c to rank 0
+  coll.output %d rank 0 chunk 1
+  %e = coll.input rank 0 chunk 0
+  coll.output %e rank 0 chunk 0
+  %f = coll.input rank 1 chunk 1
+  coll.output %f rank 1 chunk 1
+}
+// CHECK-LABEL: coll.program @directProgram alltoall ranks 2 units 2 scratch 0 sends_first {
+coll.program @directProgram alltoall ranks 2 units 2 scratch 0 sends_first {
+  coll.rank 0 {
+    coll.send in[1:2] -> send 1 id 0
+    coll.recv recv 1 id 1 -> out[1:2]
+  }
+  coll.rank 1 {
+    coll.send in[0:1] -> send 0 id 1
+    coll.recv recv 0 id 0 -> out[0:1]
+  }
+}

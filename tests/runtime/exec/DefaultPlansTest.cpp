@@ -20,7 +20,7 @@ TEST(ExecDefaultPlans, EveryGeneratorValidates) {
     EXPECT_NO_THROW(validatePlan(twoShotAllReducePlan(n, ReduceOp::Max), "two-shot " + at));
     EXPECT_NO_THROW(validatePlan(ringAllGatherPlan(n), "ring allgather " + at));
     EXPECT_NO_THROW(validatePlan(ringReduceScatterPlan(n, ReduceOp::Prod), "ring rs " + at));
-    EXPECT_NO_THROW(validatePlan(pairwiseAllToAllPlan(n), "pairwise " + at));
+    EXPECT_NO_THROW(validatePlan(directAllToAllPlan(n), "direct " + at));
     EXPECT_NO_THROW(validatePlan(disseminationBarrierPlan(n), "barrier " + at));
     for (int root = 0; root < n; ++root) {
       const std::string r = at + " root=" + std::to_string(root);

@@ -72,7 +72,7 @@ TEST(MpiExec, EveryCollectiveMatchesTheReference) {
     ++checked;
   }
   EXPECT_GT(checked, size_t(500));  // the sweep cannot silently shrink to nothing
-  std::set<std::string> expected = {"ring", "pairwise", "binomial-tree", "flat", "dissemination"};
+  std::set<std::string> expected = {"ring", "direct", "binomial-tree", "flat", "dissemination"};
   if (ranks >= 3) expected.insert("two-shot");  // allreduce from 256 KiB (plans/defaults.json)
   EXPECT_EQ(algorithms, expected);
 }
@@ -144,7 +144,7 @@ TEST(MpiExec, BundleRunsEndToEnd) {
     other.kind = CollectiveKind::AllToAll;
     other.count = 5;
     EXPECT_EQ(runAndCheck(comm, other), "");
-    EXPECT_EQ(comm.lastAlgorithm(), "pairwise");
+    EXPECT_EQ(comm.lastAlgorithm(), "direct");
   }
   std::remove(path.c_str());
 }

@@ -69,7 +69,7 @@ std::string errorFor(const std::string &text) {
 std::string withRules(const std::string &allreduce) {
   std::string rules = allreduce;
   for (const char *k : {"allgather\", \"plan\": \"ring", "reduce_scatter\", \"plan\": \"ring",
-                        "alltoall\", \"plan\": \"pairwise", "broadcast\", \"plan\": \"binomial-tree",
+                        "alltoall\", \"plan\": \"direct", "broadcast\", \"plan\": \"binomial-tree",
                         "reduce\", \"plan\": \"binomial-tree", "gather\", \"plan\": \"flat",
                         "scatter\", \"plan\": \"flat", "barrier\", \"plan\": \"dissemination"})
     rules += std::string(rules.empty() ? "" : ", ") + "{\"collective\": \"" + k + "\"}";
@@ -78,10 +78,14 @@ std::string withRules(const std::string &allreduce) {
 
 TEST(DefaultRules, BadDocumentsAreClearErrors) {
   EXPECT_EQ(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\"}")), "");
-  // The built-in plans' former names (direct, binomial) are refused like any other.
+  // A built-in plan of another collective (direct serves all-to-all) is refused, and so is a
+  // name no built-in plan has.
   EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"direct\"}"))
                 .find("rules[0].plan: \"direct\" is not a built-in plan for allreduce "
-                      "(expected one of: ring, two-shot)"),
+                      "(expected one of: ring, two-shot, recursive-doubling)"),
+            std::string::npos);
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"binomial\"}"))
+                .find("rules[0].plan: \"binomial\" is not a built-in plan for allreduce"),
             std::string::npos);
   EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduse\", \"plan\": \"ring\"}"))
                 .find("rules[0].collective: unknown collective \"allreduse\""),

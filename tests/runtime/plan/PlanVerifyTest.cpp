@@ -233,7 +233,7 @@ TEST(PlanVerify, GatherHoldsTheWrongRanksBlock) {
 
 // All-to-all: a rank sends a peer its own block instead of the peer's.
 TEST(PlanVerify, AllToAllSendsTheWrongBlock) {
-  Plan plan = pairwiseAllToAllPlan(3);
+  Plan plan = directAllToAllPlan(3);
   for (PlanOp &op : plan.programs[0].channels[0].ops)
     if (!op.sends.empty() && op.sends[0] == 1) op.srcs = {in(0, 1)};
   const VerifyResult result = verifyPlan(plan);
