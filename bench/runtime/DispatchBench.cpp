@@ -1,4 +1,5 @@
-// Bucket lookup and per-call dispatch overhead (validation, plan choice, executor loop).
+// Bucket lookup and per-call dispatch overhead (validation, plan choice, executor loop), and
+// the whole small call on two ranks.
 #include "collplan.hpp"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/DefaultPlans.h"
@@ -78,6 +79,20 @@ void BM_DispatchAllReduce8BWithBundle(benchmark::State &state) {
   }
 }
 BENCHMARK(BM_DispatchAllReduce8BWithBundle);
+
+/// An 8-byte allreduce on two ranks, one per benchmark thread (cpu-threads, one core each on
+/// this 2-core machine): the 1-rank path above plus the flag hand-off between two cores, what
+/// a job pays per small call. Real time per call, every call waits for the peer's.
+void BM_AllReduce8BTwoRanks(benchmark::State &state) {
+  static World world = World::threads(2);
+  Comm comm = world.comm(state.thread_index());
+  float in[2] = {1, 2}, out[2];
+  for (auto _ : state) {
+    comm.allreduce(in, out, 2, COLLPLAN_SUM);
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_AllReduce8BTwoRanks)->Threads(2)->Iterations(200000)->UseRealTime();
 
 }  // namespace
 

@@ -92,11 +92,25 @@ public:
     return handle.release();
   }
   /// Throws NullPointer for NULL, InvalidArgument for a handle that is not live.
+  ///
+  /// Fast path, without the lock and the set: the handle this thread proved live last, while no
+  /// handle has been retired since (the generation). retire() moves the generation on before it
+  /// reads `users`, and a user counts itself in before it reads the generation again (all
+  /// sequentially consistent), so either retire sees the user and refuses, or the user sees
+  /// the new generation and takes the slow path, which refuses a retired handle.
   Use use(Handle *handle) const {
     if (!handle) nullArgument(argument_);
+    const uint64_t generation = generation_.load();
+    if (handle == lastProven_ && generation == lastGeneration_) {
+      handle->users.fetch_add(1);
+      if (generation_.load() == generation) return Use(*handle);
+      handle->users.fetch_sub(1);
+    }
     std::shared_lock lock(mutex_);
     if (!live_.count(handle)) notLive();
-    handle->users.fetch_add(1, std::memory_order_acquire);
+    handle->users.fetch_add(1);
+    lastProven_ = handle;
+    lastGeneration_ = generation_.load();  // only retire() moves it, under the unique lock
     return Use(*handle);
   }
   /// Takes `handle` off the live list (the caller then frees what it holds). Throws
@@ -105,8 +119,9 @@ public:
   void retire(Handle *handle, const std::function<void(const Handle &)> &mayRetire = {}) {
     std::unique_lock lock(mutex_);
     if (!live_.count(handle)) notLive();
+    generation_.fetch_add(1);  // before reading users: see use()
     if (mayRetire) mayRetire(*handle);
-    if (const int users = handle->users.load(std::memory_order_acquire))
+    if (const int users = handle->users.load())
       throw RuntimeError(ErrorCode::InvalidArgument,
                          std::string(argument_) + " is in use by " + std::to_string(users) +
                              " call(s) on other threads: destroy a " + what_ +
@@ -125,6 +140,11 @@ private:
   const char *what_;
   mutable std::shared_mutex mutex_;
   std::unordered_set<const Handle *> live_;
+  /// Moves on each time a handle may be retired; use()'s fast path holds while it stands still.
+  std::atomic<uint64_t> generation_{0};
+  /// The handle this thread proved live last (use()), and the generation it was proven in.
+  static inline thread_local const Handle *lastProven_ = nullptr;
+  static inline thread_local uint64_t lastGeneration_ = 0;
 };
 
 LiveHandles<collplan_world> &worlds() {

@@ -35,7 +35,8 @@ const Backend &backendNamed(const std::string &name) {
 }  // namespace
 
 WorldImpl::WorldImpl(const WorldConfig &config)
-    : config_(config), backend_(backendNamed(config.backend)), policy_(defaultWaitPolicy()),
+    : config_(config), backend_(backendNamed(config.backend)),
+      policy_(backend_.waitPolicyFor(config.ranks)),
       streamingCopyMinBytes_(streamingCopyMinBytesFromEnv()) {
   if (unsignedFromEnv("COLLPLAN_FIXED_REDUCTION_ORDER", 0, "0 or 1", 1))
     config_.fixedReductionOrder = true;
@@ -197,7 +198,11 @@ void Communicator::release(void *p) {
 
 const Plan &Communicator::planFor(CollectiveKind kind, DType dtype, ReduceOp op, int root,
                                   uint64_t messageBytes) {
+  const uint64_t shape = uint64_t(int(kind)) << 48 | uint64_t(int(dtype)) << 40 |
+                         uint64_t(int(op)) << 32 | uint32_t(root);
+  if (shape == lastTable_.shape) return lastTable_.table->lookup(messageBytes).plan;
   if (const BucketTable *table = world_.table(kind, dtype, op)) {
+    if (!needsRoot(kind)) lastTable_ = {shape, table};  // its every bucket serves the call
     const Plan &plan = table->lookup(messageBytes).plan;
     if (!needsRoot(kind) || plan.root == root) return plan;
     // The bundle was tuned with another root: the default rules serve this one.
@@ -220,6 +225,7 @@ const Plan &Communicator::planFor(CollectiveKind kind, DType dtype, ReduceOp op,
     it = defaultTables_
              .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex, rank_))
              .first;
+  if (!world_.table(kind, dtype, op)) lastTable_ = {shape, &it->second};
   return it->second.lookup(messageBytes).plan;
 }
 
@@ -265,7 +271,7 @@ Communicator::CheckedCall Communicator::check(const CallRequest &req) {
     if (!p)
       fail(ErrorCode::NullPointer,
            where(kind) + name + " buffer is NULL but the call uses " + shape());
-    if (reinterpret_cast<uintptr_t>(p) % elementSize != 0)
+    if ((reinterpret_cast<uintptr_t>(p) & (elementSize - 1)) != 0)  // sizes are powers of two
       fail(ErrorCode::MisalignedBuffer,
            where(kind) + name + " buffer " + std::to_string(uintptr_t(p)) +
                " is not aligned to the " + std::to_string(elementSize) + "-byte size of " +

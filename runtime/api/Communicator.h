@@ -84,7 +84,8 @@ private:
   std::unique_ptr<DeviceJob> deviceJob_;
   std::unique_ptr<DeviceCalls> deviceCalls_;
   std::mutex sharedTablesMutex_;
-  std::map<std::tuple<int, int, int, int>, BucketTable> sharedTables_;  std::unique_ptr<std::atomic<bool>[]> taken_;
+  std::map<std::tuple<int, int, int, int>, BucketTable> sharedTables_;
+  std::unique_ptr<std::atomic<bool>[]> taken_;
   std::unique_ptr<uint64_t[]> calls_;  ///< per rank: calls made (nextCall)
   std::atomic<int> live_{0};
   WaitPolicy policy_;
@@ -153,6 +154,13 @@ private:
   /// For calls no bundle covers, by (kind, op, root): the default rules' table (built-in plans
   /// by size, DefaultRules.h), built on first use; the session prepares each plan once.
   std::unordered_map<uint64_t, BucketTable> defaultTables_;
+  /// The table that served the last call shape (kind, dtype, op, root) whose every bucket serves
+  /// it: a job makes the same call over and over, and this skips the bundle's table search and
+  /// the hash lookup. Tables live as long as the communicator (unordered_map nodes are stable).
+  struct TableMemo {
+    uint64_t shape = ~uint64_t(0);
+    const BucketTable *table = nullptr;
+  } lastTable_;
   const std::string *lastAlgorithm_ = nullptr;  ///< of a plan the communicator holds
   std::string brokenBy_;  ///< set when a failure mid-call left the ranks out of step
   std::unordered_set<void *> heapAllocations_;  ///< allocate()'s memory outside the transport

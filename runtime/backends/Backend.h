@@ -166,6 +166,13 @@ public:
   /// Its processes are started by another program (mpirun), not by launch(): a tool run on it
   /// is one of those processes and cannot start a job of its own beside it.
   virtual bool startedByItsLauncher() const { return false; }
+  /// How the ranks of a `ranks`-rank job that the API opens (the user's threads or processes,
+  /// not launch()'s) wait for their peers: defaultWaitPolicy(), or what the backend knows of
+  /// the job's shape (cpu backends: poll before yielding when every rank can have a core).
+  virtual WaitPolicy waitPolicyFor(int ranks) const {
+    (void)ranks;
+    return defaultWaitPolicy();
+  }
   /// What one measurement costs besides the collective itself (threads or processes started,
   /// set-up), in µs: the tuner plans its time with it.
   virtual double launchOverheadUs() const = 0;

@@ -57,38 +57,6 @@ std::string collectiveKindNames() { return joined(kKindNames); }
 std::string reduceOpNames() { return joined(kOpNames); }
 std::string dtypeNames() { return joined(kDTypeNames); }
 
-size_t dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::F32: case DType::I32: return 4;
-  case DType::F64: case DType::I64: return 8;
-  case DType::F16: case DType::BF16: return 2;
-  case DType::U8: return 1;
-  }
-  return 0;
-}
-
-bool needsReduceOp(CollectiveKind kind) {
-  return kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter ||
-         kind == CollectiveKind::Reduce;
-}
-
-bool needsRoot(CollectiveKind kind) {
-  return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ||
-         kind == CollectiveKind::Gather || kind == CollectiveKind::Scatter;
-}
-
-int messageBlocks(CollectiveKind kind, int ranks) {
-  switch (kind) {
-  case CollectiveKind::AllGather: case CollectiveKind::ReduceScatter:
-  case CollectiveKind::AllToAll: case CollectiveKind::Gather: case CollectiveKind::Scatter:
-    return ranks;
-  case CollectiveKind::Barrier:
-    return 0;
-  default:
-    return 1;
-  }
-}
-
 int64_t inPlaceBlockShift(CollectiveKind kind, int root, int rank) {
   switch (kind) {
   case CollectiveKind::AllGather: return rank;
@@ -97,30 +65,6 @@ int64_t inPlaceBlockShift(CollectiveKind kind, int root, int rank) {
   case CollectiveKind::Scatter: return rank == root ? -int64_t(root) : 0;
   default: return 0;
   }
-}
-
-int inputBlocks(CollectiveKind kind, int ranks, int rank, int root) {
-  switch (kind) {
-  case CollectiveKind::AllReduce: case CollectiveKind::Reduce: return 1;
-  case CollectiveKind::AllGather: case CollectiveKind::Gather: return 1;
-  case CollectiveKind::ReduceScatter: case CollectiveKind::AllToAll: return ranks;
-  case CollectiveKind::Broadcast: return rank == root ? 1 : 0;
-  case CollectiveKind::Scatter: return rank == root ? ranks : 0;
-  case CollectiveKind::Barrier: return 0;
-  }
-  return 0;
-}
-
-int outputBlocks(CollectiveKind kind, int ranks, int rank, int root) {
-  switch (kind) {
-  case CollectiveKind::AllReduce: case CollectiveKind::Broadcast: return 1;
-  case CollectiveKind::AllGather: case CollectiveKind::AllToAll: return ranks;
-  case CollectiveKind::ReduceScatter: case CollectiveKind::Scatter: return 1;
-  case CollectiveKind::Reduce: return rank == root ? 1 : 0;
-  case CollectiveKind::Gather: return rank == root ? ranks : 0;
-  case CollectiveKind::Barrier: return 0;
-  }
-  return 0;
 }
 
 double busBandwidthFactor(CollectiveKind kind, int ranks) {

@@ -67,22 +67,69 @@ std::vector<T> parseNamedList(const std::string &what, const std::vector<std::st
   return out;
 }
 
-size_t dtypeSize(DType dtype);
+// The predicates below are inline: every call of the API runs them (the per-call path is
+// measured in bench/runtime/DispatchBench.cpp).
+
+inline size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F32: case DType::I32: return 4;
+  case DType::F64: case DType::I64: return 8;
+  case DType::F16: case DType::BF16: return 2;
+  case DType::U8: return 1;
+  }
+  return 0;
+}
 
 /// True for kinds that combine data (allreduce, reduce-scatter, reduce).
-bool needsReduceOp(CollectiveKind kind);
+inline bool needsReduceOp(CollectiveKind kind) {
+  return kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter ||
+         kind == CollectiveKind::Reduce;
+}
 /// True for rooted kinds (broadcast, reduce, gather, scatter).
-bool needsRoot(CollectiveKind kind);
+inline bool needsRoot(CollectiveKind kind) {
+  return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ||
+         kind == CollectiveKind::Gather || kind == CollectiveKind::Scatter;
+}
 
 /// The message buffer "M" of a collective (the larger of a rank's in/out buffers) is made of
 /// `blocks` equal blocks of `count` elements: one per rank for allgather, reduce-scatter,
 /// all-to-all, gather and scatter; one otherwise. Plans cut each block into units.
-int messageBlocks(CollectiveKind kind, int ranks);
+inline int messageBlocks(CollectiveKind kind, int ranks) {
+  switch (kind) {
+  case CollectiveKind::AllGather: case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllToAll: case CollectiveKind::Gather: case CollectiveKind::Scatter:
+    return ranks;
+  case CollectiveKind::Barrier:
+    return 0;
+  default:
+    return 1;
+  }
+}
 
 /// Blocks of M held by a rank's input / output buffer (0 where the rank has none, e.g. a
 /// non-root's output of reduce or gather, or every buffer of a barrier).
-int inputBlocks(CollectiveKind kind, int ranks, int rank, int root);
-int outputBlocks(CollectiveKind kind, int ranks, int rank, int root);
+inline int inputBlocks(CollectiveKind kind, int ranks, int rank, int root) {
+  switch (kind) {
+  case CollectiveKind::AllReduce: case CollectiveKind::Reduce: return 1;
+  case CollectiveKind::AllGather: case CollectiveKind::Gather: return 1;
+  case CollectiveKind::ReduceScatter: case CollectiveKind::AllToAll: return ranks;
+  case CollectiveKind::Broadcast: return rank == root ? 1 : 0;
+  case CollectiveKind::Scatter: return rank == root ? ranks : 0;
+  case CollectiveKind::Barrier: return 0;
+  }
+  return 0;
+}
+inline int outputBlocks(CollectiveKind kind, int ranks, int rank, int root) {
+  switch (kind) {
+  case CollectiveKind::AllReduce: case CollectiveKind::Broadcast: return 1;
+  case CollectiveKind::AllGather: case CollectiveKind::AllToAll: return ranks;
+  case CollectiveKind::ReduceScatter: case CollectiveKind::Scatter: return 1;
+  case CollectiveKind::Reduce: return rank == root ? 1 : 0;
+  case CollectiveKind::Gather: return rank == root ? ranks : 0;
+  case CollectiveKind::Barrier: return 0;
+  }
+  return 0;
+}
 
 /// In an in-place call, where rank `rank`'s input starts in its output, in blocks of M (the
 /// canonical layout: allgather's input is the rank's own output block, and so on); 0 for kinds

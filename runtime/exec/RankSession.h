@@ -38,6 +38,9 @@ private:
   std::unique_ptr<Transport> transport_;
   Executor executor_;
   std::unordered_map<const Plan *, std::unique_ptr<PreparedProgram>> programs_;
+  /// The last plan prepared and its program: repeated calls of one shape skip the hash lookup.
+  const Plan *lastPlan_ = nullptr;
+  const PreparedProgram *lastProgram_ = nullptr;
 };
 
 }  // namespace collplan

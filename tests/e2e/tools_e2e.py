@@ -51,9 +51,10 @@ def test_view_svg_plan_file(env):
 
 def test_view_svg_default_ring(env):
     out = env.path("ring4.svg")
-    # 4 KiB: the default rules' ring (from 256 KiB on three ranks or more, the direct plan).
+    # 64 KiB: the default rules' ring (recursive doubling below 32 KiB on three ranks or more,
+    # two-shot from 256 KiB).
     env.run("plan-view", "--algorithm", "default", "--collective", "allreduce", "--ranks", "4",
-            "--bytes", "4K", "-o", out)
+            "--bytes", "64K", "-o", out)
     rows, ops, arrows = svg_counts(parse_svg(out))
     check(len(rows) == 4, f"expected 4 rank rows, got {len(rows)}")
     # Ring allreduce: 2(N-1) rounds of N transfers, 2(N-1)+1 ops per rank.
@@ -97,7 +98,7 @@ def test_view_bundle(env):
 
 def test_view_caps(env):
     out = env.path("ring64.svg")
-    env.run("plan-view", "--algorithm", "default", "--ranks", "64", "--bytes", "4K",
+    env.run("plan-view", "--algorithm", "default", "--ranks", "64", "--bytes", "64K",
             "--max-ranks", "8", "--max-steps", "10", "-o", out)
     root = parse_svg(out)
     rows, ops, _ = svg_counts(root)

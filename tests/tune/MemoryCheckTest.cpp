@@ -20,7 +20,8 @@ BenchCase allreduceOn(int ranks) {
   return c;
 }
 
-// 65536 ranks: the ring (65536 x 131071) and direct (4 x 65536 x 65535) plans have 2.6e10 ops, at 288 B each 6.9 TiB, refused at once instead of
+// 65536 ranks: the recursive-doubling (65536 x 17), ring (65536 x 131071) and two-shot
+// (4 x 65536 x 65535) plans have 2.6e10 ops, at 288 B each 6.9 TiB, refused at once instead of
 // growing until the machine runs out of memory.
 TEST(BenchMemory, BuiltInPlansBeyondTheMachinesMemoryAreRefusedBeforeBuilding) {
   try {
@@ -28,8 +29,8 @@ TEST(BenchMemory, BuiltInPlansBeyondTheMachinesMemoryAreRefusedBeforeBuilding) {
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument &e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("the built-in plans for allreduce on 65536 ranks (25769476096 ops) and "
-                        "the ranks' prepared programs need 6911.9 GiB, more than this machine's "),
+    EXPECT_NE(what.find("the built-in plans for allreduce on 65536 ranks (25770590208 ops) and "
+                        "the ranks' prepared programs need 6912.2 GiB, more than this machine's "),
               std::string::npos)
         << what;
     EXPECT_NE(what.find("of memory: lower --ranks"), std::string::npos) << what;
@@ -38,8 +39,9 @@ TEST(BenchMemory, BuiltInPlansBeyondTheMachinesMemoryAreRefusedBeforeBuilding) {
 
 TEST(BenchMemory, PlansThatFitAreBuiltAndCounted) {
   const PlanSource source = PlanSource::builtIn(allreduceOn(8));
-  // ring (8 x 15 ops) and direct (4 x 8 x 7 ops): the two plans the default rules use.
-  EXPECT_EQ(source.totalOps(), 8u * 15u + 4u * 8u * 7u);
+  // recursive doubling (8 x 4 ops), ring (8 x 15) and two-shot (4 x 8 x 7): the three plans
+  // the default rules use.
+  EXPECT_EQ(source.totalOps(), 8u * 4u + 8u * 15u + 4u * 8u * 7u);
   EXPECT_GT(physicalMemoryBytes(), 0);
   EXPECT_NO_THROW(requireMemory(1e6, "a megabyte", "never"));
   EXPECT_THROW(requireMemory(1e30, "1e30 bytes", "never"), std::invalid_argument);

@@ -10,6 +10,13 @@ RankPlacement::RankPlacement() : cpus_(allowedCpus()) {
   if (auto why = bindModeFromEnv(mode_)) throw std::invalid_argument(*why);
 }
 
+WaitPolicy waitPolicyForRanksOfThisMachine(int ranks) {
+  WaitPolicy policy = defaultWaitPolicy();
+  if (ranks >= 1 && size_t(ranks) <= allowedCpus().size() && !std::getenv("COLLPLAN_WAIT_SPINS"))
+    policy.spins = kSpinsWhenBound;
+  return policy;
+}
+
 WaitPolicy RankPlacement::place(int rank, int ranks) const {
   WaitPolicy policy = defaultWaitPolicy();
   if (bindCallerToCpu(cpuForRank(mode_, cpus_, rank, ranks)) &&

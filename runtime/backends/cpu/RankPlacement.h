@@ -24,4 +24,12 @@ private:
   std::vector<int> cpus_;
 };
 
+/// The wait policy of `ranks` ranks that all run on this machine, in threads or processes the
+/// user started (unbound): defaultWaitPolicy(), polling kSpinsWhenBound times before yielding
+/// when the ranks fit on the CPUs this process may use and COLLPLAN_WAIT_SPINS is unset. With
+/// a core each, the peer's flag lands within the polls (a 2-rank 8-byte allreduce on
+/// cpu-threads: 0.31 us against 0.96-1.7 us yielding at once, bench/RESULTS.md); with more
+/// ranks than cores a poller holds the core its peer needs, so those yield at once.
+WaitPolicy waitPolicyForRanksOfThisMachine(int ranks);
+
 }  // namespace collplan

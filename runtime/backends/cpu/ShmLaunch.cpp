@@ -93,6 +93,9 @@ public:
   }
   bool oneRankPerProcess() const override { return true; }
   double launchOverheadUs() const override { return 3000; }  // N processes forked and reaped
+  WaitPolicy waitPolicyFor(int ranks) const override {
+    return waitPolicyForRanksOfThisMachine(ranks);  // every process of a job is on this machine
+  }
 
   std::unique_ptr<Job> openJob(const JobOptions &o) const override {
     if (o.rank < 0 || o.rank >= o.ranks)

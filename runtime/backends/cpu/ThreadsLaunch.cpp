@@ -33,6 +33,9 @@ public:
     return "every rank a thread of this process; peers read each other's buffers in place";
   }
   double launchOverheadUs() const override { return 300; }  // N threads started and joined
+  WaitPolicy waitPolicyFor(int ranks) const override {
+    return waitPolicyForRanksOfThisMachine(ranks);
+  }
 
   std::unique_ptr<Job> openJob(const JobOptions &o) const override {
     if (o.rank != -1)

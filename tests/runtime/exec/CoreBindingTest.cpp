@@ -1,5 +1,7 @@
 // CoreBinding: which CPU a rank gets, COLLPLAN_BIND parsing, and a real bind of a thread.
+#include "runtime/backends/Backend.h"
 #include "runtime/backends/cpu/CoreBinding.h"
+#include "runtime/backends/cpu/RankPlacement.h"
 
 #include <gtest/gtest.h>
 
@@ -55,6 +57,26 @@ TEST(CoreBinding, BindsTheCallingThreadOnly) {
   EXPECT_EQ(inside, std::vector<int>{before.back()});
   EXPECT_EQ(allowedCpus(), before) << "the caller's own mask is untouched";
   EXPECT_FALSE(bindCallerToCpu(-1));
+}
+
+// Ranks the user's threads or processes run poll before yielding when each can have a core of
+// this process, yield at once when they outnumber the cores; COLLPLAN_WAIT_SPINS decides when
+// set, and the cpu backends choose this way for the worlds the API opens.
+TEST(CoreBinding, WaitPolicyFollowsTheJobShape) {
+  unsetenv("COLLPLAN_WAIT_SPINS");
+  const int cpus = int(allowedCpus().size());
+  ASSERT_GE(cpus, 1);
+  EXPECT_EQ(waitPolicyForRanksOfThisMachine(1).spins, kSpinsWhenBound);
+  EXPECT_EQ(waitPolicyForRanksOfThisMachine(cpus).spins, kSpinsWhenBound);
+  EXPECT_EQ(waitPolicyForRanksOfThisMachine(cpus + 1).spins, 0);
+  for (const char *name : {"cpu-threads", "cpu-shm"}) {
+    EXPECT_EQ(requireBackend(name).waitPolicyFor(cpus).spins, kSpinsWhenBound) << name;
+    EXPECT_EQ(requireBackend(name).waitPolicyFor(cpus + 1).spins, 0) << name;
+  }
+  setenv("COLLPLAN_WAIT_SPINS", "7", 1);
+  EXPECT_EQ(waitPolicyForRanksOfThisMachine(1).spins, 7);
+  EXPECT_EQ(waitPolicyForRanksOfThisMachine(cpus + 1).spins, 7);
+  unsetenv("COLLPLAN_WAIT_SPINS");
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ TEST(MpiExec, EveryCollectiveMatchesTheReference) {
     ++checked;
   }
   EXPECT_GT(checked, size_t(500));  // the sweep cannot silently shrink to nothing
-  std::set<std::string> expected = {"ring", "direct", "binomial-tree", "flat", "dissemination"};
+  std::set<std::string> expected = {"recursive-doubling", "ring", "direct", "binomial-tree", "flat",
+                                    "dissemination"};
   if (ranks >= 3) expected.insert("two-shot");  // allreduce from 256 KiB (plans/defaults.json)
   EXPECT_EQ(algorithms, expected);
 }

@@ -13,10 +13,15 @@ namespace {
 
 TEST(DefaultRules, ShippedRulesServeEveryCollective) {
   const DefaultRules &rules = defaultRules();
-  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 0).name, "ring");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 0).name, "recursive-doubling");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 32767).name, "recursive-doubling");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 32768).name, "ring");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 32768).name, "recursive-doubling");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 65536).name, "ring");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262143).name, "ring");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144).name, "two-shot");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 1 << 30).name, "ring");  // min_ranks 3
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllToAll, 4, 8).name, "direct");
   EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 8, 1 << 20).name, "binomial-tree");
   EXPECT_EQ(rules.planFor(CollectiveKind::Barrier, 8, 0).name, "dissemination");
   // The runtime's copy is the repository's file.
@@ -50,10 +55,14 @@ TEST(DefaultRules, TablesAreValidBucketsOfBuiltInPlans) {
       }
     }
   }
-  // Two ranks: the direct plan's rule does not apply, so allreduce is one bucket of ring.
-  EXPECT_EQ(defaultRules().table(CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 2, 0)
-                .buckets.size(),
-            1u);
+  // Two ranks: the rules with min_ranks 3 do not apply, so allreduce is recursive doubling up
+  // to 64 KiB and ring above.
+  const BucketTable two =
+      defaultRules().table(CollectiveKind::AllReduce, DType::F32, ReduceOp::Sum, 2, 0);
+  ASSERT_EQ(two.buckets.size(), 2u);
+  EXPECT_EQ(two.buckets[0].plan.algorithm, "recursive-doubling");
+  EXPECT_EQ(two.buckets[0].maxBytes, 65535u);
+  EXPECT_EQ(two.buckets[1].plan.algorithm, "ring");
 }
 
 /// The error for `doc` (a rules document with `rule` as the allreduce rule), or "".
