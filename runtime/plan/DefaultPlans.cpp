@@ -209,14 +209,13 @@ Plan recursiveDoublingAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
     const int writes = exchanges + (folds ? 1 : 0);
     auto bufferOfWrite = [&](int w) { return (writes - w) % 2 == 0 ? out(0) : tmp(0); };
     BufRef acc = in(0);
-    int written = 0, step = 0;
+    int written = 0, step = rem ? 1 : 0;  // the exchanges follow the fold's round
     if (folds) {  // the extra's input first
       acc = bufferOfWrite(++written);
-      b.add(r, makeOp({in(0)}, r - 1, 0, {acc}, {receivers[0]}), step++);
+      b.add(r, makeOp({in(0)}, r - 1, 0, {acc}, {receivers[0]}), 0);
     } else {
       b.add(r, makeOp({in(0)}, {}, 0, {}, {receivers[0]}), step);
     }
-    if (rem && !folds) step = 1;
     for (int k = 0; k < exchanges; ++k, ++step) {
       const int partner = receivers[size_t(k)];
       const bool lower = v < (v ^ (1 << k));
