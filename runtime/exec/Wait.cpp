@@ -101,6 +101,12 @@ WaitPolicy defaultWaitPolicy() {
   return policy;
 }
 
+WaitPolicy pollingWhenRanksFit(WaitPolicy policy, int ranks, size_t cpus, int spins) {
+  if (ranks >= 1 && size_t(ranks) <= cpus && !std::getenv("COLLPLAN_WAIT_SPINS"))
+    policy.spins = std::max(policy.spins, spins);
+  return policy;
+}
+
 WaitPolicy alsoChecking(WaitPolicy policy, std::function<void()> check) {
   policy.check = [inner = std::move(policy.check), check = std::move(check)] {
     check();

@@ -57,6 +57,13 @@ private:
   std::chrono::microseconds sleep_{1};
 };
 
+/// `policy`, polling `spins` times before it yields when `ranks` ranks that share this machine
+/// fit its `cpus` CPUs and COLLPLAN_WAIT_SPINS does not say otherwise: a rank with a core of its
+/// own finds its peer's flag within the polls and saves the yield's system call, while ranks
+/// that outnumber the cores yield at once, so the peer holding the core they wait for runs.
+/// Each transport passes the poll count measured for it.
+WaitPolicy pollingWhenRanksFit(WaitPolicy policy, int ranks, size_t cpus, int spins);
+
 /// `policy`, also running `check` while it waits: `check` first, then the checks the policy
 /// already had (a transport adds its own to the caller's).
 WaitPolicy alsoChecking(WaitPolicy policy, std::function<void()> check);

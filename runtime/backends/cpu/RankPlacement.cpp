@@ -11,18 +11,13 @@ RankPlacement::RankPlacement() : cpus_(allowedCpus()) {
 }
 
 WaitPolicy waitPolicyForRanksOfThisMachine(int ranks) {
-  WaitPolicy policy = defaultWaitPolicy();
-  if (ranks >= 1 && size_t(ranks) <= allowedCpus().size() && !std::getenv("COLLPLAN_WAIT_SPINS"))
-    policy.spins = kSpinsWhenBound;
-  return policy;
+  return pollingWhenRanksFit(defaultWaitPolicy(), ranks, allowedCpus().size(), kSpinsWhenBound);
 }
 
 WaitPolicy RankPlacement::place(int rank, int ranks) const {
-  WaitPolicy policy = defaultWaitPolicy();
-  if (bindCallerToCpu(cpuForRank(mode_, cpus_, rank, ranks)) &&
-      ranksOwnTheirCores(mode_, cpus_, ranks) && !std::getenv("COLLPLAN_WAIT_SPINS"))
-    policy.spins = kSpinsWhenBound;
-  return policy;
+  const bool bound = bindCallerToCpu(cpuForRank(mode_, cpus_, rank, ranks));
+  if (!bound || mode_ != BindMode::Core) return defaultWaitPolicy();
+  return pollingWhenRanksFit(defaultWaitPolicy(), ranks, cpus_.size(), kSpinsWhenBound);
 }
 
 }  // namespace collplan

@@ -35,16 +35,6 @@ std::pair<std::string, uint64_t> nodeJobName(MPI_Comm node, int nodeRank) {
 /// took 2.2-2.5 us yielding at once and 0.7 us polling 64 or 256 times first.
 constexpr int kDedicatedCoreSpins = 256;
 
-/// `policy`, polling before it yields when the machine's `machineRanks` ranks fit its cores and
-/// COLLPLAN_WAIT_SPINS does not say otherwise; oversubscribed ranks yield at once, so the peer
-/// that holds the core they wait for gets it.
-WaitPolicy spinningWhereCoresAllow(WaitPolicy policy, int machineRanks) {
-  const unsigned cores = std::thread::hardware_concurrency();
-  if (!std::getenv("COLLPLAN_WAIT_SPINS") && cores > 0 && unsigned(machineRanks) <= cores)
-    policy.spins = std::max(policy.spins, kDedicatedCoreSpins);
-  return policy;
-}
-
 }  // namespace
 
 HybridTransport::HybridTransport(MPI_Comm user, WaitPolicy policy, const NodeSettings &settings) {
@@ -56,7 +46,8 @@ HybridTransport::HybridTransport(MPI_Comm user, WaitPolicy policy, const NodeSet
     }
   } freeNode{split.node};
   layout_ = std::move(split.layout);
-  policy = spinningWhereCoresAllow(std::move(policy), split.machineRanks);
+  policy = pollingWhenRanksFit(std::move(policy), split.machineRanks,
+                               std::thread::hardware_concurrency(), kDedicatedCoreSpins);
   policy_ = alsoChecking(policy, [this] { checkPeers(); });
   // The MPI side also watches the node's peers while it drains (its own notices it checks
   // itself).
