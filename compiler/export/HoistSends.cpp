@@ -501,9 +501,11 @@ FailureOr<HoistResult> hoistSends(ProgramOp program, FifoBound bound) {
   // schedule that issues each send as early as it can (see HoistSends.h).
   // A program marked sends_first skips the port model's one send per round: the list schedule
   // issues every send that needs nothing received before the receives.
-  std::optional<std::vector<std::vector<uint32_t>>> orders = stepOrders(ranks);
-  result.byRounds = !program.getSendsFirst() && !orders->empty() &&
-                    finishesInOrder(ranks, *orders, bound);
+  std::optional<std::vector<std::vector<uint32_t>>> orders;
+  if (!program.getSendsFirst()) {
+    orders = stepOrders(ranks);
+    result.byRounds = !orders->empty() && finishesInOrder(ranks, *orders, bound);
+  }
   if (!result.byRounds)
     orders = orderPrograms(ranks, bound, result, stuck);
   if (!orders) {

@@ -201,9 +201,10 @@ const Plan &Communicator::planFor(CollectiveKind kind, DType dtype, ReduceOp op,
   const uint64_t shape = uint64_t(int(kind)) << 48 | uint64_t(int(dtype)) << 40 |
                          uint64_t(int(op)) << 32 | uint32_t(root);
   if (shape == lastTable_.shape) return lastTable_.table->lookup(messageBytes).plan;
-  if (const BucketTable *table = world_.table(kind, dtype, op)) {
-    if (!needsRoot(kind)) lastTable_ = {shape, table};  // its every bucket serves the call
-    const Plan &plan = table->lookup(messageBytes).plan;
+  const BucketTable *bundleTable = world_.table(kind, dtype, op);
+  if (bundleTable) {
+    if (!needsRoot(kind)) lastTable_ = {shape, bundleTable};  // its every bucket serves the call
+    const Plan &plan = bundleTable->lookup(messageBytes).plan;
     if (!needsRoot(kind) || plan.root == root) return plan;
     // The bundle was tuned with another root: the default rules serve this one.
   }
@@ -225,7 +226,7 @@ const Plan &Communicator::planFor(CollectiveKind kind, DType dtype, ReduceOp op,
     it = defaultTables_
              .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex, rank_))
              .first;
-  if (!world_.table(kind, dtype, op)) lastTable_ = {shape, &it->second};
+  if (!bundleTable) lastTable_ = {shape, &it->second};
   return it->second.lookup(messageBytes).plan;
 }
 
