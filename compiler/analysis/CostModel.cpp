@@ -125,6 +125,9 @@ public:
   /// After `run()`: whether a message left in pieces, and when each message's last piece was
   /// ready (the floors of the next run).
   bool splitMessages() const { return ports_.split(); }
+  /// Whether some local copy is sent on in an algorithm step (a pack: it waits for its
+  /// message's last piece, which only a list schedule tells).
+  bool packsSentOn() const { return packsSentOn_; }
   const MessageFloors &pieceReadiness() const { return ports_.pieceReadiness(); }
   /// The round of every op after `run()` (see assignSteps).
   int64_t roundOf(Operation *op) const { return opRound_.lookup(op); }
@@ -156,6 +159,14 @@ private:
   }
   /// Fills stepChunks_ (and every value's chunk and slice) before the list schedule.
   void collectRuns();
+  /// The message position of a local copy made in `step` (a pack): level 3 gives every value
+  /// units of its own in program order, so a rank's local copies of one step lie side by side
+  /// and travel on as one message, whichever chunks they hold (Bruck packs its scattered
+  /// blocks so). Positions lie above every chunk index, apart from unpacked values.
+  int64_t packedPosition(int rank, int64_t step) {
+    constexpr int64_t kFirstPackedPosition = int64_t(1) << 40;
+    return kFirstPackedPosition + packsMade_[{rank, step}]++;
+  }
   /// Brings the operands of reduction `op` to `rank` (remote operands are transfers).
   int64_t gatherOperands(Operation *op, int rank, int64_t step) {
     // Operands from the nearest rank upstream first (ring distance rank - source): when every
@@ -183,6 +194,9 @@ private:
   /// The latest floor among the messages `op` sends a value in (0: none): the list schedule
   /// takes a held transfer when it can leave, not when its value is ready.
   int64_t holdOf(Operation *op);
+  /// The round a local copy waits for: the floor of the messages its result leaves in, so
+  /// that a pack is made with the message's last piece and lies next to it in the program.
+  int64_t packHold(CopyOp pack);
   /// Ring distance of the op's first transfer: ties between equally ready transfers go to
   /// the smaller shift, which makes pairwise exchanges conflict-free.
   int shiftOf(Operation *op);
@@ -197,6 +211,9 @@ private:
   TransferRounds transferRounds_;
   /// (from, to, step, slice) -> the chunks the schedule moves between them in that step.
   std::map<std::tuple<int, int, int64_t, int64_t>, std::set<int64_t>> stepChunks_;
+  bool packsSentOn_ = false;
+  /// (rank, step) -> local copies made so far (packedPosition).
+  std::map<std::pair<int, int64_t>, int64_t> packsMade_;
 };
 
 void CostBuilder::countTouches(Operation &op) {
@@ -254,12 +271,28 @@ int64_t CostBuilder::holdOf(Operation *op) {
   int64_t hold = 0;
   if (auto copy = dyn_cast<CopyOp>(op)) {
     const ValueState src = values_[copy.getSrc()];
+    if (src.rank == int(copy.getRank())) return packHold(copy);
     hold = holdTo(src, src.rank, int(copy.getRank()));
   } else if (auto dup = dyn_cast<DupOp>(op)) {
     const ValueState src = values_[dup.getSrc()];
     for (int64_t rank : dup.getRanks()) hold = std::max(hold, holdTo(src, src.rank, int(rank)));
   } else if (auto reduce = dyn_cast<ReduceSendOp>(op)) {
     hold = holdTo(values_[reduce.getOperand(0)], int(reduce.getRank()), int(reduce.getDest()));
+  }
+  return hold;
+}
+
+int64_t CostBuilder::packHold(CopyOp pack) {
+  const ValueState packed = values_[pack.getResult()];
+  int64_t hold = 0;
+  for (Operation *user : pack.getResult().getUsers()) {
+    auto send = dyn_cast<CopyOp>(user);
+    const int64_t step = stepOf(user);
+    if (!send || step < 0 || int(send.getRank()) == packed.rank) continue;
+    packsSentOn_ = true;
+    const int to = int(send.getRank());
+    hold = std::max(hold, ports_.hold({packed.rank, to, step, packed.slice,
+                                       runOf(packed.rank, to, step, packed.slice, packed.chunk)}));
   }
   return hold;
 }
@@ -271,7 +304,9 @@ void CostBuilder::place(Operation *op) {
       .Case<CopyOp>([&](CopyOp copy) {
         ValueState src = values_[copy.getSrc()];
         values_[copy.getResult()].round =
-            transfer(src, src.rank, int(copy.getRank()), src.round, step);
+            src.rank == int(copy.getRank())
+                ? std::max(src.round, packHold(copy))
+                : transfer(src, src.rank, int(copy.getRank()), src.round, step);
       })
       .Case<DupOp>([&](DupOp dup) {
         ValueState src = values_[dup.getSrc()];
@@ -370,6 +405,8 @@ void CostBuilder::collectRuns() {
           const ValueState src = values_[copy.getSrc()];
           moves(src, int(copy.getRank()), step);
           inherit(copy.getResult(), src);
+          if (src.rank == int(copy.getRank()) && step >= 0)
+            values_[copy.getResult()].chunk = packedPosition(src.rank, step);
         })
         .Case<DupOp>([&](DupOp dup) {
           const ValueState src = values_[dup.getSrc()];
@@ -473,7 +510,7 @@ std::unique_ptr<CostBuilder> settledSchedule(ScheduleOp schedule) {
   MessageFloors floors;
   auto builder = std::make_unique<CostBuilder>(schedule, floors);
   builder->run();
-  if (!builder->splitMessages()) return builder;
+  if (!builder->splitMessages() && !builder->packsSentOn()) return builder;
   for (int run = 0; run < kMaxSettleRuns; ++run) {
     MessageFloors next = builder->pieceReadiness();
     if (next == floors) break;  // every message left right after its last piece was ready
@@ -492,15 +529,37 @@ TransferRounds operandTransferRounds(ScheduleOp schedule) {
   return settledSchedule(schedule)->takeTransferRounds();
 }
 
+/// A local copy whose result is sent to another rank: it packs blocks side by side.
+static bool isPack(Operation *op) {
+  auto copy = dyn_cast<CopyOp>(op);
+  if (!copy) return false;
+  auto source = copy.getSrc().getDefiningOp();
+  // The rank a value resides on: inputs, copies and reductions name it; dups are never local.
+  auto rankOf = [](Operation *def) -> std::optional<int64_t> {
+    if (auto in = dyn_cast_or_null<InputOp>(def)) return int64_t(in.getRank());
+    if (auto c = dyn_cast_or_null<CopyOp>(def)) return int64_t(c.getRank());
+    if (auto r = dyn_cast_or_null<coll::ReduceOp>(def)) return int64_t(r.getRank());
+    return std::nullopt;
+  };
+  if (rankOf(source) != int64_t(copy.getRank())) return false;
+  return llvm::any_of(copy.getResult().getUsers(), [&](Operation *user) {
+    auto send = dyn_cast<CopyOp>(user);
+    return send && send.getRank() != copy.getRank();
+  });
+}
+
 void assignSteps(ScheduleOp schedule) {
   const std::unique_ptr<CostBuilder> builder = settledSchedule(schedule);
   Block &body = schedule.getBodyBlock();
-  std::vector<std::pair<int64_t, Operation *>> order;
-  for (Operation &op : body) order.push_back({builder->roundOf(&op), &op});
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  // Packs go last in their round: level 3 gives values units in program order, so a round's
+  // packs then lie side by side, after what the round received.
+  std::vector<std::tuple<int64_t, bool, Operation *>> order;
+  for (Operation &op : body) order.push_back({builder->roundOf(&op), isPack(&op), &op});
+  std::stable_sort(order.begin(), order.end(), [](const auto &a, const auto &b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
   OpBuilder attrs(schedule.getContext());
-  for (auto [round, op] : order) {
+  for (auto [round, pack, op] : order) {
     op->moveBefore(&body, body.end());
     if (!isa<InputOp, OutputOp>(op)) op->setAttr("step", attrs.getI64IntegerAttr(round));
   }
