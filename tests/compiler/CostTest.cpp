@@ -2,6 +2,7 @@
 #include "ScheduleTestSupport.h"
 
 #include "compiler/analysis/CostModel.h"
+#include "compiler/lowering/Algorithms.h"
 
 #include <gtest/gtest.h>
 
@@ -65,6 +66,28 @@ coll.schedule @dup broadcast ranks 3 root 0 {
   // The root's single port still sends two messages: two rounds of M.
   EXPECT_EQ(cost.alphaRounds, 2);
   EXPECT_DOUBLE_EQ(cost.beta, 2.0);
+}
+
+TEST(Cost, PackedBlocksOfAStepTravelAsOneMessage) {
+  // Bruck's all-to-all sends, in round k, the blocks whose distance to their destination has
+  // bit k set: scattered chunks, packed by local copies. Each round is one message of those
+  // blocks: ceil(log2 N) rounds, and per round the largest pack (N/2 blocks of M/N at powers
+  // of two; at N = 5, packs of 2, 2 and 1 blocks).
+  struct Expected {
+    int n, rounds;
+    double beta;
+  };
+  for (Expected e : {Expected{4, 2, 1.0}, Expected{5, 3, 1.0}, Expected{8, 3, 1.5},
+                     Expected{16, 4, 2.0}}) {
+    IRFixture f;
+    auto module = f.parse("coll.collective @a2a alltoall ranks " + std::to_string(e.n) +
+                          " algorithm \"bruck\"");
+    ASSERT_TRUE(module);
+    ASSERT_TRUE(mlir::succeeded(lowerCollectives(*module, LoweringRequest{})));
+    ScheduleCost cost = analyzeCost(IRFixture::firstSchedule(*module));
+    EXPECT_EQ(cost.alphaRounds, e.rounds) << e.n;
+    EXPECT_DOUBLE_EQ(cost.beta, e.beta) << e.n;
+  }
 }
 
 }  // namespace
