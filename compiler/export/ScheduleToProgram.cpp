@@ -28,6 +28,12 @@ uint32_t channelOf(Operation *op) {
   return channel && channel.getInt() > 0 ? uint32_t(channel.getInt()) : 0;
 }
 
+/// The step a level-2 op carries (its port-model round), -1 when it has none.
+int32_t stepOf(Operation *op) {
+  auto step = op->getAttrOfType<IntegerAttr>("step");
+  return step ? int32_t(step.getInt()) : -1;
+}
+
 /// A transfer whose receive is not emitted yet: it will be fused into the consumer.
 struct PendingRecv {
   int from = 0;
@@ -94,6 +100,25 @@ private:
   /// Operand refs of a reduction at `rank`, with at most one fused receive (one that travels
   /// on the reduction's own channel).
   void gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr);
+  /// The round each operand of `op` arrives at `rank` in: a remote one's own transfer round
+  /// (the reduction's step is its last operand's), a received one's pending receive on
+  /// `channel`; -1 for one already here.
+  std::vector<int32_t> arrivalRounds(Operation *op, ValueRange operands, int rank,
+                                     uint32_t channel);
+  /// Whether `v` reaches `rank` as a message on `channel` (remote, or a receive not emitted).
+  bool isReceived(Value v, int rank, uint32_t channel);
+  /// Emits the owner's send of remote operand `v` to `rank`; returns the transfer id.
+  uint32_t sendRemoteOperand(Value v, int rank, int32_t round, uint32_t channel);
+  /// A reduction with two or more received operands, as the chain the executors fuse into
+  /// one pass (FusedChains.h): operands in their order, each received one straight from the
+  /// wire into an accumulator that the next instruction folds on (one-shot, a flat reduce's
+  /// root: every peer's input read once, in place, instead of received into scratch first).
+  void emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step);
+  /// Fills transfersPerRound_ and lastInputRead_ from the schedule.
+  void countTransfers();
+  /// Whether each received operand of `reduce` is the only transfer its sender makes to
+  /// `rank` in its round (so no message coalescing could join it with another).
+  bool alonePerRound(coll::ReduceOp reduce, int rank);
   /// Adds the receive of transfer (`from`, `id`) to `instr` as its operand at `pos`.
   static void receiveInto(Instr &instr, int from, uint32_t id, uint32_t pos) {
     instr.recv = from;
@@ -125,6 +150,10 @@ private:
   llvm::DenseMap<Value, ValueState> values_;
   std::vector<std::map<uint32_t, uint32_t>> nextSlot_;  // rank -> phase -> next k
   uint32_t scratchUnits_ = 0;
+  /// Per rank, the last round an op other than the rank's own reductions reads its input.
+  std::vector<int32_t> lastInputRead_;
+  /// (from, to, round) -> transfers of the schedule between the two ranks in that round.
+  llvm::DenseMap<std::tuple<int, int, int32_t>, int> transfersPerRound_;
 };
 
 BufRef ProgramBuilder::allocateTmp(int rank, uint32_t phase) {
@@ -183,11 +212,9 @@ void ProgramBuilder::materialize(Value v) {
   emit(state.rank, recv);
 }
 
-void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr) {
-  int32_t step = op->hasAttr("step") ? int32_t(op->getAttrOfType<IntegerAttr>("step").getInt()) : -1;
-  instr.channel = channelOf(op);
-  // The round each operand arrives in: a remote one's own transfer round (the reduction's step
-  // is its last operand's), a received one's pending receive; -1 for one already here.
+std::vector<int32_t> ProgramBuilder::arrivalRounds(Operation *op, ValueRange operands, int rank,
+                                                   uint32_t channel) {
+  const int32_t step = stepOf(op);
   auto rounds = operandRounds_.find(op);
   std::vector<int32_t> arrives(operands.size(), -1);
   for (auto [k, v] : llvm::enumerate(operands)) {
@@ -196,16 +223,38 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
       arrives[k] = rounds != operandRounds_.end() && k < rounds->second.size()
                        ? int32_t(rounds->second[k])
                        : step;
-    else if (state.pending && state.pending->channel == instr.channel)
+    else if (state.pending && state.pending->channel == channel)
       arrives[k] = state.pending->step;
   }
+  return arrives;
+}
+
+bool ProgramBuilder::isReceived(Value v, int rank, uint32_t channel) {
+  const ValueState &state = values_[v];
+  return state.rank != rank || (state.pending && state.pending->channel == channel);
+}
+
+uint32_t ProgramBuilder::sendRemoteOperand(Value v, int rank, int32_t round, uint32_t channel) {
+  ValueState &state = values_[v];
+  if (state.pending) materialize(v);
+  uint32_t id = newTransfer();
+  Instr send;
+  send.kind = OpKind::Send;
+  send.srcs = {*state.home};
+  sendFrom(send, rank, id);
+  send.step = round;
+  send.channel = channel;
+  emit(state.rank, send);
+  return id;
+}
+
+void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank, Instr &instr) {
+  instr.channel = channelOf(op);
+  const std::vector<int32_t> arrives = arrivalRounds(op, operands, rank, instr.channel);
   // The reduction takes the message of the operand that arrives last straight from the wire
   // (single copy); one that arrives earlier is received into scratch in its own round, so its
   // sender's FIFO does not wait for the reduction.
-  auto received = [&](size_t k) {
-    const ValueState &state = values_[operands[k]];
-    return state.rank != rank || (state.pending && state.pending->channel == instr.channel);
-  };
+  auto received = [&](size_t k) { return isReceived(operands[k], rank, instr.channel); };
   size_t fused = operands.size();
   for (size_t k = 0; k < operands.size(); ++k)
     if (received(k) && (fused == operands.size() || arrives[k] > arrives[fused])) fused = k;
@@ -213,15 +262,7 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
   for (auto [k, v] : llvm::enumerate(operands)) {
     ValueState &state = values_[v];
     if (state.rank != rank) {  // a remote read: the owner sends, this rank receives
-      if (state.pending) materialize(v);
-      uint32_t id = newTransfer();
-      Instr send;
-      send.kind = OpKind::Send;
-      send.srcs = {*state.home};
-      sendFrom(send, rank, id);
-      send.step = arrives[k];
-      send.channel = instr.channel;
-      emit(state.rank, send);
+      const uint32_t id = sendRemoteOperand(v, rank, arrives[k], instr.channel);
       if (k == fused) {
         receiveInto(instr, state.rank, id, uint32_t(instr.srcs.size()));
         instr.step = arrives[k];  // an instruction that receives sits at its message's round
@@ -250,7 +291,7 @@ void ProgramBuilder::gatherOperands(Operation *op, ValueRange operands, int rank
 }
 
 void ProgramBuilder::visit(Operation &op) {
-  int32_t step = op.hasAttr("step") ? int32_t(op.getAttrOfType<IntegerAttr>("step").getInt()) : -1;
+  const int32_t step = stepOf(&op);
   const uint32_t channel = channelOf(&op);
   llvm::TypeSwitch<Operation *>(&op)
       .Case<InputOp>([&](InputOp in) { visitInput(in); })
@@ -318,12 +359,91 @@ void ProgramBuilder::visitReduce(coll::ReduceOp reduce, int32_t step) {
     values_[reduce.getResult()].home = ref(BufferKind::Tmp, 0);
     return;
   }
+  const uint32_t channel = channelOf(reduce);
+  // Two operands, one in scratch and one from the wire, are already one pass: the chain pays
+  // from three on. A message that shares its sender and round with another transfer here is
+  // received in its round instead, where coalescing can join the two (recursive halving).
+  if (reduce.getNumOperands() >= 3 &&
+      llvm::count_if(reduce.getOperands(),
+                     [&](Value v) { return isReceived(v, rank, channel); }) >= 2 &&
+      alonePerRound(reduce, rank))
+    return emitFoldChain(reduce, rank, step);
   Instr instr;
   instr.step = step;
   gatherOperands(reduce, reduce.getOperands(), rank, instr);
   instr.kind = instr.recv ? OpKind::RecvReduce : OpKind::Reduce;
   instr.dsts = {place(reduce.getResult())};
   emit(rank, instr);
+}
+
+void ProgramBuilder::emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step) {
+  const uint32_t channel = channelOf(reduce);
+  const ValueRange operands = reduce.getOperands();
+  const std::vector<int32_t> arrives = arrivalRounds(reduce, operands, rank, channel);
+  const BufRef home = place(reduce.getResult());
+  size_t secondReceived = operands.size(), received = 0;
+  int32_t firstWrite = -1;  // the round of the chain's first instruction
+  bool localAfterFirst = false;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (isReceived(operands[k], rank, channel)) {
+      if (++received == 1) firstWrite = arrives[k];
+      if (received == 2) secondReceived = k;
+    } else if (k > secondReceived) {
+      localAfterFirst = true;
+    }
+  }
+  // The chain folds into the result's home when nothing held here is read after the home is
+  // first written: no local operand after the chain's first instruction, and no send or copy
+  // of the rank's input in a later round (an in-place call aliases the input to the output).
+  // Otherwise it folds into a tmp unit and its last instruction writes home.
+  const bool foldAtHome = !localAfterFirst && lastInputRead_[size_t(rank)] <= firstWrite;
+  const BufRef acc = foldAtHome ? home : allocateTmp(rank, phaseOf(values_[reduce.getResult()]));
+
+  Instr current;
+  int32_t lastStep = -1;
+  auto finish = [&](const BufRef &dst) {
+    current.channel = channel;
+    if (!current.recv) current.step = std::max(step, lastStep);
+    current.step = std::max(current.step, lastStep);
+    lastStep = current.step;
+    current.kind = !current.recv            ? (current.srcs.size() > 1 ? OpKind::Reduce : OpKind::Copy)
+                   : current.srcs.empty()   ? OpKind::Recv
+                                            : OpKind::RecvReduce;
+    current.dsts = {dst};
+    emit(rank, current);
+    current = Instr{};
+    current.srcs = {dst};
+  };
+  // Each instruction takes one message and the local operands around it in the fold, except
+  // that a local operand does not join an instruction that only folds its message into the
+  // accumulator (a chain link) when more messages follow: it opens the next instruction, so
+  // the link stays in its chain and the next chain starts with it.
+  size_t lastReceived = 0;
+  for (size_t k = 0; k < operands.size(); ++k)
+    if (isReceived(operands[k], rank, channel)) lastReceived = k;
+  auto isChainLink = [&] {
+    return current.recv && current.recvPos == 1 && current.srcs.size() == 1 &&
+           current.srcs.front() == acc;
+  };
+  for (auto [k, v] : llvm::enumerate(operands)) {
+    ValueState &state = values_[v];
+    if (!isReceived(v, rank, channel)) {
+      if (state.pending) materialize(v);
+      if (k < lastReceived && isChainLink()) finish(acc);
+      current.srcs.push_back(*state.home);
+      continue;
+    }
+    if (current.recv) finish(acc);
+    if (state.rank != rank) {
+      receiveInto(current, state.rank, sendRemoteOperand(v, rank, arrives[k], channel),
+                  uint32_t(current.srcs.size()));
+    } else {
+      receiveInto(current, state.pending->from, state.pending->id, uint32_t(current.srcs.size()));
+      state.pending.reset();
+    }
+    current.step = arrives[k];
+  }
+  finish(home);
 }
 
 void ProgramBuilder::visitReduceSend(ReduceSendOp reduce, int32_t step, uint32_t channel) {
@@ -436,7 +556,54 @@ FailureOr<ProgramOp> ProgramBuilder::createProgramOp() {
   return program;
 }
 
+void ProgramBuilder::countTransfers() {
+  auto count = [&](int64_t from, int64_t to, int32_t round) {
+    if (from != to) ++transfersPerRound_[{int(from), int(to), round}];
+  };
+  lastInputRead_.assign(size_t(spec_.ranks), -1);
+  for (Operation &op : schedule_.getBodyBlock()) {
+    const int32_t step = stepOf(&op);
+    if (auto in = dyn_cast<InputOp>(op)) {
+      const int rank = int(in.getRank());
+      for (Operation *user : in.getResult().getUsers()) {
+        auto reduce = dyn_cast<coll::ReduceOp>(user);
+        if (!reduce || int(reduce.getRank()) != rank)
+          lastInputRead_[size_t(rank)] = std::max(lastInputRead_[size_t(rank)], stepOf(user));
+      }
+    }
+    if (auto copy = dyn_cast<CopyOp>(op)) {
+      count(residentRank(copy.getSrc()), copy.getRank(), step);
+    } else if (auto dup = dyn_cast<DupOp>(op)) {
+      for (int64_t to : dup.getRanks()) count(residentRank(dup.getSrc()), to, step);
+    } else if (auto send = dyn_cast<ReduceSendOp>(op)) {
+      count(send.getRank(), send.getDest(), step);
+    }
+    if (!isa<coll::ReduceOp, ReduceSendOp>(op)) continue;
+    const int64_t rank = isa<coll::ReduceOp>(op) ? cast<coll::ReduceOp>(op).getRank()
+                                                 : cast<ReduceSendOp>(op).getRank();
+    auto rounds = operandRounds_.find(&op);
+    for (auto [k, v] : llvm::enumerate(op.getOperands()))
+      count(residentRank(v), rank,
+            rounds != operandRounds_.end() && k < rounds->second.size()
+                ? int32_t(rounds->second[k])
+                : step);
+  }
+}
+
+bool ProgramBuilder::alonePerRound(coll::ReduceOp reduce, int rank) {
+  const uint32_t channel = channelOf(reduce);
+  const std::vector<int32_t> arrives = arrivalRounds(reduce, reduce.getOperands(), rank, channel);
+  for (auto [k, v] : llvm::enumerate(reduce.getOperands())) {
+    if (!isReceived(v, rank, channel)) continue;
+    const ValueState &state = values_[v];
+    const int from = state.rank != rank ? state.rank : state.pending->from;
+    if (transfersPerRound_.lookup({from, rank, arrives[k]}) > 1) return false;
+  }
+  return true;
+}
+
 FailureOr<ProgramOp> ProgramBuilder::run() {
+  countTransfers();
   for (Operation &op : schedule_.getBodyBlock()) visit(op);
   attachSends();
   return createProgramOp();

@@ -1,6 +1,8 @@
 // Checks a plan against a topology for simulation and flattens both into SimModel tables.
 #include "runtime/sim/SimModel.h"
 
+#include "runtime/plan/FusedChains.h"
+
 #include "runtime/topology/Routing.h"
 
 #include <algorithm>
@@ -42,6 +44,16 @@ void forEachOpBlocked(const FlatOps &flat, Fn &&fn) {
       size_t last = std::min(ops.size(), first + block);
       for (size_t i = first; i < last; ++i) fn(int(r), uint32_t(i), *ops[i]);
     }
+}
+
+/// Per rank, per op in channel-after-channel order: whether the op continues a fused chain
+/// (FusedChains.h), so the executors run it inside its head's single pass.
+std::vector<std::vector<bool>> foldedIntoChains(const Plan &plan) {
+  std::vector<std::vector<bool>> folded(plan.programs.size());
+  for (size_t r = 0; r < plan.programs.size(); ++r)
+    for (const std::vector<uint32_t> &channel : fusedChainLengths(plan.programs[r]))
+      for (uint32_t length : channel) folded[r].push_back(length == 0);
+  return folded;
 }
 
 bool finitePositive(double x) { return std::isfinite(x) && x > 0; }
@@ -432,6 +444,7 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   model.slots = uint32_t(model.interleaved ? interleavedSlots : totalOps);
   model.ops.assign(model.slots, SimOp{});
   std::vector<uint32_t> sendCount(model.slots, 0);
+  const std::vector<std::vector<bool>> folded = foldedIntoChains(plan);
   forEachOpBlocked(flat, [&](int r, uint32_t i, const PlanOp &op) {
     uint32_t g = model.slot(r, i);
     sendCount[g] = uint32_t(op.sends.size());
@@ -440,7 +453,9 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
     packed.channel = flat.channelOf[size_t(r)][i];
     packed.hasRecv = op.recv.has_value();
     packed.operands = uint32_t(op.numOperands());
-    packed.localTouches = packed.operands + uint32_t(op.dsts.size());
+    // An op a fused chain folds in reads its message only: the executors keep the accumulator
+    // in the pass and write it once, which the chain's head is charged for.
+    packed.localTouches = packed.operands + uint32_t(op.dsts.size()) - (folded[r][i] ? 2 : 0);
     packed.dsts = uint16_t(std::min<size_t>(op.dsts.size(), UINT16_MAX));
     packed.sendsInput = packed.forwardsSrc() && !op.sends.empty() &&
                         op.srcs.size() == 1 && op.srcs[0].buf == BufferKind::In;

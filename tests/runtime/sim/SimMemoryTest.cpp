@@ -74,6 +74,39 @@ TEST(SimMemory, DupToTwoPeersReadsTheSourceOnce) {
   EXPECT_GT(kBytes / kMemBytesPerUs, linkUs);  // the case really is memory-bound
 }
 
+/// recv_reduce: `srcs` and the message from `peer` (at position `srcs.size()`) into `dst`.
+PlanOp recvReduceOp(std::vector<BufRef> srcs, int peer, BufRef dst) {
+  PlanOp op;
+  op.kind = OpKind::RecvReduce;
+  op.recvPos = uint32_t(srcs.size());
+  op.srcs = std::move(srcs);
+  op.recv = peer;
+  op.dsts = {dst};
+  return op;
+}
+
+TEST(SimMemory, AFusedChainIsChargedAsOnePass) {
+  // The root folds two peers' messages into out: as a chain (the second op folds its message
+  // into the first's accumulator) the executors make one pass that reads in and both messages
+  // and writes out once; into two ranges, two passes that also read and write the middle one.
+  Topology topo = handBuilt({1, 1, 1}, 0, {{0, 1, 1e4}, {0, 2, 1e4}}, 1e6);
+  topo.devices[0].memBandwidthGBps = kMemGBps;
+  BufRef in = unitsOf(BufferKind::In, 0), out = unitsOf(BufferKind::Out, 0),
+         tmp = unitsOf(BufferKind::Tmp, 0);
+  Plan chain = emptyPlan(CollectiveKind::Reduce, 3, 1);
+  chain.scratchUnits = 1;
+  chain.programs[1].channel(0) = {sendOp(in, 0)};
+  chain.programs[2].channel(0) = {sendOp(in, 0)};
+  chain.programs[0].channel(0) = {recvReduceOp({in}, 1, out), recvReduceOp({out}, 2, out)};
+  Plan twoPasses = chain;
+  twoPasses.programs[0].channel(0) = {recvReduceOp({in}, 1, tmp), recvReduceOp({tmp}, 2, out)};
+  // Both messages land in the root's memory (2), then: head 2 reads + 1 write, the folded op
+  // its message (1); unfused, the second op 2 reads + 1 write.
+  EXPECT_DOUBLE_EQ(simulate(chain, topo, uint64_t(kBytes)).devices[0].memoryBytes, 6 * kBytes);
+  EXPECT_DOUBLE_EQ(simulate(twoPasses, topo, uint64_t(kBytes)).devices[0].memoryBytes,
+                   8 * kBytes);
+}
+
 TEST(SimMemory, RanksOfOneDeviceShareItsMemory) {
   Topology topo = oneDevice(2);
   Plan plan = emptyPlan(CollectiveKind::AllToAll, 2, 2);
