@@ -381,13 +381,16 @@ void ProgramBuilder::emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step
   const ValueRange operands = reduce.getOperands();
   const std::vector<int32_t> arrives = arrivalRounds(reduce, operands, rank, channel);
   const BufRef home = place(reduce.getResult());
+  // Every instruction of the chain sits in the round its last message arrives in, after the
+  // rank's sends of that round: the fused pass waits for all its messages anyway, and folding
+  // earlier would hold the channel's later sends behind messages still on their way.
+  int32_t round = step;
   size_t secondReceived = operands.size(), received = 0;
-  int32_t firstWrite = -1;  // the round of the chain's first instruction
   bool localAfterFirst = false;
   for (size_t k = 0; k < operands.size(); ++k) {
     if (isReceived(operands[k], rank, channel)) {
-      if (++received == 1) firstWrite = arrives[k];
-      if (received == 2) secondReceived = k;
+      round = std::max(round, arrives[k]);
+      if (++received == 2) secondReceived = k;
     } else if (k > secondReceived) {
       localAfterFirst = true;
     }
@@ -396,16 +399,13 @@ void ProgramBuilder::emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step
   // first written: no local operand after the chain's first instruction, and no send or copy
   // of the rank's input in a later round (an in-place call aliases the input to the output).
   // Otherwise it folds into a tmp unit and its last instruction writes home.
-  const bool foldAtHome = !localAfterFirst && lastInputRead_[size_t(rank)] <= firstWrite;
+  const bool foldAtHome = !localAfterFirst && lastInputRead_[size_t(rank)] <= round;
   const BufRef acc = foldAtHome ? home : allocateTmp(rank, phaseOf(values_[reduce.getResult()]));
 
   Instr current;
-  int32_t lastStep = -1;
   auto finish = [&](const BufRef &dst) {
     current.channel = channel;
-    if (!current.recv) current.step = std::max(step, lastStep);
-    current.step = std::max(current.step, lastStep);
-    lastStep = current.step;
+    current.step = round;
     current.kind = !current.recv            ? (current.srcs.size() > 1 ? OpKind::Reduce : OpKind::Copy)
                    : current.srcs.empty()   ? OpKind::Recv
                                             : OpKind::RecvReduce;
@@ -441,7 +441,6 @@ void ProgramBuilder::emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step
       receiveInto(current, state.pending->from, state.pending->id, uint32_t(current.srcs.size()));
       state.pending.reset();
     }
-    current.step = arrives[k];
   }
   finish(home);
 }

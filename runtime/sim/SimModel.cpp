@@ -46,14 +46,25 @@ void forEachOpBlocked(const FlatOps &flat, Fn &&fn) {
     }
 }
 
-/// Per rank, per op in channel-after-channel order: whether the op continues a fused chain
-/// (FusedChains.h), so the executors run it inside its head's single pass.
-std::vector<std::vector<bool>> foldedIntoChains(const Plan &plan) {
-  std::vector<std::vector<bool>> folded(plan.programs.size());
-  for (size_t r = 0; r < plan.programs.size(); ++r)
-    for (const std::vector<uint32_t> &channel : fusedChainLengths(plan.programs[r]))
-      for (uint32_t length : channel) folded[r].push_back(length == 0);
-  return folded;
+/// Per rank, per op in channel-after-channel order: the length of the fused chain it heads
+/// (FusedChains.h; 1 when it heads none, 0 inside a chain). Chains whose last op sends are
+/// left unfused here (their ops run one by one): the simulator streams a send's bytes in the
+/// op that sends, which inside a fused pass it does not model.
+std::vector<std::vector<uint32_t>> simulatedChains(const Plan &plan) {
+  std::vector<std::vector<uint32_t>> lengths(plan.programs.size());
+  for (size_t r = 0; r < plan.programs.size(); ++r) {
+    const RankProgram &program = plan.programs[r];
+    const std::vector<std::vector<uint32_t>> chains = fusedChainLengths(program);
+    for (size_t c = 0; c < chains.size(); ++c) {
+      std::vector<uint32_t> channel = chains[c];
+      for (size_t i = 0; i < channel.size(); ++i) {
+        if (channel[i] <= 1 || program.channels[c].ops[i + channel[i] - 1].sends.empty()) continue;
+        std::fill(channel.begin() + long(i), channel.begin() + long(i + channel[i]), 1u);
+      }
+      lengths[r].insert(lengths[r].end(), channel.begin(), channel.end());
+    }
+  }
+  return lengths;
 }
 
 bool finitePositive(double x) { return std::isfinite(x) && x > 0; }
@@ -444,7 +455,7 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
   model.slots = uint32_t(model.interleaved ? interleavedSlots : totalOps);
   model.ops.assign(model.slots, SimOp{});
   std::vector<uint32_t> sendCount(model.slots, 0);
-  const std::vector<std::vector<bool>> folded = foldedIntoChains(plan);
+  const std::vector<std::vector<uint32_t>> chains = simulatedChains(plan);
   forEachOpBlocked(flat, [&](int r, uint32_t i, const PlanOp &op) {
     uint32_t g = model.slot(r, i);
     sendCount[g] = uint32_t(op.sends.size());
@@ -455,7 +466,10 @@ SimModel buildSimModel(const Plan &plan, const Topology &topo, uint64_t messageB
     packed.operands = uint32_t(op.numOperands());
     // An op a fused chain folds in reads its message only: the executors keep the accumulator
     // in the pass and write it once, which the chain's head is charged for.
-    packed.localTouches = packed.operands + uint32_t(op.dsts.size()) - (folded[r][i] ? 2 : 0);
+    const uint32_t chain = chains[size_t(r)][i];
+    packed.chainLink = chain == 0;
+    packed.chainLinks = uint16_t(chain > 1 ? std::min<uint32_t>(chain - 1, UINT16_MAX) : 0);
+    packed.localTouches = packed.operands + uint32_t(op.dsts.size()) - (packed.chainLink ? 2 : 0);
     packed.dsts = uint16_t(std::min<size_t>(op.dsts.size(), UINT16_MAX));
     packed.sendsInput = packed.forwardsSrc() && !op.sends.empty() &&
                         op.srcs.size() == 1 && op.srcs[0].buf == BufferKind::In;

@@ -52,6 +52,12 @@ struct SimOp {
   bool cleanPull = false;
   /// A send of one src from the `in` buffer (which no op writes), no recv, no dst.
   bool sendsInput = false;
+  /// On the head of a fused chain (FusedChains.h): how many ops after it the executors fold
+  /// into its pass. The head starts when every message of the chain is in and its activity
+  /// carries the whole chain's resource uses.
+  uint16_t chainLinks = 0;
+  /// An op a fused chain's head has done: it ends as it starts, at no cost.
+  bool chainLink = false;
   /// A send of one resident src, no recv, no dst: under pull it moves nothing itself.
   bool forwardsSrc() const { return operands == 1 && !hasRecv && dsts == 0; }
 };

@@ -43,7 +43,9 @@ private:
   void drainNow();
   /// Starts every op of `rank` that can start now, channel by channel.
   void tryStartRank(int rank);
-  bool canStart(int rank, uint32_t globalOp) const;
+  /// Whether op `local` of `rank` (slot `globalOp`) can start: its `after` ops done, its
+  /// message (and, on a fused chain's head, every message of the chain) in, room to send.
+  bool canStart(int rank, uint32_t local, uint32_t globalOp) const;
   void start(int rank, uint32_t channelId, uint32_t globalOp);
   void startData(int rank, uint32_t globalOp);
   void bandwidthDone(int rank, uint32_t globalOp, double time);
@@ -172,18 +174,19 @@ void Engine::opDone(uint32_t globalOp, int rank) {
     for (int other : ranksOfDevice_[size_t(device)]) tryStartRank(other);
 }
 
-bool Engine::canStart(int rank, uint32_t globalOp) const {
+bool Engine::canStart(int rank, uint32_t local, uint32_t globalOp) const {
   const SimOp &op = model_.ops[globalOp];
   for (uint32_t k = model_.afterBase[globalOp]; k < model_.afterBase[globalOp + 1]; ++k)
     if (!done_[model_.afterSlots[k]]) return false;
   if (op.hasRecv && std::isnan(timing_[globalOp].dataReadyUs)) return false;  // waits for data
+  for (uint32_t j = 1; j <= op.chainLinks; ++j)
+    if (std::isnan(timing_[model_.slot(rank, local + j)].dataReadyUs)) return false;
   const uint32_t first = model_.sendBase[globalOp], end = model_.sendBase[globalOp + 1];
   for (uint32_t s = first; s < end; ++s) {
     uint32_t mine = 0;  // sends of this op on the same FIFO
     for (uint32_t t = first; t < end; ++t) mine += model_.sends[t].fifo == model_.sends[s].fifo;
     if (fifoInFlight_[model_.sends[s].fifo] + mine > kChannelDepth) return false;
   }
-  (void)rank;
   return true;
 }
 
@@ -198,7 +201,7 @@ void Engine::tryStartRank(int rank) {
     const uint32_t ch = channelBase_[size_t(rank)] + c;
     if (busy_[ch] || next_[ch] >= begin[c + 1]) continue;
     const uint32_t globalOp = model_.slot(rank, next_[ch]);
-    if (canStart(rank, globalOp)) start(rank, ch, globalOp);
+    if (canStart(rank, next_[ch], globalOp)) start(rank, ch, globalOp);
   }
 }
 
@@ -209,7 +212,8 @@ void Engine::start(int rank, uint32_t channelId, uint32_t globalOp) {
   for (uint32_t s = model_.sendBase[globalOp]; s < model_.sendBase[globalOp + 1]; ++s)
     ++fifoInFlight_[model_.sends[s].fifo];
   timing_[globalOp].startUs = time_;
-  double overhead = model_.opOverheadUs[model_.deviceOfRank[rank]];
+  const double overhead =
+      model_.ops[globalOp].chainLink ? 0.0 : model_.opOverheadUs[model_.deviceOfRank[rank]];
   if (overhead > 0)
     schedule(time_ + overhead, EventKind::OverheadDone, globalOp, uint32_t(rank));
   else
@@ -219,9 +223,21 @@ void Engine::start(int rank, uint32_t channelId, uint32_t globalOp) {
 /// The op's data phase: it streams its bytes at the rate its resources allow.
 void Engine::startData(int rank, uint32_t globalOp) {
   const SimOp &op = model_.ops[globalOp];
+  if (op.chainLink) {  // its chain's head did its work
+    bandwidthDone(rank, globalOp, time_);
+    return;
+  }
   double bytes = double(op.units) * model_.unitBytes;
   double cap = std::numeric_limits<double>::infinity();
+  uses_.clear();
   collectUses(rank, globalOp, op, bytes, cap);
+  if (op.chainLinks > 0) {  // one pass over the whole chain: its links' uses join the head's
+    const uint32_t local = model_.locate(globalOp).second;
+    for (uint32_t j = 1; j <= op.chainLinks; ++j) {
+      const uint32_t link = model_.slot(rank, local + j);
+      collectUses(rank, link, model_.ops[link], bytes, cap);
+    }
+  }
   if (bytes <= 0 || (uses_.empty() && std::isinf(cap))) {
     bandwidthDone(rank, globalOp, time_);  // nothing limits it: no time beyond latency
     return;
@@ -260,12 +276,11 @@ void Engine::bandwidthDone(int rank, uint32_t globalOp, double time) {
   schedule(time + maxLatency, EventKind::OpDone, globalOp, uint32_t(rank));
 }
 
-/// The resources an op consumes per byte of its value, and its statistics (see README: memory
-/// model). Weights of one resource are summed; under multicast a hop shared by several sends of
+/// Adds the resources an op consumes per byte of its value to uses_ (which the caller clears),
+/// and its statistics (see README: memory model). Weights of one resource are summed; under multicast a hop shared by several sends of
 /// one op is crossed once.
 void Engine::collectUses(int rank, uint32_t globalOp, const SimOp &op, double bytes,
                          double &cap) {
-  uses_.clear();
   auto addUse = [&](int resource, double weight) {
     for (ResourceUse &use : uses_)
       if (use.resource == resource) {

@@ -9,24 +9,26 @@
 
 // Level 3 folds the peers' inputs straight from the wire in rank order, each message into the
 // accumulator the previous instruction wrote (a chain the executors run as one pass), instead
-// of receiving them into scratch first. Rank 0 folds into out once its sends are out; rank 1
-// folds into tmp until its last round (its later sends still read its input, which an
-// in-place call aliases to out); rank 2's own input opens the instruction after x1's, which
-// stays a link of its chain.
+// of receiving them into scratch first; the chain sits after the rank's last send. Ranks 0 and
+// 1 fold into out; rank 2, whose own input comes between two messages, folds into tmp (an
+// in-place call aliases its input to out) and its own input opens the last instruction.
 // PROGRAM-LABEL: coll.program
 // PROGRAM-SAME: scratch 1 attributes {coll.inplace_safe}
 // PROGRAM:      coll.rank 0 {
-// PROGRAM:        coll.recv_reduce in[0:1], recv 1 {{.*}} -> out[0:1]
+// PROGRAM:        coll.send in[0:1] -> send 3
+// PROGRAM-NEXT:   coll.recv_reduce in[0:1], recv 1 {{.*}} -> out[0:1]
 // PROGRAM-NEXT:   coll.recv_reduce out[0:1], recv 2 {{.*}} -> out[0:1]
 // PROGRAM-NEXT:   coll.recv_reduce out[0:1], recv 3 {{.*}} -> out[0:1]
 // PROGRAM:      coll.rank 1 {
-// PROGRAM:        coll.recv_reduce recv 0 {{.*}}, in[0:1] -> tmp[0:1]
-// PROGRAM:        coll.recv_reduce tmp[0:1], recv 2 {{.*}} -> tmp[0:1]
-// PROGRAM-NEXT:   coll.recv_reduce tmp[0:1], recv 3 {{.*}} -> out[0:1]
+// PROGRAM:        coll.send in[0:1] -> send 0
+// PROGRAM-NEXT:   coll.recv_reduce recv 0 {{.*}}, in[0:1] -> out[0:1]
+// PROGRAM-NEXT:   coll.recv_reduce out[0:1], recv 2 {{.*}} -> out[0:1]
+// PROGRAM-NEXT:   coll.recv_reduce out[0:1], recv 3 {{.*}} -> out[0:1]
 // PROGRAM:      coll.rank 2 {
-// PROGRAM:        coll.recv recv 0 {{.*}} -> tmp[0:1]
+// PROGRAM:        coll.send in[0:1] -> send 1
+// PROGRAM-NEXT:   coll.recv recv 0 {{.*}} -> tmp[0:1]
 // PROGRAM-NEXT:   coll.recv_reduce tmp[0:1], recv 1 {{.*}} -> tmp[0:1]
-// PROGRAM:        coll.recv_reduce tmp[0:1], in[0:1], recv 3 {{.*}} -> out[0:1]
+// PROGRAM-NEXT:   coll.recv_reduce tmp[0:1], in[0:1], recv 3 {{.*}} -> out[0:1]
 
 //--- lower.mlir
 // One-shot: each rank reads every peer's whole buffer (remote_reads) and folds all of them in
