@@ -21,7 +21,9 @@ namespace collplan::mpi {
 ///    value that stays put is published in place on both sides (peers on the node read it
 ///    directly or with one cross-memory copy; MPI sends it from the user's buffer).
 ///  - endCall drains MPI first (MPI only progresses while this rank calls it), then waits for
-///    the node's peers, who need nothing of this rank to consume what it posted.
+///    the node's peers, who need nothing of this rank to consume what it posted. A rank that
+///    waits on its node's peers while MPI sends of its call are unfinished runs MPI's progress
+///    at each poll, so a rendezvous message to another node is not held until the call ends.
 ///  - Waiting: where the machine's ranks fit its cores (and COLLPLAN_WAIT_SPINS is not set), a
 ///    waiting rank polls a while before it yields, as MPI's own progress does.
 ///  - Failures: an error on the node side is told to every rank through MPI's notices, so

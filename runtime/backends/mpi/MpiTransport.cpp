@@ -124,6 +124,12 @@ void MpiTransport::post(Connection c, const std::byte *data, size_t bytes) {
 
 bool MpiTransport::arrived(Connection c) { return links_[c].in->arrived(); }
 
+void MpiTransport::progressSends() {
+  // One MPI call progresses every request: stop at the first queue that made one.
+  for (Connection c : postedThisCall_)
+    if (!links_[c].out->drained()) return;
+}
+
 const std::byte *MpiTransport::acquire(Connection c, size_t bytes) {
   const Link &link = links_[c];
   const MessageHeader &header = link.in->header();

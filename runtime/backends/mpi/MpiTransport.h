@@ -58,6 +58,10 @@ public:
   void endCall() override;
   std::string describe(Connection c) const override;
 
+  /// Runs MPI's progress engine while a send this call posted is unfinished (a rendezvous
+  /// message moves only inside its sender's MPI calls); no MPI call once they have finished.
+  /// For a rank that waits on something else (HybridTransport: a peer on its node).
+  void progressSends();
   /// Takes in peers' notices; announces this rank's call once per call; throws when a peer
   /// failed or is in this call with other arguments. Runs while the rank waits
   /// (WaitPolicy::check).
