@@ -86,6 +86,7 @@ void WorldImpl::loadTopologyAndBundle() {
                                            " ranks but the world has " + std::to_string(c.ranks));
   }
   if (!topology && job_) topology = job_->topology();
+  if (topology) nodes_ = topology->numNodes();
   if (!c.bundleFile.empty()) {
     BundleExpectations expect;
     expect.ranks = c.ranks;
@@ -144,7 +145,9 @@ const BucketTable &WorldImpl::sharedDefaultTable(CollectiveKind kind, DType dtyp
   const auto key = std::make_tuple(int(kind), int(dtype), op ? int(*op) : -1, root);
   auto it = sharedTables_.find(key);
   if (it == sharedTables_.end())
-    it = sharedTables_.emplace(key, defaultRules().table(kind, dtype, op, ranks(), root)).first;
+    it = sharedTables_
+             .emplace(key, defaultRules().table(kind, dtype, op, ranks(), root, -1, nodes_))
+             .first;
   return it->second;
 }
 
@@ -224,7 +227,8 @@ const Plan &Communicator::planFor(CollectiveKind kind, DType dtype, ReduceOp op,
   auto it = defaultTables_.find(key);
   if (it == defaultTables_.end())
     it = defaultTables_
-             .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex, rank_))
+             .emplace(key, defaultRules().table(kind, dtype, planOp, world_.ranks(), rootIndex,
+                                                rank_, world_.nodes()))
              .first;
   if (!bundleTable) lastTable_ = {shape, &it->second};
   return it->second.lookup(messageBytes).plan;

@@ -45,6 +45,9 @@ public:
 
   const Backend &backend() const { return backend_; }
   int ranks() const { return config_.ranks; }
+  /// The machines the ranks span (the topology's nodes: the mpi job's own, or the file's; 1
+  /// without a topology), which the default rules choose by.
+  int nodes() const { return nodes_; }
   /// This process's rank (one rank per process) or -1 (the world holds every rank).
   int localRank() const { return config_.rank; }
   /// The bundle table for a call, or nullptr (then the built-in plans serve it).
@@ -78,6 +81,7 @@ private:
 
   WorldConfig config_;
   const Backend &backend_;
+  int nodes_ = 1;
   std::optional<Bundle> bundle_;
   const BucketTable *tables_[kNumCollectiveKinds][kNumDTypes][4] = {};
   std::unique_ptr<Job> job_;

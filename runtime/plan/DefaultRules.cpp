@@ -45,6 +45,8 @@ DefaultRule parseRule(const json &value, const std::string &origin, const FieldP
     rule.minBytes = expectUnsigned64(*v, Where{origin, path / "min_bytes"});
   if (const json *v = member(value, "min_ranks"))
     rule.minRanks = int(expectInteger(*v, Where{origin, path / "min_ranks"}, 1, 1 << 20));
+  if (const json *v = member(value, "min_nodes"))
+    rule.minNodes = int(expectInteger(*v, Where{origin, path / "min_nodes"}, 1, 1 << 20));
   if (const json *v = member(value, "why")) expectString(*v, Where{origin, path / "why"});
   return rule;
 }
@@ -70,36 +72,37 @@ DefaultRules DefaultRules::parse(const json &doc, const std::string &origin) {
   for (int k = 0; k < kNumCollectiveKinds; ++k) {
     const CollectiveKind kind = CollectiveKind(k);
     const bool covered = std::any_of(out.rules_.begin(), out.rules_.end(), [&](const DefaultRule &r) {
-      return r.collective == kind && r.minBytes == 0 && r.minRanks == 1;
+      return r.collective == kind && r.minBytes == 0 && r.minRanks == 1 && r.minNodes == 1;
     });
     if (!covered)
       throwPlanError(origin, rulesPath,
                      std::string("no rule serves every ") + std::string(toString(kind)) +
-                         " call: give one without min_bytes and min_ranks");
+                         " call: give one without min_bytes, min_ranks and min_nodes");
   }
   return out;
 }
 
-const BuiltInPlan &DefaultRules::planFor(CollectiveKind kind, int ranks, uint64_t bytes) const {
+const BuiltInPlan &DefaultRules::planFor(CollectiveKind kind, int ranks, uint64_t bytes,
+                                         int nodes) const {
   const BuiltInPlan *plan = nullptr;
   for (const DefaultRule &r : rules_)
-    if (r.collective == kind && r.minBytes <= bytes && r.minRanks <= std::max(ranks, 1))
-      plan = r.plan;
+    if (r.admits(kind, ranks, nodes, bytes)) plan = r.plan;
   return *plan;  // parse() checked that a rule without minimums serves every call
 }
 
-std::vector<DefaultRules::BucketChoice> DefaultRules::bucketChoices(CollectiveKind kind,
-                                                                    int ranks) const {
+std::vector<DefaultRules::BucketChoice> DefaultRules::bucketChoices(CollectiveKind kind, int ranks,
+                                                                    int nodes) const {
   std::vector<uint64_t> starts = {0};
   for (const DefaultRule &r : rules_)
-    if (r.collective == kind && r.minRanks <= ranks) starts.push_back(r.minBytes);
+    if (r.admits(kind, ranks, nodes, std::numeric_limits<uint64_t>::max()))
+      starts.push_back(r.minBytes);
   std::sort(starts.begin(), starts.end());
   starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
   std::vector<BucketChoice> choices;
   for (size_t i = 0; i < starts.size(); ++i) {
     const uint64_t maxBytes =
         i + 1 < starts.size() ? starts[i + 1] - 1 : std::numeric_limits<uint64_t>::max();
-    const BuiltInPlan *plan = &planFor(kind, ranks, starts[i]);
+    const BuiltInPlan *plan = &planFor(kind, ranks, starts[i], nodes);
     if (!choices.empty() && choices.back().plan == plan)
       choices.back().maxBytes = maxBytes;
     else
@@ -109,12 +112,12 @@ std::vector<DefaultRules::BucketChoice> DefaultRules::bucketChoices(CollectiveKi
 }
 
 BucketTable DefaultRules::table(CollectiveKind kind, DType dtype, std::optional<ReduceOp> op,
-                                int ranks, int root, int onlyRank) const {
+                                int ranks, int root, int onlyRank, int nodes) const {
   BucketTable table;
   table.collective = kind;
   table.dtype = dtype;
   table.op = op;
-  for (const BucketChoice &choice : bucketChoices(kind, ranks)) {
+  for (const BucketChoice &choice : bucketChoices(kind, ranks, nodes)) {
     Bucket bucket;
     bucket.minBytes = choice.minBytes;
     bucket.maxBytes = choice.maxBytes;
@@ -125,9 +128,9 @@ BucketTable DefaultRules::table(CollectiveKind kind, DType dtype, std::optional<
   return table;
 }
 
-uint64_t DefaultRules::tableMaxOps(CollectiveKind kind, int ranks) const {
+uint64_t DefaultRules::tableMaxOps(CollectiveKind kind, int ranks, int nodes) const {
   uint64_t ops = 0;
-  for (const BucketChoice &choice : bucketChoices(kind, ranks))
+  for (const BucketChoice &choice : bucketChoices(kind, ranks, nodes))
     ops += choice.plan->maxOps(kind, ranks);
   return ops;
 }

@@ -13,15 +13,23 @@
 
 namespace collplan {
 
-/// One rule: `plan` serves `collective` from `minBytes` and `minRanks` on.
+/// One rule: `plan` serves `collective` from `minBytes`, `minRanks` and `minNodes` on.
 struct DefaultRule {
   CollectiveKind collective = CollectiveKind::AllReduce;
   const BuiltInPlan *plan = nullptr;
   uint64_t minBytes = 0;
   int minRanks = 1;
+  /// The machines (nodes) the job's ranks span: a job across nodes sends over the network,
+  /// where other plans win than between the ranks of one machine.
+  int minNodes = 1;
+  /// Whether the rule's minimums admit a call of `bytes` on `ranks` ranks over `nodes` nodes.
+  bool admits(CollectiveKind kind, int ranks, int nodes, uint64_t bytes) const {
+    return collective == kind && minBytes <= bytes && minRanks <= std::max(ranks, 1) &&
+           minNodes <= std::max(nodes, 1);
+  }
 };
 
-/// A rank-independent bundle: per collective, built-in plans by size. Of the rules of a
+/// A rank-independent bundle: per collective, built-in plans by size, rank and node count. Of the rules of a
 /// collective whose minimums a call reaches, the last one listed serves it; every collective has
 /// a rule without minimums, so every call has a plan.
 class DefaultRules {
@@ -31,17 +39,18 @@ public:
   /// collective without a rule that applies to every call, ...).
   static DefaultRules parse(const nlohmann::json &doc, const std::string &origin);
 
-  /// The built-in plan for a call of `bytes` on `ranks` ranks.
-  const BuiltInPlan &planFor(CollectiveKind kind, int ranks, uint64_t bytes) const;
+  /// The built-in plan for a call of `bytes` on `ranks` ranks over `nodes` nodes.
+  const BuiltInPlan &planFor(CollectiveKind kind, int ranks, uint64_t bytes, int nodes = 1) const;
   /// The bucket table these rules give calls of `kind` on `ranks` ranks (with `op` and `root`):
   /// a bucket from each rule's min_bytes on, holding its plan. What a communicator and plan-bench
   /// look plans up in when no bundle covers a call, exactly as in a tuned bundle's table.
-  /// With `onlyRank` >= 0 the plans hold that rank's program alone (what one rank runs).
+  /// With `onlyRank` >= 0 the plans hold that rank's program alone (what one rank runs);
+  /// `nodes`: the machines the ranks span.
   BucketTable table(CollectiveKind kind, DType dtype, std::optional<ReduceOp> op, int ranks,
-                    int root, int onlyRank = -1) const;
+                    int root, int onlyRank = -1, int nodes = 1) const;
   /// At most how many ops the whole plans of table(kind, ..., ranks, ...) have (BuiltInPlan::
   /// maxOps), known before building them.
-  uint64_t tableMaxOps(CollectiveKind kind, int ranks) const;
+  uint64_t tableMaxOps(CollectiveKind kind, int ranks, int nodes = 1) const;
   const std::vector<DefaultRule> &rules() const { return rules_; }
 
 private:
@@ -51,7 +60,7 @@ private:
     const BuiltInPlan *plan = nullptr;
   };
   /// The buckets of table(kind, ..., ranks, ...), consecutive ones with one plan merged.
-  std::vector<BucketChoice> bucketChoices(CollectiveKind kind, int ranks) const;
+  std::vector<BucketChoice> bucketChoices(CollectiveKind kind, int ranks, int nodes) const;
 
   std::vector<DefaultRule> rules_;
 };

@@ -6,6 +6,7 @@
 #include "runtime/topology/Validate.h"
 
 #include <algorithm>
+#include <set>
 
 namespace collplan {
 
@@ -14,6 +15,12 @@ int Topology::numRanks() const {
   for (const Device &device : devices)
     total += device.ranks.size();
   return int(total);
+}
+
+int Topology::numNodes() const {
+  std::set<int> nodes;
+  for (const Device &device : devices) nodes.insert(device.node);
+  return std::max(int(nodes.size()), 1);
 }
 
 int Topology::deviceOf(int rank) const {

@@ -123,6 +123,8 @@ struct Topology {
   bool intraDeviceHandshake = false;
 
   int numRanks() const;
+  /// The nodes (machines) its devices belong to: the distinct Device::node values.
+  int numNodes() const;
   int numVertices() const { return int(devices.size() + switches.size()); }
   /// The device that holds `rank`.
   int deviceOf(int rank) const;

@@ -168,7 +168,7 @@ PlanSource sourceOf(const BenchRequest &r, const Resolved &in, std::optional<Pla
   }
   if (plan) return PlanSource::fromPlan(std::move(*plan), r.planFile, c);
   if (in.bundle) return PlanSource::fromBundle(in.bundle, r.bundleFile, c);
-  return PlanSource::builtIn(c);
+  return PlanSource::builtIn(c, in.topology ? in.topology->numNodes() : 1);
 }
 
 Resolved resolve(const BenchRequest &r) {

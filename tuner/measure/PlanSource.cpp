@@ -116,13 +116,13 @@ PlanSource PlanSource::fromBundle(std::shared_ptr<const Bundle> bundle, const st
   return s;
 }
 
-PlanSource PlanSource::builtIn(const BenchCase &c) {
+PlanSource PlanSource::builtIn(const BenchCase &c, int nodes) {
   std::optional<ReduceOp> op;
   if (needsReduceOp(c.kind)) op = c.op;
   if (needsRoot(c.kind) && (c.root < 0 || c.root >= c.ranks))
     throw std::invalid_argument("--root " + std::to_string(c.root) + " is out of range for " +
                                 std::to_string(c.ranks) + " ranks");
-  const uint64_t maxOps = defaultRules().tableMaxOps(c.kind, c.ranks);
+  const uint64_t maxOps = defaultRules().tableMaxOps(c.kind, c.ranks, nodes);
   requireMemory(double(maxOps) * double(kPlanBytesPerOp + kPreparedBytesPerOp),
                 "the built-in plans for " + std::string(toString(c.kind)) + " on " +
                     std::to_string(c.ranks) + " ranks (" + std::to_string(maxOps) +
@@ -130,7 +130,7 @@ PlanSource PlanSource::builtIn(const BenchCase &c) {
                 "lower --ranks");
   auto bundle = std::make_shared<Bundle>();
   bundle->ranks = c.ranks;
-  bundle->tables.push_back(defaultRules().table(c.kind, c.dtype, op, c.ranks, c.root));
+  bundle->tables.push_back(defaultRules().table(c.kind, c.dtype, op, c.ranks, c.root, -1, nodes));
   PlanSource s;
   s.bundle_ = bundle;
   s.table_ = &bundle->tables.front();

@@ -30,7 +30,8 @@ public:
   /// (DefaultRules.h): what a communicator without a bundle runs. Refuses (invalid_argument),
   /// before building them, plans whose ops with their prepared programs exceed the machine's
   /// memory (the ops grow with the square of the ranks).
-  static PlanSource builtIn(const BenchCase &c);
+  /// `nodes`: the machines the ranks span (the default rules choose by it).
+  static PlanSource builtIn(const BenchCase &c, int nodes = 1);
 
   /// The plan that serves a message of `bytes` bytes.
   const Plan &planFor(uint64_t bytes) const;

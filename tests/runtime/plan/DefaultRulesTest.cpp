@@ -21,6 +21,12 @@ TEST(DefaultRules, ShippedRulesServeEveryCollective) {
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262143).name, "ring");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144).name, "two-shot");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 1 << 30).name, "ring");  // min_ranks 3
+  // Across machines the ring replaces two-shot from 32 KiB (min_nodes 2); two nodes of one
+  // rank each have no rule of their own (min_ranks 3).
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144, 2).name, "ring");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 32767, 2).name, "recursive-doubling");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144, 1).name, "two-shot");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 32768, 2).name, "recursive-doubling");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllToAll, 4, 8).name, "direct");
   EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 8, 1 << 20).name, "binomial-tree");
   EXPECT_EQ(rules.planFor(CollectiveKind::Barrier, 8, 0).name, "dissemination");
@@ -32,6 +38,7 @@ TEST(DefaultRules, ShippedRulesServeEveryCollective) {
   for (size_t i = 0; i < rules.rules().size(); ++i) {
     EXPECT_EQ(fromFile.rules()[i].plan, rules.rules()[i].plan) << i;
     EXPECT_EQ(fromFile.rules()[i].minBytes, rules.rules()[i].minBytes) << i;
+    EXPECT_EQ(fromFile.rules()[i].minNodes, rules.rules()[i].minNodes) << i;
   }
 }
 
@@ -63,6 +70,14 @@ TEST(DefaultRules, TablesAreValidBucketsOfBuiltInPlans) {
   EXPECT_EQ(two.buckets[0].plan.algorithm, "recursive-doubling");
   EXPECT_EQ(two.buckets[0].maxBytes, 65535u);
   EXPECT_EQ(two.buckets[1].plan.algorithm, "ring");
+  // Four ranks on two nodes: two-shot's bucket is gone, the ring serves everything from 32 KiB.
+  const BucketTable nodes = defaultRules().table(CollectiveKind::AllReduce, DType::F32,
+                                                 ReduceOp::Sum, 4, 0, -1, /*nodes=*/2);
+  ASSERT_EQ(nodes.buckets.size(), 2u);
+  EXPECT_EQ(nodes.buckets[0].plan.algorithm, "recursive-doubling");
+  EXPECT_EQ(nodes.buckets[1].minBytes, 32768u);
+  EXPECT_EQ(nodes.buckets[1].plan.algorithm, "ring");
+  EXPECT_EQ(nodes.buckets[1].maxBytes, UINT64_MAX);
 }
 
 /// The error for `doc` (a rules document with `rule` as the allreduce rule), or "".
@@ -105,6 +120,14 @@ TEST(DefaultRules, BadDocumentsAreClearErrors) {
             std::string::npos);
   EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"min_ranks\": 0}"))
                 .find("rules[0].min_ranks"),
+            std::string::npos);
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"min_nodes\": 0}"))
+                .find("rules[0].min_nodes"),
+            std::string::npos);
+  // A rule for several nodes alone serves no call of one machine.
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"min_nodes\": 2}"))
+                .find("no rule serves every allreduce call: give one without min_bytes, min_ranks "
+                      "and min_nodes"),
             std::string::npos);
   EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"size\": 1}"))
                 .find("rules[0].size: unknown field"),

@@ -79,3 +79,16 @@ TEST(TopologyPresets, ClusterScalesTo1024Ranks) {
 
 } // namespace
 } // namespace collplan::test
+
+namespace collplan::test {
+namespace {
+
+TEST(TopologyPresets, NodesAreTheMachinesTheDevicesBelongTo) {
+  EXPECT_EQ(nvswitchH100Preset().numNodes(), 1);
+  EXPECT_EQ(trn2Preset().numNodes(), 1);
+  EXPECT_EQ(clusterPreset(4).numNodes(), 4);
+  EXPECT_EQ(Topology{}.numNodes(), 1);  // no devices: one machine, as a world without topology
+}
+
+}  // namespace
+}  // namespace collplan::test
