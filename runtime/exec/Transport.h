@@ -49,8 +49,9 @@ public:
 ///                            exactly n bytes (RuntimeError when sizes disagree), or nullptr when
 ///                            it lives in another address space and must be copied with fetch();
 ///   release(c)               consumes that message: its sender may reuse the slot and memory;
-///   endCall()                waits until every message this rank posted was consumed, so user
-///                            buffers and staging may be reused once the call returns.
+///   endCall()                waits until every message this rank posted was consumed (or, a
+///                            small one, copied out of the caller's memory when posted), so
+///                            user buffers and staging may be reused once the call returns.
 class Transport : public ConnectionSource {
 public:
   virtual int rank() const = 0;

@@ -1,8 +1,10 @@
 // FlagTransport: connections over per-(sender, receiver, channel) FIFOs in shared memory.
 #include "runtime/backends/cpu/FlagTransport.h"
 
+#include "runtime/exec/EnvSettings.h"
 #include "runtime/exec/RuntimeError.h"
 
+#include <cstring>
 #include <string>
 
 namespace collplan {
@@ -65,7 +67,9 @@ FlagTransport::FlagTransport(int rank, int ranks, WaitPolicy policy)
         // The call board first: a peer that found the mismatch may already have left the
         // job, and the mismatch, not its departure, is what went wrong.
         checkCallArguments();
-      })) {}
+      })),
+      payloadMaxBytes_(size_t(unsignedFromEnv("COLLPLAN_EAGER_MAX", kSlotPayloadBytes,
+                                              "a byte count from 0 to 256", kSlotPayloadBytes))) {}
 
 Connection FlagTransport::connect(int peer, uint32_t channel, bool sending) {
   auto [it, fresh] = byEnds_.try_emplace({peer, channel, sending}, Connection(links_.size()));
@@ -126,10 +130,15 @@ bool FlagTransport::canPost(Connection c) {
 void FlagTransport::post(Connection c, const std::byte *data, size_t bytes) {
   Link &link = links_[c];
   MessageSlot &slot = link.fifo->slots[link.count % kChannelDepth];
-  encode(data, bytes, slot);
+  slot.inPayload = bytes > 0 && bytes <= payloadMaxBytes_;
+  if (slot.inPayload)
+    std::memcpy(slot.payload, data, bytes);
+  else
+    encode(data, bytes, slot);
   slot.bytes = bytes;
   slot.signature = signature_.pack();
   link.fifo->posted.store(++link.count, std::memory_order_release);
+  if (!slot.inPayload) link.mustConsume = link.count;
   if (!link.postedThisCall) {
     link.postedThisCall = true;
     postedThisCall_.push_back(c);
@@ -157,7 +166,7 @@ const std::byte *FlagTransport::acquire(Connection c, size_t bytes) {
                            " bytes from " + describe(c) + " but it sent " +
                            std::to_string(slot.bytes) +
                            ": the ranks called the collective with different counts or dtypes");
-  return decode(link.peer, slot);
+  return slot.inPayload ? slot.payload : decode(link.peer, slot);
 }
 
 void FlagTransport::fetch(Connection c, size_t offset, size_t bytes, std::byte *dst) {
@@ -168,7 +177,10 @@ void FlagTransport::fetch(Connection c, size_t offset, size_t bytes, std::byte *
                                                 std::to_string(offset) + ", " +
                                                 std::to_string(offset + bytes) + ") of a " +
                                                 std::to_string(slot.bytes) + "-byte message");
-  copyOut(link.peer, slot, offset, bytes, dst);
+  if (slot.inPayload)
+    std::memcpy(dst, slot.payload + offset, bytes);
+  else
+    copyOut(link.peer, slot, offset, bytes, dst);
 }
 
 void FlagTransport::copyOut(int peer, const MessageSlot &, size_t, size_t, std::byte *) {
@@ -186,7 +198,7 @@ void FlagTransport::endCall() {
   for (Connection c : postedThisCall_) {
     Link &link = links_[c];
     link.postedThisCall = false;
-    if (!waitAtLeast(link.fifo->consumed, link.count, policy_)) timedOut(link);
+    if (!waitAtLeast(link.fifo->consumed, link.mustConsume, policy_)) timedOut(link);
   }
   postedThisCall_.clear();
 }

@@ -12,27 +12,37 @@
 
 namespace collplan {
 
+/// Messages of at most this many bytes travel in their FIFO slot: the sender copies them there
+/// when it posts and its call need not wait for the receiver to consume them (the data is no
+/// longer the sender's memory). A small call then ends without the second hand-off of a
+/// message published in place, as MPI's eager protocol does.
+inline constexpr size_t kSlotPayloadBytes = 256;
+
 /// What a posted message says about its data: backend-specific location, size, and for cpu-shm
-/// the staging segment (or tag) the location refers to.
+/// the staging segment (or tag) the location refers to; or the data itself (`inPayload`).
 struct MessageSlot {
   uint64_t where = 0;
   uint64_t bytes = 0;
   uint64_t generation = 0;
   uint64_t signature = 0;  ///< the sender's CallSignature, packed
+  uint64_t inPayload = 0;  ///< 1: the data is `payload`, not where `where` says
+  alignas(8) std::byte payload[kSlotPayloadBytes];
 };
 
 /// The FIFO of messages from one rank to another on one channel, in memory both map. Counters
 /// only grow (over every call of the job), so nothing is ever reset: the sender fills
 /// slots[posted % kChannelDepth] and stores `posted + 1` (release); the receiver waits for it
 /// (acquire), reads the data and stores `consumed + 1` (release); the sender posts again only
-/// while posted - consumed < kChannelDepth, and its endCall waits until consumed == posted.
+/// while posted - consumed < kChannelDepth, and its endCall waits until every message it posted
+/// outside the slots' payloads is consumed.
 /// The two counters sit on separate cache lines because different ranks write them.
 struct alignas(64) MessageFifo {
   std::atomic<uint64_t> posted{0};
   alignas(64) std::atomic<uint64_t> consumed{0};
   alignas(64) MessageSlot slots[kChannelDepth];
 };
-static_assert(sizeof(MessageFifo) == 128 + 32 * kChannelDepth, "MessageFifo layout");
+static_assert(sizeof(MessageFifo) == 128 + sizeof(MessageSlot) * kChannelDepth,
+              "MessageFifo layout");
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "counters must be address-free atomics");
 
 /// One sender's FIFOs, found by (receiver, channel) through an open-addressing directory that
@@ -113,8 +123,14 @@ private:
     uint32_t channel = 0;
     bool sending = false;
     uint64_t count = 0;          ///< messages posted (sending) or consumed (receiving) so far
+    /// Sending: the count endCall waits for the receiver to consume, the last message posted
+    /// outside a slot payload (those refer to the sender's memory).
+    uint64_t mustConsume = 0;
     bool postedThisCall = false;
   };
+  /// Messages of at most this many bytes travel in their slot (COLLPLAN_EAGER_MAX, default
+  /// and at most kSlotPayloadBytes; 0: every message is read where it lies).
+  const size_t payloadMaxBytes_;
   [[noreturn]] void timedOut(const Link &link) const;
   std::vector<Link> links_;
   std::map<std::tuple<int, uint32_t, bool>, Connection> byEnds_;

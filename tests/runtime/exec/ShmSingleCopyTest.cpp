@@ -98,6 +98,9 @@ TEST(ShmSingleCopy, LargeValuesArePublishedInPlaceAndFetchedByRange) {
 }
 
 TEST(ShmSingleCopy, DisabledJobsStageEveryValue) {
+  // Values larger than a FIFO slot's payload are read where they lie: private memory cannot be
+  // posted without single copy, staging can. A small value travels in its slot from anywhere.
+  constexpr size_t kLarge = kSlotPayloadBytes + 1;
   const std::string job = uniqueJob("sc-off");
   const std::string result = runInProcesses(2, [&](int rank) {
     setenv("COLLPLAN_TIMEOUT_S", "30", 1);
@@ -108,20 +111,26 @@ TEST(ShmSingleCopy, DisabledJobsStageEveryValue) {
     check(!t.singleCopyActive() && t.inPlaceMinBytes(nullptr, 0) == SIZE_MAX,
           "private memory is staged");
     if (rank == 0) {
-      std::vector<std::byte> value(64);
+      std::vector<std::byte> value(kLarge);
       try {
         t.post(c, value.data(), value.size());
         check(false, "publishing private memory without single copy must throw");
       } catch (const RuntimeError &e) {
         check(std::string(e.what()).find("outside its staging") != std::string::npos, e.what());
       }
-      std::byte *staging = t.staging(64);
-      std::memset(staging, 7, 64);
-      t.post(c, staging, 64);
+      std::byte *staging = t.staging(kLarge);
+      std::memset(staging, 7, kLarge);
+      t.post(c, staging, kLarge);
+      std::vector<std::byte> small(64, std::byte(9));
+      t.post(c, small.data(), small.size());
     } else {
       waitArrived(t, c);
-      const std::byte *data = t.acquire(c, 64);
-      check(data != nullptr && data[63] == std::byte(7), "staged data is read in place");
+      const std::byte *data = t.acquire(c, kLarge);
+      check(data != nullptr && data[kLarge - 1] == std::byte(7), "staged data is read in place");
+      t.release(c);
+      waitArrived(t, c);
+      data = t.acquire(c, 64);
+      check(data != nullptr && data[63] == std::byte(9), "a small private value travels in its slot");
       t.release(c);
     }
     t.endCall();
@@ -186,6 +195,39 @@ TEST(ShmSingleCopy, MalformedSettingsNameTheVariable) {
   }
   unsetenv("COLLPLAN_SHM_SINGLE_COPY");
   unsetenv("COLLPLAN_SHM_SINGLE_COPY_MIN");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ShmFifo, ASmallMessageDoesNotHoldItsSendersCall) {
+  // A message that fits its FIFO slot is copied there when posted: the sender's call ends
+  // without waiting for the receiver (here asleep past the sender's 1 s timeout), as an eager
+  // MPI send does; a larger one would make endCall time out.
+  const std::string job = uniqueJob("fifo-eager");
+  const std::string result = runInProcesses(2, [&](int rank) {
+    setenv("COLLPLAN_TIMEOUT_S", "1", 1);
+    ShmTransport t(job, rank, 2, defaultWaitPolicy());
+    const Connection c = t.connect(1 - rank, 0, /*sending=*/rank == 0);
+    t.beginCall(CallSignature{});
+    if (rank == 0) {
+      std::vector<std::byte> value(kSlotPayloadBytes, std::byte(5));
+      t.post(c, value.data(), value.size());
+      value.assign(value.size(), std::byte(0));  // the caller's buffer is its own again
+      t.endCall();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      waitArrived(t, c);
+      const std::byte *data = t.acquire(c, kSlotPayloadBytes);
+      check(data != nullptr && data[kSlotPayloadBytes - 1] == std::byte(5),
+            "the message holds the value as posted");
+      t.release(c);
+      t.endCall();
+    }
+    return 0;
+  });
+  EXPECT_EQ(result, "");
 }
 
 }  // namespace
