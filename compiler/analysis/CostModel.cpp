@@ -532,16 +532,7 @@ TransferRounds operandTransferRounds(ScheduleOp schedule) {
 /// A local copy whose result is sent to another rank: it packs blocks side by side.
 static bool isPack(Operation *op) {
   auto copy = dyn_cast<CopyOp>(op);
-  if (!copy) return false;
-  auto source = copy.getSrc().getDefiningOp();
-  // The rank a value resides on: inputs, copies and reductions name it; dups are never local.
-  auto rankOf = [](Operation *def) -> std::optional<int64_t> {
-    if (auto in = dyn_cast_or_null<InputOp>(def)) return int64_t(in.getRank());
-    if (auto c = dyn_cast_or_null<CopyOp>(def)) return int64_t(c.getRank());
-    if (auto r = dyn_cast_or_null<coll::ReduceOp>(def)) return int64_t(r.getRank());
-    return std::nullopt;
-  };
-  if (rankOf(source) != int64_t(copy.getRank())) return false;
+  if (!copy || residentRank(copy.getSrc()) != int64_t(copy.getRank())) return false;
   return llvm::any_of(copy.getResult().getUsers(), [&](Operation *user) {
     auto send = dyn_cast<CopyOp>(user);
     return send && send.getRank() != copy.getRank();

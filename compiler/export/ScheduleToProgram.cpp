@@ -105,6 +105,9 @@ private:
   /// `channel`; -1 for one already here.
   std::vector<int32_t> arrivalRounds(Operation *op, ValueRange operands, int rank,
                                      uint32_t channel);
+  /// The round operand `k` of reduction `op` (at step `step`) travels in when it is remote:
+  /// the port model's (operandTransferRounds), else the reduction's own step.
+  int32_t remoteOperandRound(Operation *op, size_t k, int32_t step) const;
   /// Whether `v` reaches `rank` as a message on `channel` (remote, or a receive not emitted).
   bool isReceived(Value v, int rank, uint32_t channel);
   /// Emits the owner's send of remote operand `v` to `rank`; returns the transfer id.
@@ -113,12 +116,14 @@ private:
   /// one pass (FusedChains.h): operands in their order, each received one straight from the
   /// wire into an accumulator that the next instruction folds on (one-shot, a flat reduce's
   /// root: every peer's input read once, in place, instead of received into scratch first).
-  void emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step);
+  /// `arrives`: arrivalRounds of its operands.
+  void emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step,
+                     const std::vector<int32_t> &arrives);
   /// Fills transfersPerRound_ and lastInputRead_ from the schedule.
   void countTransfers();
   /// Whether each received operand of `reduce` is the only transfer its sender makes to
   /// `rank` in its round (so no message coalescing could join it with another).
-  bool alonePerRound(coll::ReduceOp reduce, int rank);
+  bool alonePerRound(coll::ReduceOp reduce, int rank, const std::vector<int32_t> &arrives);
   /// Adds the receive of transfer (`from`, `id`) to `instr` as its operand at `pos`.
   static void receiveInto(Instr &instr, int from, uint32_t id, uint32_t pos) {
     instr.recv = from;
@@ -212,17 +217,20 @@ void ProgramBuilder::materialize(Value v) {
   emit(state.rank, recv);
 }
 
+int32_t ProgramBuilder::remoteOperandRound(Operation *op, size_t k, int32_t step) const {
+  auto rounds = operandRounds_.find(op);
+  return rounds != operandRounds_.end() && k < rounds->second.size() ? int32_t(rounds->second[k])
+                                                                     : step;
+}
+
 std::vector<int32_t> ProgramBuilder::arrivalRounds(Operation *op, ValueRange operands, int rank,
                                                    uint32_t channel) {
   const int32_t step = stepOf(op);
-  auto rounds = operandRounds_.find(op);
   std::vector<int32_t> arrives(operands.size(), -1);
   for (auto [k, v] : llvm::enumerate(operands)) {
     const ValueState &state = values_[v];
     if (state.rank != rank)
-      arrives[k] = rounds != operandRounds_.end() && k < rounds->second.size()
-                       ? int32_t(rounds->second[k])
-                       : step;
+      arrives[k] = remoteOperandRound(op, k, step);
     else if (state.pending && state.pending->channel == channel)
       arrives[k] = state.pending->step;
   }
@@ -365,9 +373,11 @@ void ProgramBuilder::visitReduce(coll::ReduceOp reduce, int32_t step) {
   // received in its round instead, where coalescing can join the two (recursive halving).
   if (reduce.getNumOperands() >= 3 &&
       llvm::count_if(reduce.getOperands(),
-                     [&](Value v) { return isReceived(v, rank, channel); }) >= 2 &&
-      alonePerRound(reduce, rank))
-    return emitFoldChain(reduce, rank, step);
+                     [&](Value v) { return isReceived(v, rank, channel); }) >= 2) {
+    const std::vector<int32_t> arrives =
+        arrivalRounds(reduce, reduce.getOperands(), rank, channel);
+    if (alonePerRound(reduce, rank, arrives)) return emitFoldChain(reduce, rank, step, arrives);
+  }
   Instr instr;
   instr.step = step;
   gatherOperands(reduce, reduce.getOperands(), rank, instr);
@@ -376,10 +386,10 @@ void ProgramBuilder::visitReduce(coll::ReduceOp reduce, int32_t step) {
   emit(rank, instr);
 }
 
-void ProgramBuilder::emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step) {
+void ProgramBuilder::emitFoldChain(coll::ReduceOp reduce, int rank, int32_t step,
+                                   const std::vector<int32_t> &arrives) {
   const uint32_t channel = channelOf(reduce);
   const ValueRange operands = reduce.getOperands();
-  const std::vector<int32_t> arrives = arrivalRounds(reduce, operands, rank, channel);
   const BufRef home = place(reduce.getResult());
   // Every instruction of the chain sits in the round its last message arrives in, after the
   // rank's sends of that round: the fused pass waits for all its messages anyway, and folding
@@ -580,18 +590,14 @@ void ProgramBuilder::countTransfers() {
     if (!isa<coll::ReduceOp, ReduceSendOp>(op)) continue;
     const int64_t rank = isa<coll::ReduceOp>(op) ? cast<coll::ReduceOp>(op).getRank()
                                                  : cast<ReduceSendOp>(op).getRank();
-    auto rounds = operandRounds_.find(&op);
     for (auto [k, v] : llvm::enumerate(op.getOperands()))
-      count(residentRank(v), rank,
-            rounds != operandRounds_.end() && k < rounds->second.size()
-                ? int32_t(rounds->second[k])
-                : step);
+      count(residentRank(v), rank, remoteOperandRound(&op, k, step));
   }
 }
 
-bool ProgramBuilder::alonePerRound(coll::ReduceOp reduce, int rank) {
+bool ProgramBuilder::alonePerRound(coll::ReduceOp reduce, int rank,
+                                   const std::vector<int32_t> &arrives) {
   const uint32_t channel = channelOf(reduce);
-  const std::vector<int32_t> arrives = arrivalRounds(reduce, reduce.getOperands(), rank, channel);
   for (auto [k, v] : llvm::enumerate(reduce.getOperands())) {
     if (!isReceived(v, rank, channel)) continue;
     const ValueState &state = values_[v];

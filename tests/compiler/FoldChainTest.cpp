@@ -1,6 +1,7 @@
 // Reductions of several received operands compile to the chains the executors fuse into one
 // pass (FusedChains.h): every message read once from the wire, not received into scratch first.
-#include "compiler/export/PlanCompiler.h"
+#include "compiler/lowering/Algorithms.h"
+#include "tests/compiler/ScheduleTestSupport.h"
 #include "runtime/plan/FusedChains.h"
 
 #include <gtest/gtest.h>
@@ -11,17 +12,11 @@ using namespace collplan;
 
 namespace {
 
+/// The plan of `algorithm` for `kind` on `ranks` ranks at one slice (root 0).
 Plan compiled(CollectiveKind kind, int ranks, const char *algorithm) {
-  CollectiveSpec spec;
-  spec.kind = kind;
-  spec.ranks = ranks;
-  spec.op = ReduceOp::Sum;
-  CompileOptions options;
-  options.algorithm = algorithm;
-  std::string error;
-  auto result = compileCollective(spec, options, error);
-  EXPECT_TRUE(mlir::succeeded(result)) << algorithm << " N=" << ranks << ": " << error;
-  return mlir::succeeded(result) ? result->plan : Plan{};
+  const std::vector<Plan> plans =
+      collplan::testing::compiledPlans({findAlgorithm(algorithm), kind}, ranks);
+  return plans.empty() ? Plan{} : plans.front();
 }
 
 /// The longest fused chain among rank `rank`'s ops, and how many passes its ops run as.
