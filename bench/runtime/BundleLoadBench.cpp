@@ -2,7 +2,9 @@
 // CBOR; what a rank of a cpu-shm or mpi job loads (its own programs of a proven file, with the
 // proof record present, and the first load that proves it); and the parse alone, through
 // nlohmann's callback parser (what loaders used before) and the bounded one (JsonDocument.h),
-// on the bundle and on a plan with one channel of 20 000 ops.
+// on the bundle and on a plan with one channel of 20 000 ops; and one rank's load of a 1024-rank
+// ring allreduce plan stored explicitly (every rank's program) against stored symmetric (rank 0's
+// program, instantiated for the rank).
 // Usage: collplan_bench_bundle_load BUNDLE [benchmark flags]
 // (default: plans/bundles/trn2/bundle.json of the source tree).
 #include "runtime/core/Files.h"
@@ -10,11 +12,14 @@
 #include "runtime/core/JsonDocument.h"
 #include "runtime/core/Sha256.h"
 #include "runtime/plan/BundleJson.h"
+#include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/Symmetry.h"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 
@@ -23,6 +28,9 @@ using namespace collplan;
 namespace {
 
 std::string jsonPath, cborPath, proofDir;
+/// The 1024-rank ring allreduce, every rank's program, and symmetric.
+std::string ringExplicitPath, ringSymmetricPath;
+constexpr int kRingRanks = 1024;
 
 void loadBundle(benchmark::State &state, const std::string &path, int onlyRank,
                 bool verify = true) {
@@ -55,6 +63,31 @@ void loadForRank(benchmark::State &state, bool recorded) {
 }
 void BM_RankProvenRecord(benchmark::State &state) { loadForRank(state, true); }
 void BM_RankFirstProof(benchmark::State &state) { loadForRank(state, false); }
+
+/// One rank's load of a plan file (rank 513: neither end of the programs list).
+void loadPlanRank(benchmark::State &state, const std::string &path) {
+  PlanLoadOptions options;
+  options.onlyRank = kRingRanks / 2 + 1;
+  for (auto _ : state) benchmark::DoNotOptimize(loadPlanFile(path, options));
+  state.counters["file_bytes"] = double(std::filesystem::file_size(path));
+}
+void BM_RingExplicitOneRank(benchmark::State &state) { loadPlanRank(state, ringExplicitPath); }
+void BM_RingSymmetricOneRank(benchmark::State &state) { loadPlanRank(state, ringSymmetricPath); }
+/// Every rank's programs instantiated, validated and proven: what proving the file costs.
+void BM_RingSymmetricEveryRank(benchmark::State &state) {
+  for (auto _ : state) benchmark::DoNotOptimize(loadPlanFile(ringSymmetricPath));
+}
+
+/// Writes the ring plan both ways.
+void writeRingPlans(const std::filesystem::path &temp) {
+  ringExplicitPath = (temp / "collplan-bench-ring-explicit.plan.json").string();
+  ringSymmetricPath = (temp / "collplan-bench-ring-symmetric.plan.json").string();
+  Plan ring = ringAllReducePlan(kRingRanks, ReduceOp::Sum);
+  savePlanFile(ring, ringExplicitPath);
+  ring.symmetry = findSymmetry(ring);
+  if (!ring.symmetry) throw std::runtime_error("the built-in ring allreduce is not symmetric");
+  savePlanFile(ring, ringSymmetricPath);
+}
 
 /// The "channels" of programs[0] only, as the loaders keep for rank 0, with nlohmann's
 /// callback parser (which scans the parent container after every object it discards).
@@ -127,6 +160,9 @@ void registerAll() {
   add("BundleLoad/json/rank_first_proof", BM_RankFirstProof);
   add("BundleLoad/cbor/every_rank", BM_CborEveryRank);
   add("BundleLoad/cbor/one_rank", BM_CborOneRank);
+  add("PlanLoad/ring1024/explicit/one_rank", BM_RingExplicitOneRank);
+  add("PlanLoad/ring1024/symmetric/one_rank", BM_RingSymmetricOneRank);
+  add("PlanLoad/ring1024/symmetric/every_rank_proven", BM_RingSymmetricEveryRank);
   static const std::string bundle = readWholeFile(jsonPath),
                            many = test::broadcastOfManyOps(20000);
   benchmark::RegisterBenchmark("Sha256/bundle", [](benchmark::State &state) {
@@ -155,6 +191,7 @@ int main(int argc, char **argv) {
   try {
     saveBundleFile(loadBundleFile(jsonPath), cborPath, DocumentEncoding::Cbor);
     loadBundleFileForRank(jsonPath, {}, 0, ProofRecords(proofDir), std::chrono::seconds(60));
+    writeRingPlans(temp);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "collplan_bench_bundle_load: %s\n", e.what());
     return 1;
@@ -162,6 +199,8 @@ int main(int argc, char **argv) {
   registerAll();
   benchmark::RunSpecifiedBenchmarks();
   std::filesystem::remove(cborPath);
+  std::filesystem::remove(ringExplicitPath);
+  std::filesystem::remove(ringSymmetricPath);
   std::filesystem::remove_all(proofDir);
   return 0;
 }

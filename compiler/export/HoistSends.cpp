@@ -491,6 +491,30 @@ orderPrograms(const std::vector<RankProgramIR> &ranks, FifoBound bound, HoistRes
   }
 }
 
+/// Moves each local instruction that nothing needs (no receive, no send, no successor: an own
+/// block copied into the output) after the sends that follow it: a send only publishes, so the
+/// peers start on their messages while the rank copies (broadcast and all-to-all on 2 ranks at
+/// 8 B: 3-16% less in interleaved runs, bench/RESULTS.md). Local work that a later op reads
+/// stays, so scratch a send reads is not reused behind it. No send changes its place among the
+/// sends.
+void sinkLocalWorkPastSends(const std::vector<RankProgramIR> &ranks,
+                            std::vector<std::vector<uint32_t>> &orders) {
+  auto isSendOnly = [](const Instruction &op) { return !op.recv && !op.sends.empty(); };
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const RankProgramIR &rank = ranks[r];
+    auto isFinalLocal = [&](uint32_t i) {
+      const Instruction &op = rank.ops[i];
+      return !op.recv && op.sends.empty() && rank.successors[i].empty();
+    };
+    std::vector<uint32_t> &order = orders[r];
+    for (size_t k = order.size(); k-- > 0;) {
+      if (!isFinalLocal(order[k])) continue;
+      for (size_t at = k; at + 1 < order.size() && isSendOnly(rank.ops[order[at + 1]]); ++at)
+        std::swap(order[at], order[at + 1]);
+    }
+  }
+}
+
 }  // namespace
 
 FailureOr<HoistResult> hoistSends(ProgramOp program, FifoBound bound) {
@@ -512,6 +536,7 @@ FailureOr<HoistResult> hoistSends(ProgramOp program, FifoBound bound) {
     program.emitOpError() << "cannot be ordered: " << stuck;
     return failure();
   }
+  sinkLocalWorkPastSends(ranks, *orders);
   result.moved = rewrite(ranks, *orders);
   markInPlaceSafety(program);  // the new order may read every input before clobbering it
   return result;

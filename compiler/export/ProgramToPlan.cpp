@@ -9,6 +9,7 @@
 #include "runtime/plan/PlanError.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/plan/PlanVerify.h"
+#include "runtime/plan/Symmetry.h"
 
 #include <map>
 
@@ -69,6 +70,9 @@ Plan programToPlan(ProgramOp program) {
     const UnitLayout layout = plan.inplaceSafe ? inPlaceLayout(program, rank) : UnitLayout{};
     plan.programs[size_t(rank)] = exportRank(readRankOps(rankOp), layout);
   }
+  // A plan whose ranks run one program up to a rotation or XOR of ranks is stored as that one
+  // program, so its file and each rank's load grow with one rank's work.
+  plan.symmetry = findSymmetry(plan);
   return plan;
 }
 

@@ -9,11 +9,16 @@ namespace collplan::json_fields {
 inline constexpr std::string_view kPlanFormatName = "collplan-plan";
 inline constexpr std::string_view kBundleFormatName = "collplan-bundle";
 
-// A plan document. "op" is required for reducing collectives, "root" for rooted ones.
-inline constexpr std::array<std::string_view, 7> kPlanRequired = {
-    "format", "version", "collective", "ranks", "algorithm", "units", "programs"};
-inline constexpr std::array<std::string_view, 7> kPlanOptional = {
-    "op", "root", "params", "scratch_units", "inplace_safe", "reduction_order", "predicted"};
+// A plan document. "op" is required for reducing collectives, "root" for rooted ones; exactly one
+// of "programs" (one per rank) and "symmetric" (rank 0's, instantiated per rank).
+inline constexpr std::array<std::string_view, 6> kPlanRequired = {
+    "format", "version", "collective", "ranks", "algorithm", "units"};
+inline constexpr std::array<std::string_view, 9> kPlanOptional = {
+    "op",        "root",      "params", "scratch_units", "inplace_safe", "reduction_order",
+    "predicted", "programs", "symmetric"};
+inline constexpr std::array<std::string_view, 3> kSymmetricRequired = {"group", "stride",
+                                                                      "program"};
+inline constexpr std::array<std::string_view, 1> kSymmetricProgramRequired = {"channels"};
 /// The one value of a plan's "reduction_order": every reduction a left fold in rank order.
 inline constexpr std::string_view kRankReductionOrder = "rank";
 inline constexpr std::array<std::string_view, 2> kPredictedRequired = {"alpha_rounds", "beta"};

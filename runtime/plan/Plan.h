@@ -117,6 +117,24 @@ struct RankProgram {
   size_t numOps() const;
 };
 
+/// How the ranks' programs of a symmetric plan follow from rank 0's (the plan file stores that one
+/// program; `Symmetry.h` instantiates the others). Under the group's map σ_r of rank r, rank r's
+/// program is rank 0's with every peer p replaced by σ_r(p) and every chunk c of the message
+/// (`stride` units of a buffer that spans the whole message) replaced by σ_r(c). Ring, pairwise,
+/// recursive doubling and dissemination schedules are symmetric; rooted ones never are.
+enum class SymmetryGroup : uint8_t {
+  Rotation,  ///< σ_r(x) = (x + r) mod N
+  Xor,       ///< σ_r(x) = x XOR r (N a power of two)
+};
+
+struct PlanSymmetry {
+  SymmetryGroup group = SymmetryGroup::Rotation;
+  /// Units per chunk: `units / ranks`, or 0 when no buffer moves with the rank (a plan of one
+  /// unit, a barrier).
+  uint32_t stride = 0;
+  bool operator==(const PlanSymmetry &o) const { return group == o.group && stride == o.stride; }
+};
+
 /// Costs the compiler predicted for the plan (α-β under the port model; see compiler/).
 struct PredictedCost {
   double alphaRounds = 0;  ///< transfers on the critical path
@@ -142,6 +160,10 @@ struct Plan {
   /// plans so marked give bitwise-identical results to one another. The proof checks the mark.
   bool rankOrderReductions = false;
   std::vector<RankProgram> programs;  ///< one per rank, index = rank
+  /// Set when every program is rank 0's instantiated for its rank: the file then stores rank 0's
+  /// program alone ("symmetric"), and a rank that loads its own program builds it in time
+  /// proportional to that program. `programs` always holds the instantiated programs.
+  std::optional<PlanSymmetry> symmetry;
   PredictedCost predicted;
   /// -1: every rank's program is here. A rank that loaded only its own program (PlanLoadOptions)
   /// has its rank here, and the other programs are empty.

@@ -39,6 +39,9 @@ struct PlanLoadOptions {
   uint64_t maxProofUnits = uint64_t(1) << 26;
 };
 
+/// The JSON object of one op, as plan files write it (also for messages that show an op).
+nlohmann::json planOpToJson(const PlanOp &op);
+
 /// The JSON document of `plan` ("format": "collplan-plan"); empty fields are omitted. Does not
 /// validate: call validatePlan first when the plan comes from an untrusted builder.
 nlohmann::json planToJson(const Plan &plan);

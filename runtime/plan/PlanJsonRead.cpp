@@ -9,6 +9,7 @@
 #include "runtime/plan/JsonFile.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/plan/PlanVerify.h"
+#include "runtime/plan/Symmetry.h"
 
 #include <cmath>
 #include <limits>
@@ -105,8 +106,11 @@ struct PlanReader {
       at(path / "rank")
           .fail("is " + std::to_string(rank) + " but this is program " + std::to_string(index) +
                 " (programs must be listed in rank order, one per rank)");
-    FieldPath channelsPath = path / "channels";
-    const json &channels = expectArray(value["channels"], at(channelsPath));
+    return channels(value["channels"], path / "channels");
+  }
+
+  RankProgram channels(const json &value, const FieldPath &channelsPath) const {
+    const json &channels = expectArray(value, at(channelsPath));
     if (channels.size() > kMaxChannels)
       at(channelsPath)
           .fail("has " + std::to_string(channels.size()) + " channels; a rank may have at most " +
@@ -215,28 +219,63 @@ private:
     }
   }
 
-  /// One program per rank, or only `options.onlyRank`'s.
+  /// One program per rank, or only `options.onlyRank`'s: from "programs", or instantiated from
+  /// the "symmetric" program.
   void readPrograms(const json &doc, const FieldPath &root, const PlanLoadOptions &options,
                     Plan &plan) const {
+    const json *explicitPrograms = member(doc, "programs");
+    const json *symmetric = member(doc, "symmetric");
+    if (explicitPrograms && symmetric)
+      at(root / "symmetric")
+          .fail("a plan has either \"programs\" (one per rank) or \"symmetric\" (rank 0's, "
+                "instantiated per rank), not both");
+    if (options.onlyRank >= plan.ranks)
+      at(root / (symmetric ? "symmetric" : "programs"))
+          .fail("has no program for rank " + std::to_string(options.onlyRank) + " (ranks is " +
+                std::to_string(plan.ranks) + ")");
+    plan.onlyRank = options.onlyRank;
+    if (symmetric) {
+      readSymmetric(*symmetric, root / "symmetric", plan);
+      return;
+    }
+    if (!explicitPrograms)
+      at(root / "programs")
+          .fail("missing required field (or \"symmetric\": rank 0's program for every rank)");
     FieldPath programsPath = root / "programs";
-    const json &programs = expectArray(doc["programs"], at(programsPath));
+    const json &programs = expectArray(*explicitPrograms, at(programsPath));
     if (programs.size() != size_t(plan.ranks))
       at(programsPath)
           .fail("has " + std::to_string(programs.size()) + " programs but ranks is " +
                 std::to_string(plan.ranks) + " (one program per rank)");
     plan.programs.resize(programs.size());
-    if (options.onlyRank >= 0) {
-      if (options.onlyRank >= plan.ranks)
-        at(programsPath)
-            .fail("has no program for rank " + std::to_string(options.onlyRank) + " (ranks is " +
-                  std::to_string(plan.ranks) + ")");
-      const size_t r = size_t(options.onlyRank);
-      plan.programs[r] = program(programs[r], programsPath[r], r);
-      plan.onlyRank = options.onlyRank;
-      return;
-    }
     for (size_t r = 0; r < programs.size(); ++r)
-      plan.programs[r] = program(programs[r], programsPath[r], r);
+      if (plan.onlyRank < 0 || r == size_t(plan.onlyRank))
+        plan.programs[r] = program(programs[r], programsPath[r], r);
+  }
+
+  /// The "symmetric" member: the group, the stride and rank 0's program, instantiated for every
+  /// rank the load keeps (one rank's load costs that rank's program, whatever the rank count).
+  void readSymmetric(const json &value, const FieldPath &path, Plan &plan) const {
+    checkObject(value, at(path), names::kSymmetricRequired, std::array<std::string_view, 0>{});
+    const std::string groupName = expectString(value["group"], at(path / "group"));
+    const std::optional<SymmetryGroup> group = parseSymmetryGroup(groupName);
+    if (!group)
+      at(path / "group")
+          .fail("unknown symmetry group \"" + groupName + "\" (expected one of: " +
+                symmetryGroupNames() + ")");
+    PlanSymmetry symmetry{*group,
+                          uint32_t(expectInteger(value["stride"], at(path / "stride"), 0, kMaxU32))};
+    const FieldPath programPath = path / "program";
+    const json &program = value["program"];
+    checkObject(program, at(programPath), names::kSymmetricProgramRequired,
+                std::array<std::string_view, 0>{});
+    RankProgram base = channels(program["channels"], programPath / "channels");
+    checkSymmetryForm(plan, symmetry, base, origin, path);
+    plan.symmetry = symmetry;
+    plan.programs.resize(size_t(plan.ranks));
+    for (int r = 0; r < plan.ranks; ++r)
+      if (plan.onlyRank < 0 || r == plan.onlyRank)
+        plan.programs[size_t(r)] = instantiateProgram(plan, symmetry, base, r);
   }
 };
 

@@ -1,8 +1,9 @@
-// planToJson: the snake_case JSON form of a plan, omitting empty fields.
+// planToJson: the snake_case JSON form of a plan, omitting empty fields; symmetric plans as rank 0's program.
 #include "runtime/plan/PlanJson.h"
 
 #include "runtime/plan/BufRefText.h"
 #include "runtime/plan/JsonFieldNames.h"
+#include "runtime/plan/Symmetry.h"
 
 namespace collplan {
 
@@ -14,7 +15,7 @@ static json refsToJson(const std::vector<BufRef> &refs) {
   return out;
 }
 
-static json opToJson(const PlanOp &op) {
+json planOpToJson(const PlanOp &op) {
   json out = json::object();
   out["op"] = toString(op.kind);
   if (!op.srcs.empty()) out["src"] = refsToJson(op.srcs);
@@ -29,6 +30,16 @@ static json opToJson(const PlanOp &op) {
   }
   if (op.step >= 0) out["step"] = op.step;
   return out;
+}
+
+static json channelsToJson(const RankProgram &program) {
+  json channels = json::array();
+  for (const Channel &channel : program.channels) {
+    json ops = json::array();
+    for (const PlanOp &op : channel.ops) ops.push_back(planOpToJson(op));
+    channels.push_back(json{{"ops", std::move(ops)}});
+  }
+  return channels;
 }
 
 json planToJson(const Plan &plan) {
@@ -47,16 +58,15 @@ json planToJson(const Plan &plan) {
   if (plan.rankOrderReductions) out["reduction_order"] = json_fields::kRankReductionOrder;
   out["predicted"] = json{{"alpha_rounds", plan.predicted.alphaRounds},
                           {"beta", plan.predicted.beta}};
-  json programs = json::array();
-  for (size_t rank = 0; rank < plan.programs.size(); ++rank) {
-    json channels = json::array();
-    for (const Channel &channel : plan.programs[rank].channels) {
-      json ops = json::array();
-      for (const PlanOp &op : channel.ops) ops.push_back(opToJson(op));
-      channels.push_back(json{{"ops", std::move(ops)}});
-    }
-    programs.push_back(json{{"rank", rank}, {"channels", std::move(channels)}});
+  if (plan.symmetry) {
+    out["symmetric"] = json{{"group", toString(plan.symmetry->group)},
+                            {"stride", plan.symmetry->stride},
+                            {"program", json{{"channels", channelsToJson(plan.programs.at(0))}}}};
+    return out;
   }
+  json programs = json::array();
+  for (size_t rank = 0; rank < plan.programs.size(); ++rank)
+    programs.push_back(json{{"rank", rank}, {"channels", channelsToJson(plan.programs[rank])}});
   out["programs"] = std::move(programs);
   return out;
 }

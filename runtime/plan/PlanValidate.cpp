@@ -6,6 +6,7 @@
 #include "runtime/plan/Deadlock.h"
 #include "runtime/plan/OpShape.h"
 #include "runtime/plan/ProgramOrder.h"
+#include "runtime/plan/Symmetry.h"
 
 namespace collplan {
 namespace {
@@ -186,6 +187,7 @@ void validatePlanAt(const Plan &plan, const std::string &origin, const FieldPath
     checker.checkProgram(plan.programs[r], int(r), programPath);
   }
   if (plan.onlyRank >= 0) return;
+  checkSymmetryHolds(plan, origin, path);
   checkTransfersMatched(plan, origin, path);
   DeadlockReport report = checkDeadlockFree(plan);
   if (!report.deadlockFree()) {

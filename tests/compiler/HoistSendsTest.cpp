@@ -42,11 +42,18 @@ std::string kinds(const std::vector<PlanOp> &ops) {
   return s;
 }
 
+/// Every rank sends its block before it copies that block into its own output: the peer starts
+/// on the message while the rank copies.
 TEST(HoistSends, TwoRankRingAllGatherSendsFirstOnBothRanks) {
   const Plan plan = compile(CollectiveKind::AllGather, 2, "ring");
   ASSERT_EQ(plan.programs.size(), 2u);
-  EXPECT_EQ(kinds(plan.programs[0].channels.at(0).ops), "local send recv");
-  EXPECT_EQ(kinds(plan.programs[1].channels.at(0).ops), "local send recv");
+  EXPECT_EQ(kinds(plan.programs[0].channels.at(0).ops), "send local recv");
+  EXPECT_EQ(kinds(plan.programs[1].channels.at(0).ops), "send local recv");
+}
+
+TEST(HoistSends, TheRootOfAFlatBroadcastSendsBeforeItCopiesItsOwnOutput) {
+  const Plan plan = compile(CollectiveKind::Broadcast, 4, "flat");
+  EXPECT_EQ(kinds(plan.programs[0].channels.at(0).ops), "send send send local");
 }
 
 /// The compiled 7-rank ring allgather used to receive and forward its upstream block before
@@ -54,7 +61,7 @@ TEST(HoistSends, TwoRankRingAllGatherSendsFirstOnBothRanks) {
 TEST(HoistSends, SevenRankRingAllGatherIsARingNotAChain) {
   const Plan plan = compile(CollectiveKind::AllGather, 7, "ring");
   for (const RankProgram &program : plan.programs)
-    EXPECT_EQ(kinds(program.channels.at(0).ops), "local send recv recv recv recv recv recv");
+    EXPECT_EQ(kinds(program.channels.at(0).ops), "send local recv recv recv recv recv recv");
 }
 
 /// For every algorithm and collective: in each channel, every send-only instruction that

@@ -17,14 +17,15 @@
 // CHECK-NEXT: coll.copy %[[B02]] to rank 2 {step = 0 : i64}
 coll.collective @a2a alltoall ranks 3 algorithm "direct"
 
-// The program: three sends, then the receives in the order their senders post them.
+// The program: three sends, the rank's own block, then the receives in the order their senders
+// post them.
 // PROGRAM-LABEL: coll.program
 // PROGRAM-SAME: sends_first
 // PROGRAM:      coll.rank 0 {
-// PROGRAM-NEXT:   coll.local_copy in[0:1] -> out[0:1]
 // PROGRAM-NEXT:   coll.send in[1:2] -> send 1
 // PROGRAM-NEXT:   coll.send in[2:3] -> send 2
 // PROGRAM-NEXT:   coll.send in[3:4] -> send 3
+// PROGRAM-NEXT:   coll.local_copy in[0:1] -> out[0:1]
 // PROGRAM-NEXT:   coll.recv recv 3 {{.*}} -> out[3:4]
 // PROGRAM-NEXT:   coll.recv recv 2 {{.*}} -> out[2:3]
 // PROGRAM-NEXT:   coll.recv recv 1 {{.*}} -> out[1:2]

@@ -8,8 +8,8 @@
 // Every rank of the 5-rank ring sends its own block before it forwards anything.
 // CHECK-LABEL: coll.program @ag5 allgather ranks 5 algorithm "ring" units 5 scratch 0
 // CHECK:      coll.rank 3 {
-// CHECK-NEXT:   coll.local_copy in[0:1] -> out[3:4]
 // CHECK-NEXT:   coll.send in[0:1] -> send 4
+// CHECK-NEXT:   coll.local_copy in[0:1] -> out[3:4]
 // CHECK-NEXT:   coll.recv_copy_send recv 2
 // A bidirectional ring puts each direction on a channel of its own.
 // BIDIR: coll.send {{.*}} {channel = 1 : i64

@@ -1,19 +1,20 @@
 // coll-hoist-sends orders each rank's program so that sends that need nothing received go
 // before the receives: the placed 3-rank ring allgather below receives before it sends on rank 1
-// and 2 (a chain); after the pass every rank sends its own block first.
+// and 2 (a chain); after the pass every rank sends its own block first, then copies it into its
+// output (nothing reads that copy, so it waits behind the send).
 // RUN: coll-opt %s --coll-hoist-sends | FileCheck %s
 // RUN: coll-opt %s --coll-hoist-sends=explain=true 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 // CHECK-LABEL: coll.program @ag3
 // CHECK:      coll.rank 1 {
-// CHECK-NEXT:   coll.local_copy in[0:1] -> out[1:2]
 // CHECK-NEXT:   coll.send in[0:1] -> send 2 id 1
+// CHECK-NEXT:   coll.local_copy in[0:1] -> out[1:2]
 // CHECK-NEXT:   coll.recv_copy_send recv 0 id 0 -> out[0:1], send 2 id 3
 // CHECK-NEXT:   coll.recv recv 0 id 5 -> out[2:3]
 // CHECK:      coll.rank 2 {
-// CHECK-NEXT:   coll.local_copy in[0:1] -> out[2:3]
 // CHECK-NEXT:   coll.send in[0:1] -> send 0 id 2
-// EXPLAIN: remark: hoist: 5 instructions moved; every channel in the port model's rounds, sends first within a round
+// CHECK-NEXT:   coll.local_copy in[0:1] -> out[2:3]
+// EXPLAIN: remark: hoist: 9 instructions moved; every channel in the port model's rounds, sends first within a round
 coll.program @ag3 allgather ranks 3 units 3 scratch 0 {
   coll.rank 0 {
     coll.local_copy in[0:1] -> out[0:1]

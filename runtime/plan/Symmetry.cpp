@@ -1,0 +1,258 @@
+// Symmetric plans: the group maps, the form check, instantiation of a rank's program, detection.
+#include "runtime/plan/Symmetry.h"
+
+#include "runtime/plan/BufRefText.h"
+#include "runtime/plan/PlanJson.h"
+#include "runtime/plan/PlanValidate.h"
+
+#include <array>
+
+namespace collplan {
+namespace {
+
+constexpr std::array<std::string_view, 2> kGroupNames = {"rotation", "xor"};
+
+bool isPowerOfTwo(uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+/// The chunks a reference covers inside one window of `units` units (the whole message).
+struct RefChunks {
+  uint32_t window = 0;  ///< which window of the buffer
+  uint32_t first = 0;   ///< first chunk in the window
+  uint32_t last = 0;    ///< last chunk in the window
+  bool wholeChunks = false;
+};
+
+/// How a plan's buffers move with the rank: chunks of `stride` units in windows of `units`.
+struct ChunkSpace {
+  const Plan &plan;
+  PlanSymmetry symmetry;
+
+  /// A buffer moves when chunks move and it spans whole messages (in, out, tmp alike).
+  bool moves(BufferKind buffer) const {
+    if (symmetry.stride == 0 || plan.units == 0) return false;
+    const uint32_t size = bufferUnits(plan, buffer, 0);
+    return size >= plan.units && size % plan.units == 0;
+  }
+
+  /// Null when the reference leaves its window (it then has no image as one range).
+  std::optional<RefChunks> chunks(const BufRef &ref) const {
+    const uint32_t stride = symmetry.stride;
+    const uint32_t end = ref.offset + ref.length - 1;
+    if (ref.offset / plan.units != end / plan.units) return std::nullopt;
+    RefChunks out;
+    out.window = ref.offset / plan.units;
+    out.first = (ref.offset % plan.units) / stride;
+    out.last = (end % plan.units) / stride;
+    out.wholeChunks = ref.offset % stride == 0 && ref.length % stride == 0;
+    return out;
+  }
+
+  /// Why every rank's image of `ref` is not one range, or empty when it is.
+  std::string whyNotOneRange(const BufRef &ref) const {
+    if (!moves(ref.buf)) return {};
+    const std::optional<RefChunks> c = chunks(ref);
+    if (!c)
+      return formatBufRef(ref) + " crosses from one message window of " +
+             std::to_string(plan.units) + " units into the next";
+    if (c->first == c->last) return {};
+    const std::string span = formatBufRef(ref) + " covers chunks " + std::to_string(c->first) +
+                             "-" + std::to_string(c->last) + " (" +
+                             std::to_string(symmetry.stride) + " units each)";
+    if (symmetry.group == SymmetryGroup::Rotation)
+      return span + "; rotated by some rank they wrap past the buffer's end, so that rank's "
+                    "image is not one range (write one op per chunk)";
+    const uint32_t count = c->last - c->first + 1;
+    if (!c->wholeChunks || !isPowerOfTwo(count) || c->first % count != 0)
+      return span + "; XOR maps only single chunks or aligned power-of-two runs of whole chunks "
+                    "onto one range";
+    return {};
+  }
+
+  BufRef image(const BufRef &ref, int rank) const {
+    if (!moves(ref.buf)) return ref;
+    const RefChunks c = *chunks(ref);
+    const uint32_t stride = symmetry.stride;
+    uint32_t firstImage = 0;
+    if (c.first == c.last)
+      firstImage = uint32_t(symmetricImage(symmetry.group, c.first, rank, plan.ranks));
+    else  // an aligned power-of-two run under XOR: its images are the run r's high bits select
+      firstImage = (c.first ^ uint32_t(rank)) & ~(c.last - c.first);
+    BufRef out = ref;
+    out.offset = c.window * plan.units + firstImage * stride + ref.offset % stride;
+    return out;
+  }
+};
+
+std::vector<BufRef> images(const ChunkSpace &space, const std::vector<BufRef> &refs, int rank) {
+  std::vector<BufRef> out;
+  out.reserve(refs.size());
+  for (const BufRef &ref : refs) out.push_back(space.image(ref, rank));
+  return out;
+}
+
+PlanOp instantiateOp(const ChunkSpace &space, const PlanOp &op, int rank) {
+  const SymmetryGroup group = space.symmetry.group;
+  const int ranks = space.plan.ranks;
+  PlanOp out = op;
+  out.srcs = images(space, op.srcs, rank);
+  out.dsts = images(space, op.dsts, rank);
+  if (op.recv) out.recv = symmetricImage(group, *op.recv, rank, ranks);
+  for (int32_t &peer : out.sends) peer = symmetricImage(group, peer, rank, ranks);
+  return out;
+}
+
+bool sameOp(const PlanOp &a, const PlanOp &b) {
+  return a.kind == b.kind && a.srcs == b.srcs && a.recv == b.recv && a.recvPos == b.recvPos &&
+         a.dsts == b.dsts && a.sends == b.sends && a.after == b.after && a.step == b.step;
+}
+
+/// The first place where a program differs from rank 0's instantiated for its rank.
+struct SymmetryBreak {
+  enum class Level : uint8_t { Program, Channel, Op };  ///< what differs: counts or an op
+  Level level = Level::Op;
+  int rank = 0;
+  size_t channel = 0;
+  size_t op = 0;
+  std::string reason;
+};
+
+std::optional<SymmetryBreak> firstBreak(const Plan &plan, const PlanSymmetry &symmetry) {
+  const RankProgram &base = plan.programs[0];
+  for (int r = 1; r < plan.ranks; ++r) {
+    const RankProgram expected = instantiateProgram(plan, symmetry, base, r);
+    const RankProgram &actual = plan.programs[size_t(r)];
+    if (actual.channels.size() != expected.channels.size())
+      return SymmetryBreak{SymmetryBreak::Level::Program, r, 0, 0,
+                           "has " + std::to_string(actual.channels.size()) +
+                               " channels where rank 0's program has " +
+                               std::to_string(expected.channels.size())};
+    for (size_t c = 0; c < expected.channels.size(); ++c) {
+      const std::vector<PlanOp> &want = expected.channels[c].ops;
+      const std::vector<PlanOp> &have = actual.channels[c].ops;
+      for (size_t i = 0; i < std::min(want.size(), have.size()); ++i)
+        if (!sameOp(want[i], have[i]))
+          return SymmetryBreak{SymmetryBreak::Level::Op, r, c, i,
+                               "is " + planOpToJson(have[i]).dump() + ", but rank 0's op " +
+                                   "instantiated for rank " + std::to_string(r) + " is " +
+                                   planOpToJson(want[i]).dump()};
+      if (want.size() != have.size())
+        return SymmetryBreak{SymmetryBreak::Level::Channel, r, c, 0,
+                             "has " + std::to_string(have.size()) + " ops where rank 0's has " +
+                                 std::to_string(want.size())};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string describe(const PlanSymmetry &symmetry) {
+  return std::string(toString(symmetry.group)) + " symmetry (stride " +
+         std::to_string(symmetry.stride) + ")";
+}
+
+}  // namespace
+
+std::string_view toString(SymmetryGroup group) { return kGroupNames[size_t(group)]; }
+
+std::optional<SymmetryGroup> parseSymmetryGroup(std::string_view name) {
+  for (size_t i = 0; i < kGroupNames.size(); ++i)
+    if (kGroupNames[i] == name) return SymmetryGroup(i);
+  return std::nullopt;
+}
+
+std::string symmetryGroupNames() { return "rotation, xor"; }
+
+int32_t symmetricImage(SymmetryGroup group, int64_t x, int rank, int ranks) {
+  if (group == SymmetryGroup::Xor) return int32_t(x ^ rank);
+  return int32_t((x + rank) % ranks);
+}
+
+void checkSymmetryForm(const Plan &plan, const PlanSymmetry &symmetry, const RankProgram &base,
+                       const std::string &origin, const FieldPath &path) {
+  const std::string kind(toString(plan.collective));
+  if (plan.ranks < 2)
+    throwPlanError(origin, path, "a symmetric plan needs at least 2 ranks");
+  if (needsRoot(plan.collective))
+    throwPlanError(origin, path, kind + " has a root, so its ranks' programs are not symmetric");
+  if (symmetry.group == SymmetryGroup::Xor && !isPowerOfTwo(uint64_t(plan.ranks)))
+    throwPlanError(origin, path / "group",
+                   "xor needs a power-of-two rank count, not " + std::to_string(plan.ranks));
+  if (symmetry.stride != 0 && uint64_t(symmetry.stride) * uint64_t(plan.ranks) != plan.units)
+    throwPlanError(origin, path / "stride",
+                   std::to_string(symmetry.stride) + " is neither 0 nor units / ranks (" +
+                       std::to_string(plan.units) + " / " + std::to_string(plan.ranks) + ")");
+  const ChunkSpace space{plan, symmetry};
+  const FieldPath program = path / "program";
+  const FieldPath channels = program / "channels";
+  for (size_t c = 0; c < base.channels.size(); ++c) {
+    const FieldPath channel = channels[c];
+    const FieldPath ops = channel / "ops";
+    for (size_t i = 0; i < base.channels[c].ops.size(); ++i) {
+      const PlanOp &op = base.channels[c].ops[i];
+      const FieldPath opPath = ops[i];
+      auto check = [&](const std::vector<BufRef> &refs, const char *member) {
+        const FieldPath list = opPath / member;
+        for (size_t k = 0; k < refs.size(); ++k)
+          if (std::string why = space.whyNotOneRange(refs[k]); !why.empty())
+            throwPlanError(origin, list[k], "under " + describe(symmetry) + ": " + why);
+      };
+      check(op.srcs, "src");
+      check(op.dsts, "dst");
+    }
+  }
+}
+
+RankProgram instantiateProgram(const Plan &plan, const PlanSymmetry &symmetry,
+                               const RankProgram &base, int rank) {
+  const ChunkSpace space{plan, symmetry};
+  RankProgram out;
+  out.channels.resize(base.channels.size());
+  for (size_t c = 0; c < base.channels.size(); ++c) {
+    std::vector<PlanOp> &ops = out.channels[c].ops;
+    ops.reserve(base.channels[c].ops.size());
+    for (const PlanOp &op : base.channels[c].ops) ops.push_back(instantiateOp(space, op, rank));
+  }
+  return out;
+}
+
+void checkSymmetryHolds(const Plan &plan, const std::string &origin, const FieldPath &path) {
+  if (!plan.symmetry) return;
+  checkSymmetryForm(plan, *plan.symmetry, plan.programs.at(0), origin, path / "symmetric");
+  const std::optional<SymmetryBreak> broken = firstBreak(plan, *plan.symmetry);
+  if (!broken) return;
+  const FieldPath programs = path / "programs";
+  const FieldPath program = programs[size_t(broken->rank)];
+  const FieldPath channels = program / "channels";
+  const FieldPath channel = channels[broken->channel];
+  const FieldPath ops = channel / "ops";
+  const FieldPath op = ops[broken->op];
+  const FieldPath &where = broken->level == SymmetryBreak::Level::Op        ? op
+                           : broken->level == SymmetryBreak::Level::Channel ? channel
+                                                                            : program;
+  throwPlanError(origin, where,
+                 "breaks the plan's " + describe(*plan.symmetry) + ": " + broken->reason);
+}
+
+std::optional<PlanSymmetry> findSymmetry(const Plan &plan) {
+  if (plan.ranks < 2 || needsRoot(plan.collective) || plan.onlyRank >= 0 ||
+      plan.programs.size() != size_t(plan.ranks))
+    return std::nullopt;
+  std::vector<uint32_t> strides;
+  if (plan.units != 0 && plan.units % uint32_t(plan.ranks) == 0)
+    strides.push_back(plan.units / uint32_t(plan.ranks));
+  strides.push_back(0);
+  for (SymmetryGroup group : {SymmetryGroup::Rotation, SymmetryGroup::Xor}) {
+    if (group == SymmetryGroup::Xor && !isPowerOfTwo(uint64_t(plan.ranks))) continue;
+    for (uint32_t stride : strides) {
+      const PlanSymmetry candidate{group, stride};
+      try {
+        checkSymmetryForm(plan, candidate, plan.programs[0], "", FieldPath());
+      } catch (const PlanError &) {
+        continue;
+      }
+      if (!firstBreak(plan, candidate)) return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace collplan
