@@ -18,6 +18,7 @@ inline constexpr std::array<std::string_view, 9> kPlanOptional = {
     "predicted", "programs", "symmetric"};
 inline constexpr std::array<std::string_view, 3> kSymmetricRequired = {"group", "stride",
                                                                       "program"};
+inline constexpr std::array<std::string_view, 1> kSymmetricOptional = {"rank_ordered_receives"};
 inline constexpr std::array<std::string_view, 1> kSymmetricProgramRequired = {"channels"};
 /// The one value of a plan's "reduction_order": every reduction a left fold in rank order.
 inline constexpr std::string_view kRankReductionOrder = "rank";

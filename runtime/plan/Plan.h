@@ -132,7 +132,13 @@ struct PlanSymmetry {
   /// Units per chunk: `units / ranks`, or 0 when no buffer moves with the rank (a plan of one
   /// unit, a barrier).
   uint32_t stride = 0;
-  bool operator==(const PlanSymmetry &o) const { return group == o.group && stride == o.stride; }
+  /// Ops of rank 0's program whose received operand takes its place by rank, as a fold in rank
+  /// order needs: before the op's one src where the sender's rank is lower than the receiver's,
+  /// after it otherwise (recursive doubling and halving fold the lower rank's partial first).
+  std::vector<OpRef> rankOrderedReceives;
+  bool operator==(const PlanSymmetry &o) const {
+    return group == o.group && stride == o.stride && rankOrderedReceives == o.rankOrderedReceives;
+  }
 };
 
 /// Costs the compiler predicted for the plan (α-β under the port model; see compiler/).

@@ -256,7 +256,7 @@ private:
   /// The "symmetric" member: the group, the stride and rank 0's program, instantiated for every
   /// rank the load keeps (one rank's load costs that rank's program, whatever the rank count).
   void readSymmetric(const json &value, const FieldPath &path, Plan &plan) const {
-    checkObject(value, at(path), names::kSymmetricRequired, std::array<std::string_view, 0>{});
+    checkObject(value, at(path), names::kSymmetricRequired, names::kSymmetricOptional);
     const std::string groupName = expectString(value["group"], at(path / "group"));
     const std::optional<SymmetryGroup> group = parseSymmetryGroup(groupName);
     if (!group)
@@ -264,7 +264,14 @@ private:
           .fail("unknown symmetry group \"" + groupName + "\" (expected one of: " +
                 symmetryGroupNames() + ")");
     PlanSymmetry symmetry{*group,
-                          uint32_t(expectInteger(value["stride"], at(path / "stride"), 0, kMaxU32))};
+                          uint32_t(expectInteger(value["stride"], at(path / "stride"), 0, kMaxU32)),
+                          {}};
+    if (const json *v = member(value, "rank_ordered_receives")) {
+      const FieldPath listPath = path / "rank_ordered_receives";
+      expectArray(*v, at(listPath));
+      for (size_t k = 0; k < v->size(); ++k)
+        symmetry.rankOrderedReceives.push_back(opRef((*v)[k], listPath[k]));
+    }
     const FieldPath programPath = path / "program";
     const json &program = value["program"];
     checkObject(program, at(programPath), names::kSymmetricProgramRequired,

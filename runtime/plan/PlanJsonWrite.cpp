@@ -15,6 +15,12 @@ static json refsToJson(const std::vector<BufRef> &refs) {
   return out;
 }
 
+static json opRefsToJson(const std::vector<OpRef> &refs) {
+  json out = json::array();
+  for (const OpRef &ref : refs) out.push_back(json{{"channel", ref.channel}, {"op", ref.op}});
+  return out;
+}
+
 json planOpToJson(const PlanOp &op) {
   json out = json::object();
   out["op"] = toString(op.kind);
@@ -23,11 +29,7 @@ json planOpToJson(const PlanOp &op) {
   if (op.recv && op.recvPos != 0) out["recv_pos"] = op.recvPos;
   if (!op.dsts.empty()) out["dst"] = refsToJson(op.dsts);
   if (!op.sends.empty()) out["send"] = op.sends;
-  if (!op.after.empty()) {
-    json after = json::array();
-    for (const OpRef &ref : op.after) after.push_back(json{{"channel", ref.channel}, {"op", ref.op}});
-    out["after"] = std::move(after);
-  }
+  if (!op.after.empty()) out["after"] = opRefsToJson(op.after);
   if (op.step >= 0) out["step"] = op.step;
   return out;
 }
@@ -59,9 +61,12 @@ json planToJson(const Plan &plan) {
   out["predicted"] = json{{"alpha_rounds", plan.predicted.alphaRounds},
                           {"beta", plan.predicted.beta}};
   if (plan.symmetry) {
-    out["symmetric"] = json{{"group", toString(plan.symmetry->group)},
-                            {"stride", plan.symmetry->stride},
-                            {"program", json{{"channels", channelsToJson(plan.programs.at(0))}}}};
+    json symmetric{{"group", toString(plan.symmetry->group)},
+                   {"stride", plan.symmetry->stride},
+                   {"program", json{{"channels", channelsToJson(plan.programs.at(0))}}}};
+    if (!plan.symmetry->rankOrderedReceives.empty())
+      symmetric["rank_ordered_receives"] = opRefsToJson(plan.symmetry->rankOrderedReceives);
+    out["symmetric"] = std::move(symmetric);
     return out;
   }
   json programs = json::array();

@@ -5,7 +5,9 @@
 #include "runtime/plan/PlanJson.h"
 #include "runtime/plan/PlanValidate.h"
 
+#include <algorithm>
 #include <array>
+#include <tuple>
 
 namespace collplan {
 namespace {
@@ -90,7 +92,7 @@ std::vector<BufRef> images(const ChunkSpace &space, const std::vector<BufRef> &r
   return out;
 }
 
-PlanOp instantiateOp(const ChunkSpace &space, const PlanOp &op, int rank) {
+PlanOp instantiateOp(const ChunkSpace &space, const PlanOp &op, int rank, bool rankOrdered) {
   const SymmetryGroup group = space.symmetry.group;
   const int ranks = space.plan.ranks;
   PlanOp out = op;
@@ -98,7 +100,26 @@ PlanOp instantiateOp(const ChunkSpace &space, const PlanOp &op, int rank) {
   out.dsts = images(space, op.dsts, rank);
   if (op.recv) out.recv = symmetricImage(group, *op.recv, rank, ranks);
   for (int32_t &peer : out.sends) peer = symmetricImage(group, peer, rank, ranks);
+  if (rankOrdered) out.recvPos = *out.recv < rank ? 0 : 1;
   return out;
+}
+
+/// Per channel and op of rank 0's program: whether its receive is rank-ordered.
+std::vector<std::vector<bool>> rankOrderedMask(const PlanSymmetry &symmetry,
+                                               const RankProgram &base) {
+  std::vector<std::vector<bool>> mask(base.channels.size());
+  for (size_t c = 0; c < base.channels.size(); ++c)
+    mask[c].assign(base.channels[c].ops.size(), false);
+  for (const OpRef &ref : symmetry.rankOrderedReceives)
+    if (ref.channel < mask.size() && ref.op < mask[ref.channel].size())
+      mask[ref.channel][ref.op] = true;
+  return mask;
+}
+
+/// Whether an op can take its received operand's place by rank: one src beside the receive, the
+/// received operand after it on rank 0 (every sender's rank is higher than 0).
+bool canOrderByRank(const PlanOp &op) {
+  return op.recv && op.srcs.size() == 1 && op.recvPos == 1;
 }
 
 bool sameOp(const PlanOp &a, const PlanOp &b) {
@@ -144,9 +165,55 @@ std::optional<SymmetryBreak> firstBreak(const Plan &plan, const PlanSymmetry &sy
   return std::nullopt;
 }
 
+/// `candidate` with the rank-ordered receives that make every program rank 0's instantiated,
+/// or nothing: each break whose only difference is where an eligible op's received operand goes
+/// marks that op and the check runs again.
+std::optional<PlanSymmetry> withRankOrderedReceives(const Plan &plan, PlanSymmetry candidate) {
+  const RankProgram &base = plan.programs[0];
+  for (;;) {
+    const std::optional<SymmetryBreak> broken = firstBreak(plan, candidate);
+    if (!broken) return candidate;
+    if (broken->level != SymmetryBreak::Level::Op) return std::nullopt;
+    const OpRef ref{uint32_t(broken->channel), uint32_t(broken->op)};
+    const PlanOp &op = base.channels[ref.channel].ops[ref.op];
+    const bool marked = std::find(candidate.rankOrderedReceives.begin(),
+                                  candidate.rankOrderedReceives.end(),
+                                  ref) != candidate.rankOrderedReceives.end();
+    if (marked || !canOrderByRank(op)) return std::nullopt;
+    candidate.rankOrderedReceives.push_back(ref);
+    std::sort(candidate.rankOrderedReceives.begin(), candidate.rankOrderedReceives.end(),
+              [](const OpRef &a, const OpRef &b) {
+                return std::tie(a.channel, a.op) < std::tie(b.channel, b.op);
+              });
+  }
+}
+
 std::string describe(const PlanSymmetry &symmetry) {
   return std::string(toString(symmetry.group)) + " symmetry (stride " +
          std::to_string(symmetry.stride) + ")";
+}
+
+/// Each rank-ordered receive names an op of rank 0's program that can take it, once.
+void checkRankOrderedReceives(const PlanSymmetry &symmetry, const RankProgram &base,
+                              const std::string &origin, const FieldPath &path) {
+  const FieldPath list = path / "rank_ordered_receives";
+  const std::vector<OpRef> &refs = symmetry.rankOrderedReceives;
+  for (size_t k = 0; k < refs.size(); ++k) {
+    const FieldPath at = list[k];
+    const OpRef &ref = refs[k];
+    const std::string name = "channels[" + std::to_string(ref.channel) + "].ops[" +
+                             std::to_string(ref.op) + "]";
+    if (ref.channel >= base.channels.size() || ref.op >= base.channels[ref.channel].ops.size())
+      throwPlanError(origin, at, "names " + name + ", which rank 0's program does not have");
+    if (!canOrderByRank(base.channels[ref.channel].ops[ref.op]))
+      throwPlanError(origin, at,
+                     "names " + name + ", which does not receive beside one src with the "
+                     "received operand second (recv_pos 1), so it cannot fold by rank");
+    for (size_t j = 0; j < k; ++j)
+      if (refs[j] == ref)
+        throwPlanError(origin, at, "names " + name + " twice (rank_ordered_receives[" +
+                                       std::to_string(j) + "] already does)");
+  }
 }
 
 }  // namespace
@@ -180,6 +247,7 @@ void checkSymmetryForm(const Plan &plan, const PlanSymmetry &symmetry, const Ran
     throwPlanError(origin, path / "stride",
                    std::to_string(symmetry.stride) + " is neither 0 nor units / ranks (" +
                        std::to_string(plan.units) + " / " + std::to_string(plan.ranks) + ")");
+  checkRankOrderedReceives(symmetry, base, origin, path);
   const ChunkSpace space{plan, symmetry};
   const FieldPath program = path / "program";
   const FieldPath channels = program / "channels";
@@ -204,12 +272,15 @@ void checkSymmetryForm(const Plan &plan, const PlanSymmetry &symmetry, const Ran
 RankProgram instantiateProgram(const Plan &plan, const PlanSymmetry &symmetry,
                                const RankProgram &base, int rank) {
   const ChunkSpace space{plan, symmetry};
+  const std::vector<std::vector<bool>> rankOrdered = rankOrderedMask(symmetry, base);
   RankProgram out;
   out.channels.resize(base.channels.size());
   for (size_t c = 0; c < base.channels.size(); ++c) {
+    const std::vector<PlanOp> &from = base.channels[c].ops;
     std::vector<PlanOp> &ops = out.channels[c].ops;
-    ops.reserve(base.channels[c].ops.size());
-    for (const PlanOp &op : base.channels[c].ops) ops.push_back(instantiateOp(space, op, rank));
+    ops.reserve(from.size());
+    for (size_t i = 0; i < from.size(); ++i)
+      ops.push_back(instantiateOp(space, from[i], rank, rankOrdered[c][i]));
   }
   return out;
 }
@@ -249,7 +320,8 @@ std::optional<PlanSymmetry> findSymmetry(const Plan &plan) {
       } catch (const PlanError &) {
         continue;
       }
-      if (!firstBreak(plan, candidate)) return candidate;
+      if (std::optional<PlanSymmetry> found = withRankOrderedReceives(plan, candidate))
+        return found;
     }
   }
   return std::nullopt;

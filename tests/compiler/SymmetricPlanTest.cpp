@@ -84,6 +84,8 @@ TEST(SymmetricPlans, TheTextbookSymmetricSchedulesCompileCompact) {
       {"pairwise", CollectiveKind::AllToAll, SymmetryGroup::Xor},
       {"pairwise-barrier", CollectiveKind::Barrier, SymmetryGroup::Xor},
       {"recursive-doubling", CollectiveKind::AllGather, SymmetryGroup::Xor, false},
+      // Each rank folds the lower rank's partial first: rank-ordered receives.
+      {"recursive-doubling", CollectiveKind::AllReduce, SymmetryGroup::Xor},
   };
   for (const ExpectedSymmetry &e : expected)
     for (int n : kRankCounts) {

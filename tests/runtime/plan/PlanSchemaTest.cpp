@@ -44,6 +44,10 @@ TEST(PlanSchema, PlanSchemaMatchesTheLoader) {
   expectSameFields(schema, names::kPlanRequired, names::kPlanOptional, "plan");
   expectSameFields(schema.at("properties").at("predicted"), names::kPredictedRequired, kNone,
                    "predicted");
+  const json &symmetric = schema.at("properties").at("symmetric");
+  expectSameFields(symmetric, names::kSymmetricRequired, names::kSymmetricOptional, "symmetric");
+  expectSameFields(symmetric.at("properties").at("program"), names::kSymmetricProgramRequired,
+                   kNone, "symmetric program");
   const json &defs = schema.at("$defs");
   expectSameFields(defs.at("program"), names::kProgramRequired, kNone, "program");
   expectSameFields(defs.at("channel"), names::kChannelRequired, kNone, "channel");

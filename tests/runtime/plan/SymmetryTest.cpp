@@ -34,6 +34,30 @@ Plan pairwiseAllToAllPlan4() {
   return plan;
 }
 
+/// Recursive doubling allreduce on 4 ranks (units 1): partners swap partial results and each
+/// folds the lower rank's first, so the received operand's place depends on the rank.
+Plan recursiveDoublingPlan4() {
+  Plan plan;
+  plan.collective = CollectiveKind::AllReduce;
+  plan.ranks = 4;
+  plan.op = ReduceOp::Sum;
+  plan.algorithm = "recursive-doubling";
+  plan.units = 1;
+  plan.scratchUnits = 1;
+  plan.programs.resize(4);
+  for (int r = 0; r < 4; ++r) {
+    std::vector<PlanOp> &ops = plan.programs[size_t(r)].channel(0);
+    ops.push_back(makeOp(OpKind::Send, {in(0, 1)}, {}, {}, {r ^ 1}, 0));
+    PlanOp first = makeOp(OpKind::RecvReduceSend, {in(0, 1)}, r ^ 1, {tmp(0, 1)}, {r ^ 2}, 1);
+    first.recvPos = (r ^ 1) < r ? 0 : 1;
+    ops.push_back(first);
+    PlanOp second = makeOp(OpKind::RecvReduce, {tmp(0, 1)}, r ^ 2, {out(0, 1)}, {}, 2);
+    second.recvPos = (r ^ 2) < r ? 0 : 1;
+    ops.push_back(second);
+  }
+  return plan;
+}
+
 void expectSamePrograms(const Plan &a, const Plan &b) {
   ASSERT_EQ(a.programs.size(), b.programs.size());
   for (size_t r = 0; r < a.programs.size(); ++r) {
@@ -76,6 +100,44 @@ TEST(Symmetry, FindsTheGroupAndStrideOfSymmetricPlans) {
   ASSERT_TRUE(pairwise.has_value());
   EXPECT_EQ(pairwise->group, SymmetryGroup::Xor);
   EXPECT_EQ(pairwise->stride, 1u);
+}
+
+TEST(Symmetry, AFoldInRankOrderIsSymmetricThroughRankOrderedReceives) {
+  const Plan plan = recursiveDoublingPlan4();
+  const std::optional<PlanSymmetry> found = findSymmetry(plan);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->group, SymmetryGroup::Xor);
+  EXPECT_EQ(found->stride, 0u);
+  EXPECT_EQ(found->rankOrderedReceives, (std::vector<OpRef>{{0, 1}, {0, 2}}));
+  // Rank 3 receives from 2, then from 1: both lower, both operands first.
+  const RankProgram rank3 = instantiateProgram(plan, *found, plan.programs[0], 3);
+  EXPECT_EQ(rank3.channels[0].ops[1].recvPos, 0u);
+  EXPECT_EQ(rank3.channels[0].ops[2].recvPos, 0u);
+
+  Plan stored = plan;
+  stored.symmetry = found;
+  const json doc = planToJson(stored);
+  EXPECT_EQ(doc["symmetric"]["rank_ordered_receives"],
+            json::parse(R"([{"channel":0,"op":1},{"channel":0,"op":2}])"));
+  expectSamePrograms(planFromJson(doc, "rd.plan.json"), plan);  // proven: one fold everywhere
+}
+
+TEST(Symmetry, RankOrderedReceivesMustNameOpsThatCanTakeThem) {
+  const Plan plan = recursiveDoublingPlan4();
+  expectSymmetricError(plan, [](json &d) { d["symmetric"]["rank_ordered_receives"][0]["op"] = 9; },
+                       "symmetric.rank_ordered_receives[0]",
+                       "names channels[0].ops[9], which rank 0's program does not have");
+  expectSymmetricError(plan, [](json &d) { d["symmetric"]["rank_ordered_receives"][0]["op"] = 0; },
+                       "symmetric.rank_ordered_receives[0]",
+                       "names channels[0].ops[0], which does not receive beside one src");
+  expectSymmetricError(plan, [](json &d) { d["symmetric"]["rank_ordered_receives"][1]["op"] = 1; },
+                       "symmetric.rank_ordered_receives[1]",
+                       "names channels[0].ops[1] twice (rank_ordered_receives[0] already does)");
+  expectSymmetricError(plan, [](json &d) { d["symmetric"]["rank_ordered_receives"] = 1; },
+                       "symmetric.rank_ordered_receives", "expected an array");
+  // Without them the instantiated ranks fold in different orders: the proof refuses it.
+  expectSymmetricError(plan, [](json &d) { d["symmetric"].erase("rank_ordered_receives"); },
+                       "programs[1].channels[0].ops[2]", "reduced in another order than on rank 0");
 }
 
 TEST(Symmetry, FindsNoneWhereTheProgramsDiffer) {
