@@ -35,7 +35,8 @@ struct PlanLoadOptions {
   /// proving (PlanError), so that a small file cannot make loading run for hours or exhaust
   /// memory. The default (2^26, 6.7·10^7) admits a 1024-rank ring allreduce in 4 slices
   /// (4.9·10^7) and keeps a proof to seconds (a Release build proves 5·10^7 in 4 s, 0.7 GiB).
-  /// A larger plan from a source you trust loads with `verify` off.
+  /// A larger plan from a source you trust loads with `verify` off. A symmetric plan loaded
+  /// for every rank is refused before it is instantiated past this (4x without `verify`).
   uint64_t maxProofUnits = uint64_t(1) << 26;
 };
 

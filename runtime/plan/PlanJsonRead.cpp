@@ -235,7 +235,7 @@ private:
                 std::to_string(plan.ranks) + ")");
     plan.onlyRank = options.onlyRank;
     if (symmetric) {
-      readSymmetric(*symmetric, root / "symmetric", plan);
+      readSymmetric(*symmetric, root / "symmetric", options, plan);
       return;
     }
     if (!explicitPrograms)
@@ -253,9 +253,29 @@ private:
         plan.programs[r] = program(programs[r], programsPath[r], r);
   }
 
+  /// Every rank's programs of a symmetric plan grow with ranks × rank 0's program: a small file
+  /// could ask for billions of ops. Refused before anything is built when the units they would
+  /// span exceed the proof's limit (four times it for a load without proof).
+  void refuseOversizedInstantiation(const RankProgram &base, const FieldPath &path,
+                                    const PlanLoadOptions &options, int ranks) const {
+    uint64_t perRank = 1;
+    for (const Channel &channel : base.channels)
+      for (const PlanOp &op : channel.ops)
+        perRank += uint64_t(op.length()) * (op.numOperands() + op.dsts.size() + op.sends.size()) + 1;
+    const uint64_t limit = options.verify ? options.maxProofUnits : 4 * options.maxProofUnits;
+    if (perRank * uint64_t(ranks) > limit)
+      at(path).fail("instantiated for every one of its " + std::to_string(ranks) +
+                    " ranks, rank 0's program would span more than " + std::to_string(limit) +
+                    " units (PlanLoadOptions::maxProofUnits" +
+                    std::string(options.verify ? "" : " x 4 without proof") +
+                    "); load one rank's program (onlyRank), or raise the limit for a source "
+                    "you trust");
+  }
+
   /// The "symmetric" member: the group, the stride and rank 0's program, instantiated for every
   /// rank the load keeps (one rank's load costs that rank's program, whatever the rank count).
-  void readSymmetric(const json &value, const FieldPath &path, Plan &plan) const {
+  void readSymmetric(const json &value, const FieldPath &path, const PlanLoadOptions &options,
+                     Plan &plan) const {
     checkObject(value, at(path), names::kSymmetricRequired, names::kSymmetricOptional);
     const std::string groupName = expectString(value["group"], at(path / "group"));
     const std::optional<SymmetryGroup> group = parseSymmetryGroup(groupName);
@@ -279,6 +299,7 @@ private:
     RankProgram base = channels(program["channels"], programPath / "channels");
     checkSymmetryForm(plan, symmetry, base, origin, path);
     plan.symmetry = symmetry;
+    if (plan.onlyRank < 0) refuseOversizedInstantiation(base, path, options, plan.ranks);
     plan.programs.resize(size_t(plan.ranks));
     for (int r = 0; r < plan.ranks; ++r)
       if (plan.onlyRank < 0 || r == plan.onlyRank)

@@ -100,7 +100,7 @@ PlanOp instantiateOp(const ChunkSpace &space, const PlanOp &op, int rank, bool r
   out.dsts = images(space, op.dsts, rank);
   if (op.recv) out.recv = symmetricImage(group, *op.recv, rank, ranks);
   for (int32_t &peer : out.sends) peer = symmetricImage(group, peer, rank, ranks);
-  if (rankOrdered) out.recvPos = *out.recv < rank ? 0 : 1;
+  if (rankOrdered && out.recv) out.recvPos = *out.recv < rank ? 0 : 1;
   return out;
 }
 

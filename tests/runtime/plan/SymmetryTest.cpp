@@ -317,6 +317,20 @@ TEST(Symmetry, FormsThatCannotDescribeThePlanAreRefused) {
                   "a symmetric plan needs at least 2 ranks");
 }
 
+TEST(Symmetry, ASmallFileCannotAskForMoreOpsThanTheLimit) {
+  const json doc = symmetricDocument(ringAllReducePlan(64));
+  PlanLoadOptions small;
+  small.maxProofUnits = 1000;  // 64 ranks x rank 0's 127 ops span more
+  expectPlanError([&] { planFromJson(doc, "test.plan.json", small); }, "symmetric",
+                  "instantiated for every one of its 64 ranks, rank 0's program would span more "
+                  "than 1000 units");
+  small.verify = false;
+  expectPlanError([&] { planFromJson(doc, "test.plan.json", small); }, "symmetric",
+                  "more than 4000 units (PlanLoadOptions::maxProofUnits x 4 without proof)");
+  small.onlyRank = 5;  // one rank's program is always within reach
+  EXPECT_EQ(planFromJson(doc, "test.plan.json", small).programs[5].numOps(), 127u);
+}
+
 TEST(Symmetry, AReferenceAcrossMessageWindowsIsRefused) {
   Plan plan = ringAllReducePlan(2);
   plan.scratchUnits = 4;  // two windows of the 2-unit message
