@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace collplan {
 
@@ -326,7 +327,12 @@ uint64_t proofUnits(const Plan &plan, uint64_t limit) {
 Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath &path,
                     const PlanLoadOptions &options) {
   Plan plan = PlanReader{origin}.plan(doc, path, options);
+  // Programs instantiated from a symmetric form hold its symmetry by construction: validate
+  // them as programs and record the form afterwards, rather than have checkSymmetryHolds
+  // instantiate every rank a second time to compare.
+  std::optional<PlanSymmetry> symmetry = std::exchange(plan.symmetry, std::nullopt);
   validatePlanAt(plan, origin, path);
+  plan.symmetry = std::move(symmetry);
   if (options.verify && plan.onlyRank < 0) {
     if (proofUnits(plan, options.maxProofUnits) > options.maxProofUnits)
       throwPlanError(origin, path,

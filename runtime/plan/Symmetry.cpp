@@ -226,7 +226,12 @@ std::optional<SymmetryGroup> parseSymmetryGroup(std::string_view name) {
   return std::nullopt;
 }
 
-std::string symmetryGroupNames() { return "rotation, xor"; }
+std::string symmetryGroupNames() {
+  std::string out;
+  for (const std::string_view name : kGroupNames)
+    out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
 
 int32_t symmetricImage(SymmetryGroup group, int64_t x, int rank, int ranks) {
   if (group == SymmetryGroup::Xor) return int32_t(x ^ rank);
