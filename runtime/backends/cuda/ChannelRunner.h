@@ -16,9 +16,16 @@ struct BlockShared {
 /// A Ctx gives the runner its execution: thread() / threads() of the block, sync() (a block
 /// barrier), shared() (a BlockShared every thread of the block sees), the leader's atomics
 /// (loadAcquire, storeRelease, fetchAddAcqRel on 64-bit words; the same with 32 on 32-bit
-/// ones; claimError: compare-and-swap from 0), fenceDevice() (the block's writes visible to
-/// every reader of the launch's counters), publishError() (the error record visible to the
-/// host), nowNs() and pause() between polls.
+/// ones; loadRelaxed / storeRelaxed, strong but unordered; claimError: compare-and-swap from 0),
+/// fenceAcqRel() (with relaxed accesses, the acquire and release patterns of the memory model:
+/// relaxed polls then one fence acquire what they saw; one fence then relaxed stores release
+/// what came before), fenceDevice() (the block's writes visible to every reader of the
+/// launch's counters), publishError() (the error record visible to the host), nowNs() and
+/// pause() between polls.
+///
+/// Each acquire or release is a fence on the GPU (and an invalidation of the multiprocessor's
+/// L1), so an op polls and stores its counters relaxed and fences once on each side: a
+/// channel's op costs two fences whatever its number of waits, messages and sends.
 
 namespace detail {
 
@@ -173,8 +180,11 @@ COLLPLAN_HD bool waitUntil(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &c
   return true;
 }
 
-/// The leader's part before the data moves: every wait of op `j` of channel `ch`, then the
-/// operand and target addresses into shared memory. False when the block must stop.
+/// The leader's part before the data moves: every wait of op `j` of channel `ch` (relaxed
+/// polls, then one acquire fence for all of them), then the operand and target addresses into
+/// shared memory. A FIFO's `consumed` (receiving) and `posted` (sending) are the channel's own:
+/// read relaxed, they are ordered by program order or by the channel's opsDone. False when the
+/// block must stop.
 template <typename Ctx>
 COLLPLAN_HD bool prepareOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &ch, uint32_t j,
                            const DeviceOp &op) {
@@ -183,26 +193,28 @@ COLLPLAN_HD bool prepareOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &c
   for (uint32_t k = 0; k < op.numWaits; ++k) {
     const DeviceWait &w = a.waits[op.waitBegin + k];
     if (!waitUntil(ctx, a, ch, j, 0, a.channels[w.channel].planChannel, startNs,
-                   [&] { return ctx.loadAcquire(&a.counters[w.channel].opsDone) >= w.ops; }))
+                   [&] { return ctx.loadRelaxed(&a.counters[w.channel].opsDone) >= w.ops; }))
       return false;
   }
   for (uint32_t k = 0; k < op.numRecvs; ++k) {
     const uint32_t c = a.connectionIds[op.recvBegin + k];
     DeviceFifo *f = a.connections[c].fifo;
-    const uint64_t consumed = ctx.loadAcquire(&f->consumed);
+    const uint64_t consumed = ctx.loadRelaxed(&f->consumed);
     if (!waitUntil(ctx, a, ch, j, 1, c, startNs,
-                   [&] { return ctx.loadAcquire(&f->posted) > consumed; }))
+                   [&] { return ctx.loadRelaxed(&f->posted) > consumed; }))
       return false;
   }
   for (uint32_t k = 0; k < op.numSends; ++k) {
     const uint32_t c = a.connectionIds[op.sendBegin + k];
     DeviceFifo *f = a.connections[c].fifo;
-    const uint64_t posted = ctx.loadAcquire(&f->posted);
+    const uint64_t posted = ctx.loadRelaxed(&f->posted);
     if (!waitUntil(ctx, a, ch, j, 2, c, startNs, [&] {
-          return posted - ctx.loadAcquire(&f->consumed) < kChannelDepth;
+          return posted - ctx.loadRelaxed(&f->consumed) < kChannelDepth;
         }))
       return false;
   }
+  // Acquires the peers' data, slots and room that the polls saw.
+  if (op.numWaits + op.numRecvs + op.numSends) ctx.fenceAcqRel();
   char *const *base = a.bases[ch.rank];
   for (uint32_t k = 0; k < op.numOperands; ++k) {
     const DeviceRef &r = a.refs[op.operandBegin + k];
@@ -211,7 +223,7 @@ COLLPLAN_HD bool prepareOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &c
       continue;
     }
     const ConnectionView &view = a.connections[r.connection];
-    const DeviceSlot &slot = view.fifo->slots[ctx.loadAcquire(&view.fifo->consumed) % kChannelDepth];
+    const DeviceSlot &slot = view.fifo->slots[ctx.loadRelaxed(&view.fifo->consumed) % kChannelDepth];
     if (slot.bytes != op.bytes) {
       fail(ctx, a, ch, j, DeviceFailure::SizeMismatch, 1, r.connection, slot.bytes);
       return false;
@@ -225,29 +237,31 @@ COLLPLAN_HD bool prepareOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &c
   return true;
 }
 
-/// The last block to finish its part of op `j`: post the value, consume the messages, mark the
-/// op done (release: the data every block wrote is visible to whoever sees the counters).
+/// The last block to finish its part of op `j`: fill the slots of its sends, then one release
+/// fence (the data every block wrote and the slots are visible to whoever sees the counters),
+/// then post, consume and mark the op done with relaxed stores.
 template <typename Ctx>
 COLLPLAN_HD void completeOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &ch,
                             uint32_t channel, uint32_t j, const DeviceOp &op) {
-  if (op.numSends) {
-    const DeviceRef *p = op.publish == UINT32_MAX ? nullptr : &a.refs[op.publish];
-    const uint64_t address =
-        p ? uint64_t(uintptr_t(a.bases[ch.rank][uint32_t(p->space)] + p->offset)) : 0;
-    for (uint32_t k = 0; k < op.numSends; ++k) {
-      const ConnectionView &view = a.connections[a.connectionIds[op.sendBegin + k]];
-      const uint64_t posted = ctx.loadAcquire(&view.fifo->posted);
-      DeviceSlot &slot = view.fifo->slots[posted % kChannelDepth];
-      slot.where = address ? address - view.senderOrigin : 0;
-      slot.bytes = op.bytes;
-      ctx.storeRelease(&view.fifo->posted, posted + 1);
-    }
+  const DeviceRef *p = op.publish == UINT32_MAX ? nullptr : &a.refs[op.publish];
+  const uint64_t address =
+      p ? uint64_t(uintptr_t(a.bases[ch.rank][uint32_t(p->space)] + p->offset)) : 0;
+  for (uint32_t k = 0; k < op.numSends; ++k) {
+    const ConnectionView &view = a.connections[a.connectionIds[op.sendBegin + k]];
+    DeviceSlot &slot = view.fifo->slots[ctx.loadRelaxed(&view.fifo->posted) % kChannelDepth];
+    slot.where = address ? address - view.senderOrigin : 0;
+    slot.bytes = op.bytes;
+  }
+  ctx.fenceAcqRel();
+  for (uint32_t k = 0; k < op.numSends; ++k) {
+    DeviceFifo *f = a.connections[a.connectionIds[op.sendBegin + k]].fifo;
+    ctx.storeRelaxed(&f->posted, ctx.loadRelaxed(&f->posted) + 1);
   }
   for (uint32_t k = 0; k < op.numRecvs; ++k) {
     DeviceFifo *f = a.connections[a.connectionIds[op.recvBegin + k]].fifo;
-    ctx.storeRelease(&f->consumed, ctx.loadAcquire(&f->consumed) + 1);
+    ctx.storeRelaxed(&f->consumed, ctx.loadRelaxed(&f->consumed) + 1);
   }
-  ctx.storeRelease(&a.counters[channel].opsDone, uint64_t(j) + 1);
+  ctx.storeRelaxed(&a.counters[channel].opsDone, uint64_t(j) + 1);
 }
 
 }  // namespace detail
@@ -274,7 +288,7 @@ COLLPLAN_HD void runChannelBlock(Ctx &ctx, const LaunchArgs &a, uint32_t block) 
     ctx.sync();
     if (leader && parts == 1) {
       // The block is the channel: the barrier orders its threads' writes before the leader's
-      // release stores in completeOp, so no fence or arrival count is needed.
+      // release fence in completeOp, so no other fence or arrival count is needed.
       detail::completeOp(ctx, a, ch, channel, j, op);
     } else if (leader) {
       ctx.fenceDevice();

@@ -39,6 +39,28 @@ public:
       asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v)
                    : "memory");
   }
+  __device__ uint64_t loadRelaxed(const unsigned long long *p) {
+    unsigned long long v;
+    if constexpr (S == Scope::Device)
+      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    else
+      asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+  }
+  __device__ void storeRelaxed(unsigned long long *p, uint64_t v) {
+    if constexpr (S == Scope::Device)
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v)
+                   : "memory");
+    else
+      asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v)
+                   : "memory");
+  }
+  __device__ void fenceAcqRel() {
+    if constexpr (S == Scope::Device)
+      asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    else
+      asm volatile("fence.acq_rel.sys;" ::: "memory");
+  }
   __device__ uint64_t fetchAddAcqRel(unsigned long long *p, uint64_t v) {
     unsigned long long old;
     if constexpr (S == Scope::Device)

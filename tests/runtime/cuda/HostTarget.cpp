@@ -28,6 +28,9 @@ public:
   BlockShared &shared() { return shared_; }
   uint64_t loadAcquire(const unsigned long long *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
   void storeRelease(unsigned long long *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+  uint64_t loadRelaxed(const unsigned long long *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+  void storeRelaxed(unsigned long long *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+  void fenceAcqRel() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
   uint64_t fetchAddAcqRel(unsigned long long *p, uint64_t v) {
     return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
   }
