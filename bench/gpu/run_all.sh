@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Every GPU measurement of collplan in one command: the copy roofline, virtual-rank allreduce
-# sweeps and their fraction of the roofline, small-message latency, KangaRing vs ring next to
-# coll-cost, plan-tune on the GPU and its bundle, and NCCL side by side where there are 2+ GPUs.
+# Every GPU check of collplan in one command: the GPU test suites and the CUDA example, the copy
+# roofline, virtual-rank allreduce sweeps and their fraction of the roofline, small-message
+# latency, KangaRing vs ring next to coll-cost, plan-tune on the GPU and its bundle, and NCCL side
+# by side where there are 2+ GPUs.
 #   bench/gpu/run_all.sh [--quick] [--out DIR] [--only STEPS] [BUILD_DIR]
 # BUILD_DIR: a build with the cuda backend (default: build). DIR: where everything goes (default:
-# bench/gpu/out/<UTC date and time>). STEPS: comma-separated among roofline, allreduce, latency,
-# kangaring, tune, bundle, nccl (default: all, in that order). The summary at the end reads
+# bench/gpu/out/<UTC date and time>). STEPS: comma-separated among tests, roofline, allreduce,
+# latency, kangaring, tune, bundle, nccl (default: all, in that order). The summary at the end reads
 # whatever DIR holds, so steps run one at a time with the same --out add up.
-# --quick: a few sizes and repetitions of every step (a smoke run of a minute or two).
+# --quick: a few sizes and repetitions of every step, and of the suites the API tests and two
+# algorithms (a smoke run of a few minutes; the whole suites take about 4 minutes on an H200).
 # Environment: DTYPES (default "f32 bf16"); ALGORITHMS (the named algorithms of the allreduce
 # step); TUNE_BUDGET (plan-tune --budget in seconds; 420, or 60 with --quick); TUNE_TOPOLOGY
 # (plan-tune -t; default bench/gpu/h100-virtual-8.json, empty for plan-tune's own default);
@@ -18,7 +20,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-all_steps="roofline allreduce latency kangaring tune bundle nccl"
+all_steps="tests roofline allreduce latency kangaring tune bundle nccl"
 quick=0 out='' only=$all_steps build=build
 
 die() { echo "run_all.sh: $*" >&2; exit 1; }
@@ -28,7 +30,7 @@ while (($#)); do
     --quick) quick=1 ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --only) only=${2:?--only needs steps (e.g. roofline,allreduce)}; only=${only//,/ }; shift ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "run_all.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -148,6 +150,23 @@ bench() { "$bin/plan-bench" --backend cuda -c allreduce "$@" "${check[@]}" --jso
 } >> "$out/env.txt" 2>&1 || true
 echo "run_all.sh: $build -> $out (steps: $only$( ((quick)) && echo ', quick'))"
 echo "$device_list"
+
+if wants tests; then
+  step "the GPU suites and the CUDA example (each test skips, saying why, where it cannot run)"
+  mkdir -p "$out/tests"
+  for suite in collplan_cuda_device_tests collplan_cuda_compiled_gpu_tests collplan_example_cuda; do
+    if [[ ! -x $bin/$suite ]]; then
+      echo "    skipped $suite: not in $bin (build it, or pack it with bench/gpu/pack.sh)"
+      continue
+    fi
+    gtest=()
+    [[ $suite == *_tests ]] && gtest=(--gtest_output="json:$out/tests/$suite.json")
+    ((quick)) && [[ $suite == *_tests ]] &&
+      gtest+=("--gtest_filter=CudaApi.*:CudaBench.*:*ring_allreduce:*one_shot_allreduce")
+    run_to "$out/tests/$suite.txt" "$bin/$suite" "${gtest[@]}"
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test|wrong' "$out/tests/$suite.txt" | sed 's/^/    /' || true
+  done
+fi
 
 if wants roofline; then
   step "copy roofline: cudaMemcpyAsync and the 16-byte kernel, ${roofline[*]}"
