@@ -2,6 +2,7 @@
 #include "tuner/Variants.h"
 
 #include "compiler/export/PlanCompiler.h"
+#include "runtime/plan/DefaultPlans.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/plan/PlanVerify.h"
 #include "runtime/topology/Topology.h"
@@ -110,6 +111,26 @@ std::optional<CompiledVariant> compileVariant(const CollectiveSpec &spec, const 
   return cv;
 }
 
+/// The runtime's own plan named after `twin`'s algorithm (DefaultPlans.h: a generator with the
+/// same messages, built without the compiler), as a variant of its own, or nothing when the
+/// runtime has none for this collective or `twin` is not the algorithm's default variant.
+/// Its plan can differ in how a rank stages and reads its data (the cuda backend's built-in
+/// two-shot reads its peers' inputs in place), so it is measured beside the compiled one; its
+/// α-β cost is the twin's, whose messages it sends.
+std::optional<CompiledVariant> runtimeTwin(const CollectiveSpec &spec,
+                                           const CompiledVariant &twin) {
+  const Variant &v = twin.variant;
+  if (v.label != v.algorithm || v.slices != 1) return std::nullopt;
+  const BuiltInPlan *generator = findBuiltInPlan(v.algorithm, spec.kind);
+  if (!generator) return std::nullopt;
+  CompiledVariant runtime = twin;
+  runtime.variant.origin = kRuntimeOrigin;
+  runtime.variant.label = v.algorithm + " (" + kRuntimeOrigin + ")";
+  runtime.plan = generator->make(spec.kind, spec.ranks, spec.op.value_or(ReduceOp::Sum),
+                                 spec.root, -1);
+  return runtime;
+}
+
 }  // namespace
 
 nlohmann::json Variant::paramsJson() const {
@@ -181,12 +202,16 @@ VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant
       set.notes.push_back({v.label, VariantStatus::CompileFailed, error});
       continue;
     }
-    auto [it, fresh] = seen.emplace(planKey(compiled->plan), v.label);
-    if (!fresh) {
-      set.notes.push_back({v.label, VariantStatus::Duplicate, "same plan as " + it->second});
-      continue;
+    std::optional<CompiledVariant> runtime = runtimeTwin(spec, *compiled);
+    for (std::optional<CompiledVariant> *cv : {&compiled, &runtime}) {
+      if (!*cv) continue;
+      const std::string &label = (*cv)->variant.label;
+      auto [it, fresh] = seen.emplace(planKey((*cv)->plan), label);
+      if (fresh)
+        set.compiled.push_back(std::move(**cv));
+      else
+        set.notes.push_back({label, VariantStatus::Duplicate, "same plan as " + it->second});
     }
-    set.compiled.push_back(std::move(*compiled));
   }
   if (onProgress) onProgress(variants.size(), variants.size());
   return set;

@@ -13,10 +13,15 @@
 
 namespace collplan::tune {
 
+/// The origin of a variant whose plan is the runtime's own generator of the algorithm's name
+/// (DefaultPlans.h), not the compiler's.
+inline constexpr const char *kRuntimeOrigin = "runtime";
+
 /// One point of the search space: an algorithm and the parameters it honours.
 struct Variant {
   std::string algorithm;  ///< registry name ("ring", "pipelined-tree", ...)
-  std::string origin;     ///< where the algorithm comes from (built-in, a template file)
+  /// Where the algorithm comes from (built-in, a template file), or kRuntimeOrigin.
+  std::string origin;
   AlgorithmParams params; ///< the algorithm's values, with the topology
   int slices = 1;         ///< pipelining slices (coll-slice)
   /// The parameters tuned, as key=value in axis order (the algorithm's keys, then slices).
@@ -81,7 +86,9 @@ std::vector<Variant> enumerateVariants(const CollectiveSpec &spec, const Topolog
 
 /// Checks (checkAlgorithm, as buildSchedule would: a refusal is NotApplicable), compiles each
 /// variant once (a failure is CompileFailed) and drops plans identical to an earlier variant's
-/// (parameters the algorithm ignores: Duplicate). Failures are notes, never fatal.
+/// (parameters the algorithm ignores: Duplicate). Failures are notes, never fatal. Beside an
+/// algorithm's default variant comes the runtime's own plan of that name where the runtime has
+/// one (origin kRuntimeOrigin, label "two-shot (runtime)"), unless it is the same plan.
 /// `onProgress(done, total)` is called after each variant.
 VariantSet compileVariants(const CollectiveSpec &spec, const std::vector<Variant> &variants,
                            const std::function<void(size_t, size_t)> &onProgress = {});

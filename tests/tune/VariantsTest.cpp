@@ -2,6 +2,9 @@
 // with parameters its lowering reads.
 #include "tuner/Variants.h"
 
+#include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/PlanJson.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -97,3 +100,49 @@ TEST(Variants, LabelsNameTheSettingsThatDifferFromTheDefaults) {
 }
 
 }  // namespace
+
+// The runtime's own generator of an algorithm's name is measured beside the compiled default
+// variant, costed as its twin; other settings of the algorithm get no runtime twin.
+TEST(Variants, TheRuntimesOwnPlanComesBesideTheDefaultVariant) {
+  const CollectiveSpec spec = allreduce(4);
+  const VariantSet set = compileVariants(spec, enumerateVariants(spec, nullptr, {"two-shot", "ring"}, true));
+  const auto find = [&](const std::string &label) -> const CompiledVariant * {
+    for (const CompiledVariant &cv : set.compiled)
+      if (cv.variant.label == label) return &cv;
+    return nullptr;
+  };
+  const CompiledVariant *compiled = find("two-shot");
+  const CompiledVariant *runtime = find("two-shot (runtime)");
+  ASSERT_NE(compiled, nullptr);
+  ASSERT_NE(runtime, nullptr);
+  EXPECT_EQ(runtime->variant.origin, kRuntimeOrigin);
+  EXPECT_EQ(runtime->variant.algorithm, "two-shot");
+  EXPECT_EQ(runtime->alphaRounds, compiled->alphaRounds);
+  EXPECT_EQ(runtime->beta, compiled->beta);
+  const Plan expected = findBuiltInPlan("two-shot", CollectiveKind::AllReduce)
+                            ->make(CollectiveKind::AllReduce, 4, ReduceOp::Sum, 0, -1);
+  EXPECT_EQ(planToJson(runtime->plan), planToJson(expected));
+  EXPECT_EQ(planToJson(runtime->plan)["algorithm"], "two-shot");
+  for (const CompiledVariant &cv : set.compiled)
+    if (cv.variant.origin == kRuntimeOrigin)
+      EXPECT_TRUE(cv.variant.label == "two-shot (runtime)" || cv.variant.label == "ring (runtime)")
+          << cv.variant.label << ": only default variants have a runtime twin";
+}
+
+// A runtime plan identical to one already kept is a duplicate, named after the first.
+TEST(Variants, ARuntimePlanLikeAKeptOneIsADuplicate) {
+  const CollectiveSpec spec = allreduce(4);
+  std::vector<Variant> ring = enumerateVariants(spec, nullptr, {"ring"}, true);
+  ring.erase(std::remove_if(ring.begin(), ring.end(), [](const Variant &v) { return v.label != "ring"; }),
+             ring.end());
+  ASSERT_EQ(ring.size(), 1u);
+  ring.push_back(ring.front());  // the default variant twice: its runtime twin comes twice too
+  const VariantSet set = compileVariants(spec, ring);
+  ASSERT_EQ(set.compiled.size(), 2u);
+  EXPECT_EQ(set.compiled[0].variant.label, "ring");
+  EXPECT_EQ(set.compiled[1].variant.label, "ring (runtime)");
+  ASSERT_EQ(set.notes.size(), 2u);
+  EXPECT_EQ(set.notes[1].label, "ring (runtime)");
+  EXPECT_EQ(set.notes[1].status, VariantStatus::Duplicate);
+  EXPECT_EQ(set.notes[1].reason, "same plan as ring (runtime)");
+}
