@@ -239,7 +239,8 @@ COLLPLAN_HD bool prepareOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &c
 
 /// The last block to finish its part of op `j`: fill the slots of its sends, then one release
 /// fence (the data every block wrote and the slots are visible to whoever sees the counters),
-/// then post, consume and mark the op done with relaxed stores.
+/// then post, consume and mark the op done with relaxed stores (opsDone released where the
+/// channel has several blocks).
 template <typename Ctx>
 COLLPLAN_HD void completeOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &ch,
                             uint32_t channel, uint32_t j, const DeviceOp &op) {
@@ -261,7 +262,13 @@ COLLPLAN_HD void completeOp(Ctx &ctx, const LaunchArgs &a, const DeviceChannel &
     DeviceFifo *f = a.connections[a.connectionIds[op.recvBegin + k]].fifo;
     ctx.storeRelaxed(&f->consumed, ctx.loadRelaxed(&f->consumed) + 1);
   }
-  ctx.storeRelaxed(&a.counters[channel].opsDone, uint64_t(j) + 1);
+  // The other blocks of a channel read posted and consumed in their next op after they see
+  // opsDone, so there its store releases those stores too (the fence above orders only what
+  // came before it). A channel of one block reads them in program order.
+  if (a.blocksPerChannel > 1)
+    ctx.storeRelease(&a.counters[channel].opsDone, uint64_t(j) + 1);
+  else
+    ctx.storeRelaxed(&a.counters[channel].opsDone, uint64_t(j) + 1);
 }
 
 }  // namespace detail
