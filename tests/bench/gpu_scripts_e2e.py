@@ -15,9 +15,8 @@ GPU = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "benc
 
 
 def script(env, name, *argv):
-    p = subprocess.run(["bash", os.path.join(GPU, name), *argv], capture_output=True, text=True,
-                       timeout=env.timeout, cwd=env.work)
-    return p
+    return subprocess.run(["bash", os.path.join(GPU, name), *argv], capture_output=True,
+                          text=True, timeout=env.timeout, cwd=env.work)
 
 
 def expect_refusal(p, message, what):

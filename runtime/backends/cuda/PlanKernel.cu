@@ -14,6 +14,16 @@ namespace {
 enum class Scope { Device, System };
 
 
+/// The PTX instruction `head` at the launch's scope S (".gpu" or ".sys") followed by `tail`, with
+/// the asm operands that follow: both scopes are spelled in this one place.
+#define COLLPLAN_PTX_AT_SCOPE(head, tail, ...)        \
+  do {                                                \
+    if constexpr (S == Scope::Device)                 \
+      asm volatile(head ".gpu" tail __VA_ARGS__);     \
+    else                                              \
+      asm volatile(head ".sys" tail __VA_ARGS__);     \
+  } while (0)
+
 /// The runner's Ctx on the device: the block's threads, shared memory, PTX atomics at scope S.
 template <Scope S>
 class DeviceCtx {
@@ -25,74 +35,41 @@ public:
   __device__ BlockShared &shared() { return shared_; }
   __device__ uint64_t loadAcquire(const unsigned long long *p) {
     unsigned long long v;
-    if constexpr (S == Scope::Device)
-      asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    else
-      asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    COLLPLAN_PTX_AT_SCOPE("ld.acquire", ".global.u64 %0, [%1];", : "=l"(v) : "l"(p) : "memory");
     return v;
   }
   __device__ void storeRelease(unsigned long long *p, uint64_t v) {
-    if constexpr (S == Scope::Device)
-      asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v)
-                   : "memory");
-    else
-      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v)
-                   : "memory");
+    COLLPLAN_PTX_AT_SCOPE("st.release", ".global.u64 [%0], %1;",
+                          ::"l"(p), "l"((unsigned long long)v) : "memory");
   }
   __device__ uint64_t loadRelaxed(const unsigned long long *p) {
     unsigned long long v;
-    if constexpr (S == Scope::Device)
-      asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    else
-      asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    COLLPLAN_PTX_AT_SCOPE("ld.relaxed", ".global.u64 %0, [%1];", : "=l"(v) : "l"(p) : "memory");
     return v;
   }
   __device__ void storeRelaxed(unsigned long long *p, uint64_t v) {
-    if constexpr (S == Scope::Device)
-      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v)
-                   : "memory");
-    else
-      asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)v)
-                   : "memory");
+    COLLPLAN_PTX_AT_SCOPE("st.relaxed", ".global.u64 [%0], %1;",
+                          ::"l"(p), "l"((unsigned long long)v) : "memory");
   }
-  __device__ void fenceAcqRel() {
-    if constexpr (S == Scope::Device)
-      asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    else
-      asm volatile("fence.acq_rel.sys;" ::: "memory");
-  }
+  __device__ void fenceAcqRel() { COLLPLAN_PTX_AT_SCOPE("fence.acq_rel", ";", ::: "memory"); }
   __device__ uint64_t fetchAddAcqRel(unsigned long long *p, uint64_t v) {
     unsigned long long old;
-    if constexpr (S == Scope::Device)
-      asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;"
-                   : "=l"(old) : "l"(p), "l"((unsigned long long)v) : "memory");
-    else
-      asm volatile("atom.acq_rel.sys.global.add.u64 %0, [%1], %2;"
-                   : "=l"(old) : "l"(p), "l"((unsigned long long)v) : "memory");
+    COLLPLAN_PTX_AT_SCOPE("atom.acq_rel", ".global.add.u64 %0, [%1], %2;",
+                          : "=l"(old) : "l"(p), "l"((unsigned long long)v) : "memory");
     return old;
   }
   __device__ uint32_t loadAcquire32(const unsigned int *p) {
     unsigned int v;
-    if constexpr (S == Scope::Device)
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    else
-      asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    COLLPLAN_PTX_AT_SCOPE("ld.acquire", ".global.u32 %0, [%1];", : "=r"(v) : "l"(p) : "memory");
     return v;
   }
   __device__ void storeRelease32(unsigned int *p, uint32_t v) {
-    if constexpr (S == Scope::Device)
-      asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-    else
-      asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+    COLLPLAN_PTX_AT_SCOPE("st.release", ".global.u32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
   }
   __device__ uint32_t fetchAddAcqRel32(unsigned int *p, uint32_t v) {
     unsigned int old;
-    if constexpr (S == Scope::Device)
-      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
-                   : "=r"(old) : "l"(p), "r"(v) : "memory");
-    else
-      asm volatile("atom.acq_rel.sys.global.add.u32 %0, [%1], %2;"
-                   : "=r"(old) : "l"(p), "r"(v) : "memory");
+    COLLPLAN_PTX_AT_SCOPE("atom.acq_rel", ".global.add.u32 %0, [%1], %2;",
+                          : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
   }
   /// The error record is host-mapped memory: always system scope (once per failed launch).
@@ -121,6 +98,7 @@ public:
 private:
   BlockShared &shared_;
 };
+#undef COLLPLAN_PTX_AT_SCOPE
 
 template <Scope S>
 __global__ void __launch_bounds__(kPlanKernelThreads) planKernel(const LaunchArgs args) {
