@@ -1,6 +1,7 @@
-# Install rules: the runtime (libcollplan.so and libcollplan.a), its public headers, the tools,
-# the schemas and shipped bundles, a CMake package (find_package(collplan CONFIG) ->
-# collplan::runtime, collplan::runtime_static) and pkg-config files (collplan.pc, collplan-static.pc).
+# Install rules: the runtime (libcollplan.so and libcollplan.a; libcollplan-mpi.so with MPI), its
+# public headers, the tools, the schemas and shipped bundles, a CMake package
+# (find_package(collplan CONFIG) -> collplan::runtime, collplan::runtime_static) and pkg-config
+# files (collplan.pc, collplan-static.pc).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -38,6 +39,11 @@ endif()
 set(COLLPLAN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/collplan)
 
 install(TARGETS collplan_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
+# libcollplan-mpi.so, the PMPI library for unchanged MPI programs (with the mpi backend).
+if(TARGET collplan_mpi_interpose)
+  install(TARGETS collplan_mpi_interpose LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          COMPONENT runtime)
+endif()
 install(FILES $<TARGET_FILE:collplan_runtime> DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RENAME libcollplan.a COMPONENT runtime)
 install(FILES ${COLLPLAN_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/collplan

@@ -27,11 +27,11 @@ packages=(
   libopenmpi-dev openmpi-bin libhwloc-dev
   python3-dev pybind11-dev python3-numpy
 )
-# The torch.distributed backend and its tests need Debian's torch, and the mpi backend is also
-# tested against MPICH (Open MPI stays the default: its alternatives have the higher priority);
-# the main job needs neither.
+# The torch.distributed backend and its tests need Debian's torch, the mpi backend is also
+# tested against MPICH (Open MPI stays the default: its alternatives have the higher priority),
+# and libcollplan-mpi.so runs Debian's hpcc unchanged; the main job needs none of them.
 if [[ $mode == test ]]; then
-  packages+=(python3-torch libtorch-dev mpich libmpich-dev)
+  packages+=(python3-torch libtorch-dev mpich libmpich-dev hpcc)
 fi
 # The fuzz targets need clang 19 and its libFuzzer runtime; only the test command builds them.
 if [[ $mode == test && $fuzz_seconds != 0 ]]; then

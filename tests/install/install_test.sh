@@ -31,6 +31,17 @@ if nm -D --defined-only "$libdir/libcollplan.so" | awk '{print $3}' | grep -v '^
   exit 1
 fi
 
+# A build with MPI installs libcollplan-mpi.so: the MPI functions it defines and nothing else.
+if [[ -f $build/lib/libcollplan-mpi.so ]]; then
+  [[ -f $libdir/libcollplan-mpi.so ]] || { echo "libcollplan-mpi.so missing under $libdir" >&2; exit 1; }
+  if nm -D --defined-only "$libdir/libcollplan-mpi.so" | awk '{print $3}' | grep -v '^MPI_' |
+     grep -v '^$' >"$work/extra-symbols"; then
+    echo "libcollplan-mpi.so exports more than MPI_*:" >&2
+    head "$work/extra-symbols" >&2
+    exit 1
+  fi
+fi
+
 step "find_package(collplan CONFIG): the examples, shared and static"
 cmake -S "$repo/tests/install/consumer" -B "$work/consumer" -G Ninja \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" \

@@ -3,10 +3,10 @@
 #
 # Configures BUILD_DIR (default: build-mpich in the repository) with MPICH's compiler wrapper and
 # launcher, without the compiler (MLIR) and the benchmarks, builds only collplan_runtime,
-# collplan_mpi_tests and collplan_example_mpi, then runs `ctest -L mpi`. Open MPI stays the
-# system default (the mpi and mpirun alternatives are not touched). Exits 77 when MPICH is not
-# installed (apt-get install mpich libmpich-dev). Environment: COLLPLAN_JOBS (default: all
-# cores).
+# collplan_mpi_tests, collplan_example_mpi and libcollplan-mpi.so with its test program, then
+# runs `ctest -L mpi`. Open MPI stays the system default (the mpi and mpirun alternatives are
+# not touched). Exits 77 when MPICH is not installed (apt-get install mpich libmpich-dev).
+# Environment: COLLPLAN_JOBS (default: all cores).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -45,6 +45,7 @@ if ! grep -q '^-- collplan: MPI: MPICH' "$build/configure.log"; then
   exit 1
 fi
 grep '^-- collplan: MPI' "$build/configure.log"
-cmake --build "$build" -j "$jobs" --target collplan_runtime collplan_mpi_tests collplan_example_mpi
+cmake --build "$build" -j "$jobs" --target collplan_runtime collplan_mpi_tests collplan_example_mpi \
+  collplan_mpi_interpose collplan_pmpi_program
 cd "$build"
 exec ctest -L mpi --output-on-failure
