@@ -3,19 +3,20 @@
 # IMB-MPI1 (github.com/intel/mpi-benchmarks, built from source against the same MPI as the
 # library), interleaved rounds (without, with, without, ...), each collective and process
 # count. Writes every t_avg to a CSV and prints, per (processes, collective, size), the median
-# over rounds of with / without and its spread (min-max).
+# over rounds of with / without and its spread (min-max); -s draws the medians (imb_report.py).
 #   pmpi_imb.sh -i IMB-MPI1 -L LIBRARY [-l LAUNCHER] [-n "2 4"] [-r ROUNDS] [-m MSGLOG]
-#               [-c "Allreduce ..."] [-o CSV]
+#               [-c "Allreduce ..."] [-o CSV] [-s SVG]
 # LAUNCHER: mpirun (Open MPI, the default) or /usr/bin/mpiexec.mpich, with an IMB-MPI1 and a
 # library built against MPICH. MSGLOG: IMB's -msglog (default 3:22, 8 B - 4 MiB).
 set -eu
-launcher=mpirun imb= library= counts="2 4" rounds=5 msglog=3:22 csv=pmpi_imb.csv
+launcher=mpirun imb= library= counts="2 4" rounds=5 msglog=3:22 csv=pmpi_imb.csv svg=
 collectives="Allreduce Allgather Reduce_scatter_block Alltoall Bcast"
-while getopts i:L:l:n:r:m:c:o: opt; do
+while getopts i:L:l:n:r:m:c:o:s: opt; do
   case $opt in
     i) imb=$OPTARG ;; L) library=$OPTARG ;; l) launcher=$OPTARG ;; n) counts=$OPTARG ;;
     r) rounds=$OPTARG ;; m) msglog=$OPTARG ;; c) collectives=$OPTARG ;; o) csv=$OPTARG ;;
-    *) sed -n '2,10p' "$0"; exit 2 ;;
+    s) svg=$OPTARG ;;
+    *) sed -n '2,11p' "$0"; exit 2 ;;
   esac
 done
 [ -x "$imb" ] || { echo "pmpi_imb.sh: -i IMB-MPI1: not an executable: '$imb'" >&2; exit 2; }
@@ -42,24 +43,10 @@ for round in $(seq "$rounds"); do
     done
   done
 done
-python3 - "$csv" <<'PY'
-import csv, statistics, sys
-from collections import defaultdict
-times = defaultdict(dict)
-for row in csv.DictReader(open(sys.argv[1])):
-    key = (int(row["processes"]), row["collective"], int(row["bytes"]))
-    times[key][(row["round"], row["mode"])] = float(row["t_avg_us"])
-print("| processes | collective | bytes | MPI (us) | with collplan (us) | ratio median | spread |")
-print("|---:|---|---:|---:|---:|---:|---|")
-for key in sorted(times):
-    by = times[key]
-    rounds = sorted({r for r, _ in by})
-    ratios = [by[(r, "collplan")] / by[(r, "mpi")] for r in rounds
-              if (r, "collplan") in by and (r, "mpi") in by and by[(r, "mpi")] > 0]
-    if not ratios:
-        continue
-    mpi = statistics.median(by[(r, "mpi")] for r in rounds if (r, "mpi") in by)
-    ours = statistics.median(by[(r, "collplan")] for r in rounds if (r, "collplan") in by)
-    print(f"| {key[0]} | {key[1]} | {key[2]} | {mpi:.2f} | {ours:.2f} | "
-          f"{statistics.median(ratios):.2f} | {min(ratios):.2f}-{max(ratios):.2f} |")
-PY
+report=$(dirname "$0")/imb_report.py
+if [ -n "$svg" ]; then
+  python3 "$report" "$csv" --svg "$svg" \
+    --title "IMB-MPI1 $(basename "$launcher"): time with libcollplan-mpi.so / time without"
+else
+  python3 "$report" "$csv"
+fi

@@ -50,9 +50,20 @@ Interposer &Interposer::instance() {
 }
 
 CommEntry &Interposer::entry(MPI_Comm comm) {
+  // Programs call collectives on one communicator over and over: this thread's last lookup
+  // stands until a communicator is released (which bumps the generation).
+  struct LastLookup {
+    MPI_Comm comm;
+    CommEntry *entry = nullptr;
+    uint64_t generation = 0;
+  };
+  thread_local LastLookup last;
+  const uint64_t generation = generation_.load(std::memory_order_acquire);
+  if (last.entry && last.comm == comm && last.generation == generation) return *last.entry;
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = comms_.try_emplace(comm);
   if (inserted) create(comm, it->second);
+  last = {comm, &it->second, generation};
   return it->second;
 }
 
@@ -93,6 +104,7 @@ void Interposer::forget(MPI_Comm comm) {
   InsideCollplan inside;
   collplan_comm_destroy(it->second.comm);
   comms_.erase(it);
+  generation_.fetch_add(1, std::memory_order_release);
 }
 
 void Interposer::finalize() {
@@ -101,6 +113,7 @@ void Interposer::finalize() {
     InsideCollplan inside;
     for (auto &[comm, entry] : comms_) collplan_comm_destroy(entry.comm);
     comms_.clear();
+    generation_.fetch_add(1, std::memory_order_release);
   }
   if (verbosity_ == 2 || (verbosity_ == 1 && worldRank() == 0)) report();
 }

@@ -76,6 +76,8 @@ private:
 
   std::mutex mutex_;
   std::map<MPI_Comm, CommEntry> comms_;
+  /// Bumped whenever an entry goes, so no thread's cached lookup outlives it.
+  std::atomic<uint64_t> generation_{0};
   std::array<std::array<std::atomic<uint64_t>, kFallbackCount>, kFunctionCount> counts_{};
   bool disabled_ = false;
   int verbosity_ = 0;  ///< 0: silent; 1: world rank 0 reports; 2 (=all): every rank
