@@ -71,6 +71,7 @@ extern "C" {
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
+    if (Fallback why = checkArguments({count}); why != Fallback::None) return why;
     collplan_call_t call;
     if (Fallback why = reductionCall(COLLPLAN_ALLREDUCE, count, datatype, op, 0, call);
         why != Fallback::None)
@@ -91,6 +92,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
+    if (Fallback why = checkArguments({count}, root, entry.size); why != Fallback::None)
+      return why;
     collplan_call_t call;
     if (Fallback why = reductionCall(COLLPLAN_REDUCE, count, datatype, op, root, call);
         why != Fallback::None)
@@ -113,6 +116,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
+    if (Fallback why = checkArguments({recvcount}); why != Fallback::None) return why;
     collplan_call_t call;
     if (Fallback why =
             reductionCall(COLLPLAN_REDUCE_SCATTER, recvcount, datatype, op, 0, call);
@@ -141,7 +145,9 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
-    const bool inPlace = sendbuf == MPI_IN_PLACE;
+    const bool inPlace = sendbuf == MPI_IN_PLACE;  // the send arguments mean nothing then
+    if (Fallback why = checkArguments({inPlace ? 0 : sendcount, recvcount}); why != Fallback::None)
+      return why;
     const size_t block = dataBytes(recvcount, recvtype);
     ContiguousRecv recv(recvbuf, recvcount * entry.size, recvtype, comm, entry.recvStage, inPlace);
     collplan_call_t call = bytesCall(COLLPLAN_ALLGATHER, block);
@@ -159,7 +165,9 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
-    const bool inPlace = sendbuf == MPI_IN_PLACE;
+    const bool inPlace = sendbuf == MPI_IN_PLACE;  // the send arguments mean nothing then
+    if (Fallback why = checkArguments({inPlace ? 0 : sendcount, recvcount}); why != Fallback::None)
+      return why;
     ContiguousRecv recv(recvbuf, recvcount * entry.size, recvtype, comm, entry.recvStage, inPlace);
     collplan_call_t call = bytesCall(COLLPLAN_ALLTOALL, dataBytes(recvcount, recvtype));
     call.recv = recv.bytes();
@@ -176,6 +184,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
+    if (Fallback why = checkArguments({count}, root, entry.size); why != Fallback::None)
+      return why;
     ContiguousRecv data(buffer, count, datatype, comm, entry.recvStage, entry.rank == root);
     collplan_call_t call = bytesCall(COLLPLAN_BROADCAST, dataBytes(count, datatype), root);
     call.send = call.recv = data.bytes();
@@ -190,14 +200,19 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
+    // Receive arguments count at the root only, and the root's own send arguments not in place.
+    const bool atRoot = entry.rank == root, inPlace = sendbuf == MPI_IN_PLACE;
+    if (Fallback why = checkArguments({atRoot && inPlace ? 0 : sendcount, atRoot ? recvcount : 0},
+                                      root, entry.size);
+        why != Fallback::None)
+      return why;
     collplan_call_t call = bytesCall(COLLPLAN_GATHER, 0, root);
-    if (entry.rank != root) {
+    if (!atRoot) {
       call.count = dataBytes(sendcount, sendtype);
       call.send = contiguousSend(sendbuf, sendcount, sendtype, comm, entry.sendStage);
       status = collplan_call(entry.comm, &call);
       return Fallback::None;
     }
-    const bool inPlace = sendbuf == MPI_IN_PLACE;
     call.count = dataBytes(recvcount, recvtype);
     ContiguousRecv recv(recvbuf, recvcount * entry.size, recvtype, comm, entry.recvStage, inPlace);
     call.recv = recv.bytes();
@@ -214,8 +229,14 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   auto run = [&](CommEntry &entry, collplan_status_t &status) {
+    // Send arguments count at the root only, and the root's own receive arguments not in place.
+    const bool atRoot = entry.rank == root, inPlace = recvbuf == MPI_IN_PLACE;
+    if (Fallback why = checkArguments({atRoot ? sendcount : 0, atRoot && inPlace ? 0 : recvcount},
+                                      root, entry.size);
+        why != Fallback::None)
+      return why;
     collplan_call_t call = bytesCall(COLLPLAN_SCATTER, 0, root);
-    if (entry.rank != root) {
+    if (!atRoot) {
       call.count = dataBytes(recvcount, recvtype);
       ContiguousRecv recv(recvbuf, recvcount, recvtype, comm, entry.recvStage, false);
       call.recv = recv.bytes();
@@ -226,7 +247,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     const auto *send = static_cast<const unsigned char *>(
         contiguousSend(sendbuf, sendcount * entry.size, sendtype, comm, entry.sendStage));
     call.send = send;
-    if (recvbuf == MPI_IN_PLACE) {  // the root's block stays where it is
+    if (inPlace) {  // the root's block stays where it is
       call.recv = const_cast<unsigned char *>(send) + call.count * size_t(root);
       status = collplan_call(entry.comm, &call);
       return Fallback::None;

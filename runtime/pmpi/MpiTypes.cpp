@@ -15,6 +15,7 @@ std::string_view describe(Fallback why) {
     case Fallback::UserOp: return "user-defined op";
     case Fallback::UnsupportedOp: return "op collplan lacks";
     case Fallback::NonBlocking: return "non-blocking";
+    case Fallback::InvalidArguments: return "invalid arguments";
     case Fallback::Disabled: return "COLLPLAN_MPI_DISABLE";
   }
   return "unknown";

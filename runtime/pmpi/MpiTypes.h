@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 
@@ -24,9 +25,18 @@ enum class Fallback {
   UserOp,               ///< an op made by MPI_Op_create
   UnsupportedOp,        ///< a predefined op collplan lacks (MPI_BAND, MPI_MAXLOC, ...)
   NonBlocking,          ///< MPI_I* collectives (collplan calls block)
+  InvalidArguments,     ///< a negative count or a root out of range: MPI reports the error
   Disabled,             ///< COLLPLAN_MPI_DISABLE=1
 };
 inline constexpr int kFallbackCount = int(Fallback::Disabled) + 1;
+
+/// Fallback::InvalidArguments unless every count is >= 0 and `root` is a rank of a communicator
+/// of `size` (the defaults stand for calls without a root).
+inline Fallback checkArguments(std::initializer_list<int> counts, int root = 0, int size = 1) {
+  for (int count : counts)
+    if (count < 0) return Fallback::InvalidArguments;
+  return root >= 0 && root < size ? Fallback::None : Fallback::InvalidArguments;
+}
 
 /// A short phrase for the report: "user-defined op".
 std::string_view describe(Fallback why);

@@ -1,7 +1,8 @@
 /* An ordinary MPI program (it knows nothing of collplan) that checks the results of every
  * collective libcollplan-mpi.so defines: predefined and derived datatypes, MPI_IN_PLACE forms,
  * misaligned buffers, sub-communicators, and the calls that must go to the MPI library (user and
- * bitwise ops, a datatype collplan does not reduce, non-blocking calls, an intercommunicator).
+ * bitwise ops, a datatype collplan does not reduce, non-blocking calls, an intercommunicator, a
+ * negative count).
  * Rank 0 prints "expect: MPI_X: A by collplan, B to MPI" for each function, from its own list of
  * calls, for the test script to compare with the library's report. Exits 1 on a wrong result. */
 #include <mpi.h>
@@ -201,6 +202,14 @@ static void testRooted(void) {
   for (int k = 0; k < 4; ++k) check(column[2 * k] == 10 + k && column[2 * k + 1] == 0,
                                     "bcast derived type", k);
   MPI_Type_free(&col);
+  /* A negative count is MPI's to refuse: the call goes to MPI, which returns its error. */
+  MPI_Comm errorsReturn;
+  MPI_Comm_dup(MPI_COMM_WORLD, &errorsReturn);
+  MPI_Comm_set_errhandler(errorsReturn, MPI_ERRORS_RETURN);
+  check(MPI_Bcast(d, -1, MPI_DOUBLE, root, errorsReturn) != MPI_SUCCESS,
+        "bcast of a negative count returns an error", 0);
+  called(BCAST, 0);
+  MPI_Comm_free(&errorsReturn);
   int *gathered = malloc(sizeof(int) * n * size), mine[4];
   for (int k = 0; k < n; ++k) mine[k] = value(rank, k);
   MPI_Gather(mine, n, MPI_INT, gathered, n, MPI_INT, root, MPI_COMM_WORLD);
