@@ -80,7 +80,12 @@ void Interposer::create(MPI_Comm comm, CommEntry &entry) {
   }
   InsideCollplan inside;
   const char *bundle = bundle_.empty() ? nullptr : bundle_.c_str();
-  if (collplan_comm_create_mpi(comm, bundle, &entry.comm) == COLLPLAN_SUCCESS) return;
+  if (collplan_comm_create_mpi(comm, bundle, &entry.comm) == COLLPLAN_SUCCESS) {
+    if (bundle && verbose() && entry.rank == 0)
+      std::fprintf(stderr, "collplan-mpi: a communicator of %d ranks runs the plans of %s\n",
+                   entry.size, bundle);
+    return;
+  }
   if (bundle) {
     // A bundle serves one rank count: other communicators are expected to miss it, so only
     // the first miss is printed unless asked (it names a bad path or file at once).

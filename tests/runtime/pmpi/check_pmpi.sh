@@ -1,15 +1,17 @@
 #!/bin/sh
 # Runs an unchanged MPI program under libcollplan-mpi.so and checks what the library reports:
-#   check_pmpi.sh MODE RUNNER MPIRUN N LIBRARY PROGRAM
+#   check_pmpi.sh MODE RUNNER MPIRUN N LIBRARY PROGRAM [BUNDLE]
 # MODE program: PROGRAM is pmpi_program (its results checked by itself); every "expect:" line it
 #   prints must equal the library's report line for that function.
 # MODE disabled: the same with COLLPLAN_MPI_DISABLE=1: every call goes to MPI, none by collplan.
 # MODE bad-bundle: COLLPLAN_BUNDLE names a missing file: the library says so, runs the built-in
 #   plans, and the results stay right.
+# MODE bundle: COLLPLAN_BUNDLE is BUNDLE, tuned for backend mpi on N ranks: the communicators of
+#   N ranks run its plans, the split halves (another rank count) the built-in ones.
 # MODE hpcc: PROGRAM is Debian's hpcc, on hpccinf.txt.in (N = 500, P x Q = 1 x N): its own checks pass
 #   and collplan ran its allreduce, broadcast, all-to-all and barrier calls.
 # Skips (77) as run_mpi_test.sh does, or when PROGRAM or LIBRARY is "none".
-mode=$1 runner=$2 mpirun=$3 n=$4 library=$5 program=$6
+mode=$1 runner=$2 mpirun=$3 n=$4 library=$5 program=$6 bundle=${7:-}
 if [ "$library" = none ] || [ "$program" = none ]; then
   echo "skipped: collplan was configured without MPI, or the program is not available"
   exit 77
@@ -55,6 +57,15 @@ case $mode in
     run COLLPLAN_BUNDLE="$work/missing.bundle.json" || fail "the program failed"
     grep -q "^collplan-mpi: a communicator of $n ranks runs the built-in plans: .*missing.bundle.json" \
       "$work/out" || fail "the missing bundle was not reported"
+    compare_expectations
+    ;;
+  bundle)
+    [ -f "$bundle" ] || fail "no bundle at '$bundle' (MpiTune.TwoRanks writes it)"
+    run COLLPLAN_BUNDLE="$bundle" || fail "the program failed"
+    grep -q "^collplan-mpi: a communicator of $n ranks runs the plans of $bundle\$" "$work/out" ||
+      fail "the bundle's plans were not taken"
+    grep -q "^collplan-mpi: a communicator of $((n / 2)) ranks runs the built-in plans: " \
+      "$work/out" || fail "the split halves did not fall back to the built-in plans"
     compare_expectations
     ;;
   hpcc)
