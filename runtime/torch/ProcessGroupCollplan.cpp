@@ -49,8 +49,7 @@ size_t equalSplitCount(const CallSite &site, const at::Tensor &input,
 
 ProcessGroupCollplan::ProcessGroupCollplan(const c10::intrusive_ptr<c10d::Store> &store,
                                            int rank, int size) try
-    : c10d::ProcessGroup(rank, size), job_(agreeOnJob(*store, rank)),
-      world_(openWorld(job_, rank, size)), comm_(world_.comm(rank)) {
+    : c10d::ProcessGroup(rank, size), group_(openGroup(*store, rank, size)) {
   init();
 } catch (const std::exception &e) {
   throw std::runtime_error(CallSite{"init_process_group", rank, size}.prefix() + e.what());
@@ -74,7 +73,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCollplan::enqueue(c10d::OpType type,
 }
 
 void ProcessGroupCollplan::run(const CallSite &site, const collplan_call_t &call) {
-  if (collplan_call(comm_.get(), &call) != COLLPLAN_SUCCESS)
+  if (collplan_call(group_.comm.get(), &call) != COLLPLAN_SUCCESS)
     throw std::runtime_error(std::string("collplan ") + site.call + ": " + collplan_last_error());
 }
 

@@ -4,7 +4,7 @@
 #include "collplan.hpp"
 #include "runtime/torch/CallQueue.h"
 #include "runtime/torch/CollplanWork.h"
-#include "runtime/torch/ShmRendezvous.h"
+#include "runtime/torch/GroupTransport.h"
 #include "runtime/torch/TensorArgs.h"
 
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -16,20 +16,22 @@
 namespace collplan::distributed {
 
 /// A c10d::ProcessGroup (torch 1.13's API) whose collectives are collplan calls on a cpu-shm
-/// communicator. Arguments are checked when a call is issued (errors are thrown there, naming
+/// communicator, or on the mpi backend when the processes are MPI ranks (GroupTransport.h). Arguments are checked when a call is issued (errors are thrown there, naming
 /// the call, the rank and the reason); the call itself runs on the group's worker thread in
 /// issue order and completes a CollplanWork, whose wait() rethrows collplan's error.
 /// CPU tensors only; one tensor per call; no point-to-point.
 class ProcessGroupCollplan final : public c10d::ProcessGroup {
 public:
-  /// Joins the group's cpu-shm job: the rendezvous through `store` (ShmRendezvous.h), then
-  /// this rank's world and communicator.
+  /// Joins the group through `store` (GroupTransport.h): its cpu-shm job or its MPI
+  /// processes, then this rank's communicator.
   ProcessGroupCollplan(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size);
   ~ProcessGroupCollplan() override;
 
   const std::string getBackendName() const override { return "collplan"; }
-  /// The cpu-shm job this group runs on (its /dev/shm segments are named after it).
-  const std::string &jobName() const { return job_.name; }
+  /// The cpu-shm job this group runs on (its /dev/shm segments are named after it); "" on mpi.
+  const std::string &jobName() const { return group_.job.name; }
+  /// "cpu-shm" or "mpi".
+  const std::string &transport() const { return group_.transport; }
 
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor> &tensors,
                                            const c10d::BroadcastOptions &opts) override;
@@ -86,10 +88,8 @@ private:
   void run(const CallSite &site, const collplan_call_t &call);
   [[noreturn]] void refuse(const char *call, const std::string &reason) const;
 
-  ShmJob job_;
-  collplan::World world_;
-  collplan::Comm comm_;  ///< used by the worker thread only, once constructed
-  CallQueue queue_;      ///< last: stopped (its calls drained) before comm_ and world_ go
+  GroupComm group_;  ///< its comm is used by the worker thread only, once constructed
+  CallQueue queue_;  ///< last: stopped (its calls drained) before group_ goes
 };
 
 /// The creator torch.distributed.Backend.register_backend takes: (store, rank, size, timeout).

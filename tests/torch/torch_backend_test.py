@@ -6,6 +6,8 @@ it computes from every rank's inputs. Modes:
   --ranks N             spawns N ranks (torch.multiprocessing, a FileStore rendezvous)
   --torchrun N          runs this script under torchrun (--standalone) with N ranks, which
                         take RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT from it (env://)
+  --mpirun MPIRUN N     runs N ranks under an MPI launcher (a FileStore rendezvous): the groups
+                        run on the mpi backend, which each rank checks
 Exits 77 (skipped) when torch is missing, or when the extension was not built and
 --expect-extension is not given.
 """
@@ -267,13 +269,16 @@ CHECKS = [check_allreduce, check_allgather, check_reduce_scatter, check_alltoall
           check_runtime_error]
 
 
-def run_rank(rank, size, init_method):
+def run_rank(rank, size, init_method, transport="cpu-shm"):
     import collplan.torch  # registers the backend  # noqa: F401
     if init_method:
         dist.init_process_group("collplan", init_method=init_method, rank=rank, world_size=size)
     else:
         dist.init_process_group("collplan")  # torchrun's environment
     assert dist.get_backend() == "collplan", dist.get_backend()
+    group = dist.distributed_c10d._get_default_group()
+    assert group.transport == transport, "rank {}: the group runs on {}, not {}".format(
+        rank, group.transport, transport)
     checks = Checks(rank)
     for check in CHECKS:
         check(checks, rank, size)
@@ -288,6 +293,27 @@ def spawned(rank, size, init_method):
     run_rank(rank, size, init_method)
 
 
+def mpi_rank_and_size():
+    """This process's rank and the job's size from the MPI launcher's environment."""
+    for rank, size in (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"), ("PMI_RANK", "PMI_SIZE")):
+        if rank in os.environ and size in os.environ:
+            return int(os.environ[rank]), int(os.environ[size])
+    raise SystemExit("--mpi-store: not started by Open MPI's or MPICH's launcher")
+
+
+def launch_mpi(mpirun, ranks):
+    """Runs this script on `ranks` MPI processes, which meet in a FileStore in a new directory."""
+    flags = []
+    version = subprocess.run([mpirun, "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" in version or "OpenRTE" in version:
+        flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.getuid() == 0 else [])
+    with tempfile.TemporaryDirectory() as work:
+        store = "file://" + os.path.join(work, "store")
+        command = [mpirun, *flags, "-np", str(ranks), sys.executable, os.path.abspath(__file__),
+                   "--mpi-store", store]
+        return subprocess.call(command)
+
+
 def extension_available():
     try:
         import collplan.torch  # noqa: F401
@@ -300,6 +326,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", type=int, help="spawn this many ranks")
     parser.add_argument("--torchrun", type=int, help="run N ranks under torchrun")
+    parser.add_argument("--mpirun", nargs=2, metavar=("MPIRUN", "N"),
+                        help="run N ranks under this MPI launcher")
+    parser.add_argument("--mpi-store", help=argparse.SUPPRESS)  # a rank under the launcher
     parser.add_argument("--expect-extension", action="store_true",
                         help="the extension was built: failing to import it is an error")
     args = parser.parse_args()
@@ -309,6 +338,12 @@ def main():
               "collplan.torch is not importable ({}); it is built when CMake finds libtorch, "
               "and needs PYTHONPATH=<build>/python:<repo>/runtime/python".format(why))
         sys.exit(1 if args.expect_extension else SKIP)
+    if args.mpi_store:  # a rank under the MPI launcher
+        rank, size = mpi_rank_and_size()
+        run_rank(rank, size, args.mpi_store, transport="mpi")
+        return
+    if args.mpirun:
+        sys.exit(launch_mpi(args.mpirun[0], int(args.mpirun[1])))
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:  # under torchrun
         run_rank(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), None)
         return

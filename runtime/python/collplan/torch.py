@@ -6,9 +6,10 @@ Importing this module is all it takes:
     import collplan.torch
     dist.init_process_group("collplan")  # under torchrun, or with init_method/rank/world_size
 
-Each process is one rank of a cpu-shm job (ranks on one machine, over POSIX shared memory).
-Rank 0 of every process group picks the job's name and nonce and shares them through the
-group's store. CPU tensors of float32, float64, float16, bfloat16, int32, int64 and uint8; the
+Each process is one rank of a cpu-shm job (ranks on one machine, over POSIX shared memory):
+rank 0 of every process group picks the job's name and nonce and shares them through the
+group's store. Processes started by an MPI launcher (mpirun) run on collplan's mpi backend
+instead, across machines (COLLPLAN_TORCH_TRANSPORT=cpu-shm or mpi chooses explicitly). CPU tensors of float32, float64, float16, bfloat16, int32, int64 and uint8; the
 collectives all_reduce, all_gather (list and into_tensor), reduce_scatter (list and tensor),
 all_to_all(_single) with equal splits, broadcast, reduce, gather, scatter and barrier.
 COLLPLAN_BUNDLE names a tuned plan bundle (else the built-in plans are used).
