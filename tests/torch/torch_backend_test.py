@@ -264,9 +264,20 @@ def check_runtime_error(c, rank, size):
     dist.destroy_process_group(group)
 
 
+def check_transport_choice(c, rank, size):
+    """COLLPLAN_TORCH_TRANSPORT names the transport; another value is refused by name."""
+    os.environ["COLLPLAN_TORCH_TRANSPORT"] = "bogus"
+    try:
+        c.raises("COLLPLAN_TORCH_TRANSPORT=bogus",
+                 ["COLLPLAN_TORCH_TRANSPORT=bogus: expected cpu-shm or mpi"],
+                 lambda: dist.new_group(backend="collplan"))
+    finally:
+        del os.environ["COLLPLAN_TORCH_TRANSPORT"]
+
+
 CHECKS = [check_allreduce, check_allgather, check_reduce_scatter, check_alltoall,
           check_rooted, check_async_and_barrier, check_subgroup, check_ddp, check_errors,
-          check_runtime_error]
+          check_runtime_error, check_transport_choice]
 
 
 def run_rank(rank, size, init_method, transport="cpu-shm"):
