@@ -132,7 +132,7 @@ public:
   /// The round of every op after `run()` (see assignSteps).
   int64_t roundOf(Operation *op) const { return opRound_.lookup(op); }
   /// Per reduction, the round each operand arrives in (-1: local) after `run()`.
-  TransferRounds takeTransferRounds() { return std::move(transferRounds_); }
+  const TransferRounds &transferRounds() const { return transferRounds_; }
 
 private:
   void countTouches(Operation &op);
@@ -506,27 +506,81 @@ constexpr int kMaxSettleRuns = 8;
 /// hold ports and make later pieces look late); holds move later pieces, so this repeats until
 /// the holds equal the readiness they produce: no message splits and none waits longer than
 /// its pieces (or kMaxSettleRuns).
-std::unique_ptr<CostBuilder> settledSchedule(ScheduleOp schedule) {
+std::shared_ptr<CostBuilder> settledSchedule(ScheduleOp schedule) {
   MessageFloors floors;
-  auto builder = std::make_unique<CostBuilder>(schedule, floors);
+  auto builder = std::make_shared<CostBuilder>(schedule, floors);
   builder->run();
   if (!builder->splitMessages() && !builder->packsSentOn()) return builder;
   for (int run = 0; run < kMaxSettleRuns; ++run) {
     MessageFloors next = builder->pieceReadiness();
     if (next == floors) break;  // every message left right after its last piece was ready
     floors = std::move(next);
-    builder = std::make_unique<CostBuilder>(schedule, floors);
+    builder = std::make_shared<CostBuilder>(schedule, floors);
     builder->run();
+  }
+  return builder;
+}
+
+/// What identifies a schedule's IR while it lives: its ops in order, each with its
+/// discardable attributes (a uniqued, immutable dictionary: `step`, `channel`), a hash of its
+/// inherent ones (properties) and its operands.
+std::vector<const void *> irKey(ScheduleOp schedule) {
+  std::vector<const void *> key;
+  auto addOp = [&](Operation &op) {
+    key.push_back(&op);
+    key.push_back(op.getRawDictionaryAttrs().getAsOpaquePointer());
+    key.push_back(reinterpret_cast<const void *>(size_t(op.hashProperties())));
+    for (Value operand : op.getOperands()) key.push_back(operand.getAsOpaquePointer());
+  };
+  addOp(*schedule.getOperation());
+  for (Operation &op : schedule.getBodyBlock()) addOp(op);
+  return key;
+}
+
+}  // namespace
+
+struct SettledScheduleReuse::State {
+  std::vector<const void *> key;
+  std::shared_ptr<CostBuilder> builder;
+};
+
+namespace {
+
+thread_local SettledScheduleReuse::State *activeReuse = nullptr;
+
+/// settledSchedule, computed once per unchanged IR while a SettledScheduleReuse lives: a
+/// `keep` call leaves its result for the next call on the same IR, which takes it (the list
+/// schedule's maps are large: they live no longer than that).
+std::shared_ptr<CostBuilder> settledOnce(ScheduleOp schedule, bool keep) {
+  if (!activeReuse) return settledSchedule(schedule);
+  std::vector<const void *> key = irKey(schedule);
+  std::shared_ptr<CostBuilder> builder = std::move(activeReuse->builder);
+  if (!builder || activeReuse->key != key) builder = settledSchedule(schedule);
+  activeReuse->key.clear();
+  if (keep) {
+    activeReuse->builder = builder;
+    activeReuse->key = std::move(key);
   }
   return builder;
 }
 
 }  // namespace
 
-ScheduleCost analyzeCost(ScheduleOp schedule) { return settledSchedule(schedule)->cost(); }
+SettledScheduleReuse::SettledScheduleReuse() : state_(new State), outer_(activeReuse) {
+  activeReuse = state_;
+}
+
+SettledScheduleReuse::~SettledScheduleReuse() {
+  activeReuse = outer_;
+  delete state_;
+}
+
+ScheduleCost analyzeCost(ScheduleOp schedule) {
+  return settledOnce(schedule, /*keep=*/true)->cost();
+}
 
 TransferRounds operandTransferRounds(ScheduleOp schedule) {
-  return settledSchedule(schedule)->takeTransferRounds();
+  return settledOnce(schedule, /*keep=*/false)->transferRounds();
 }
 
 /// A local copy whose result is sent to another rank: it packs blocks side by side.
@@ -540,7 +594,7 @@ static bool isPack(Operation *op) {
 }
 
 void assignSteps(ScheduleOp schedule) {
-  const std::unique_ptr<CostBuilder> builder = settledSchedule(schedule);
+  const std::shared_ptr<CostBuilder> builder = settledSchedule(schedule);
   Block &body = schedule.getBodyBlock();
   // Packs go last in their round: level 3 gives values units in program order, so a round's
   // packs then lie side by side, after what the round received.

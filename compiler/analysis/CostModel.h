@@ -60,6 +60,24 @@ void assignSteps(mlir::coll::ScheduleOp schedule);
 using TransferRounds = llvm::DenseMap<mlir::Operation *, llvm::SmallVector<int64_t>>;
 TransferRounds operandTransferRounds(mlir::coll::ScheduleOp schedule);
 
+/// While one lives on this thread, operandTransferRounds takes the port-model list schedule
+/// that the analyzeCost before it computed, when the schedule is unchanged (the same ops in the
+/// same order, with the same attributes and operands): coll-compile's cost report and
+/// coll-to-program ask in turn. One spans one pipeline run, so no result outlives its IR.
+class SettledScheduleReuse {
+public:
+  SettledScheduleReuse();
+  ~SettledScheduleReuse();
+  SettledScheduleReuse(const SettledScheduleReuse &) = delete;
+  SettledScheduleReuse &operator=(const SettledScheduleReuse &) = delete;
+
+  struct State;
+
+private:
+  State *state_;
+  State *outer_;  ///< the one active before this (nested pipelines)
+};
+
 /// The cost as an MLIR analysis, so passes and the tuner can share one computation.
 class CostAnalysis {
 public:

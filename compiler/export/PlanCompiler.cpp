@@ -150,6 +150,7 @@ FailureOr<CompiledPlan> runCompilePipeline(ModuleOp module, const AlgorithmInfo 
   settings.slices = options.slices;
   settings.explain = options.explain;
   buildCompilePipeline(pm, settings);
+  SettledScheduleReuse reuse;  // the cost report and coll-to-program share one list schedule
   if (failed(pm.run(module))) {
     error = ctx.messages("compilation failed");
     return failure();

@@ -48,6 +48,33 @@ TEST(Cost, AnalysisAndSummaryAgree) {
   EXPECT_NE(text.find("rank 2: reads"), std::string::npos) << text;
 }
 
+TEST(Cost, ReusedListSchedulesAreThoseOfTheScheduleAsked) {
+  IRFixture f;
+  auto ring = f.parse(ringAllreduceText(4));
+  auto other = f.parse(ringAllreduceText(5));
+  ASSERT_TRUE(ring && other);
+  mlir::coll::ScheduleOp a = IRFixture::firstSchedule(*ring), b = IRFixture::firstSchedule(*other);
+  const TransferRounds freshA = operandTransferRounds(a), freshB = operandTransferRounds(b);
+  const ScheduleCost costA = analyzeCost(a);
+  ASSERT_FALSE(freshA.empty());
+  {
+    SettledScheduleReuse reuse;
+    EXPECT_EQ(analyzeCost(a).alphaRounds, costA.alphaRounds);
+    EXPECT_EQ(operandTransferRounds(a), freshA);  // taken from the analyzeCost before it
+    EXPECT_EQ(operandTransferRounds(a), freshA);  // computed again: the first call took it
+    analyzeCost(a);
+    EXPECT_EQ(operandTransferRounds(b), freshB);  // another schedule: never a's rounds
+  }
+  TransferRounds underReuse;
+  {
+    SettledScheduleReuse reuse;
+    analyzeCost(a);
+    assignSteps(a);  // new step attributes and op order: a's IR is no longer what was analysed
+    underReuse = operandTransferRounds(a);
+  }
+  EXPECT_EQ(underReuse, operandTransferRounds(a));  // the changed IR's, as computed afresh
+}
+
 TEST(Cost, DupIsOneReadAndAWritePerDestination) {
   IRFixture f;
   auto module = f.parse(R"(
