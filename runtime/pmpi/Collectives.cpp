@@ -50,10 +50,11 @@ collplan_call_t bytesCall(collplan_collective_t kind, size_t bytes, int root = 0
   return call;
 }
 
-/// A reduction of `count` elements of `type` by `op`, or why collplan cannot run it.
+/// A reduction of `count` (checked: >= 0) elements of `type` by `op`, or why collplan cannot
+/// run it.
 Fallback reductionCall(collplan_collective_t kind, int count, MPI_Datatype type, MPI_Op op,
                        int root, collplan_call_t &call) {
-  call = bytesCall(kind, size_t(count < 0 ? 0 : count), root);
+  call = bytesCall(kind, size_t(count), root);
   if (Fallback why = reductionType(type, call.dtype); why != Fallback::None) return why;
   return reductionOp(op, call.op);
 }
