@@ -35,6 +35,9 @@ endfunction()
 # -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich.
 set(COLLPLAN_HAVE_MPI OFF)
 set(COLLPLAN_MPI_FAMILY "")
+# MPICH's compiler wrapper, where Debian's mpich is installed beside the MPI above: plan-tune
+# --backend mpich and its tests build their MPI programs with it.
+find_program(COLLPLAN_MPICH_CC mpicc.mpich)
 if(COLLPLAN_ENABLE_MPI)
   find_package(MPI COMPONENTS C QUIET)
   if(MPI_C_FOUND)

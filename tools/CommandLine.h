@@ -3,7 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <climits>
 #include <optional>
+#include <string>
+#include <unistd.h>
 
 namespace collplan::tools {
 
@@ -18,6 +21,16 @@ inline std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv)
     return printed == 0 ? 0 : 1;
   }
   return std::nullopt;
+}
+
+/// The directory of the running executable, where the helpers the tools start are built and
+/// installed (collplan-mpi-baseline); "." when /proc is unavailable.
+inline std::string executableDirectory() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  const std::string path(buf, size_t(n));
+  return path.substr(0, path.find_last_of('/'));
 }
 
 }  // namespace collplan::tools

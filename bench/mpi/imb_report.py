@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Reports pmpi_imb.sh's CSV: per (processes, collective, size) the median over rounds of time
-without and with collplan and of their ratio, with its spread (a Markdown table), then per
-(processes, collective) the sizes at or below 1.0 and the geometric mean of the ratios; with
---svg, draws the median ratios: per process count one panel against message size (both axes
-logarithmic), one line per collective, the 1.0 line marked.
-Usage: imb_report.py CSV [--svg OUT.svg] [--title TITLE]"""
+"""Reports pmpi_imb.sh's CSV: per (processes, collective, size) the median over rounds of the
+time of two modes (--mode, default collplan, against --base, default mpi) and of their ratio,
+with its spread (a Markdown table), then per (processes, collective) the sizes at or below 1.0
+and the geometric mean of the ratios; with --svg, draws the median ratios: per process count one
+panel against message size (both axes logarithmic), one line per collective, the 1.0 line marked.
+Modes: mpi (the library's own decision), tuned (its rules file), collplan (libcollplan-mpi.so).
+Usage: imb_report.py CSV [--mode MODE] [--base MODE] [--svg OUT.svg] [--title TITLE]"""
 import argparse
 import csv
 import math
@@ -26,21 +27,24 @@ def rounds_by_cell(path):
     return times
 
 
+MODE, BASE = "collplan", "mpi"  # set from the command line
+
+
 def ratios_of(by):
-    """The per-round ratios with / without of one cell (rounds with both modes)."""
-    return [by[(r, "collplan")] / by[(r, "mpi")] for r, m in by
-            if m == "mpi" and (r, "collplan") in by and by[(r, "mpi")] > 0]
+    """The per-round ratios MODE / BASE of one cell (rounds with both modes)."""
+    return [by[(r, MODE)] / by[(r, BASE)] for r, m in by
+            if m == BASE and (r, MODE) in by and by[(r, BASE)] > 0]
 
 
 def table(times):
-    print("| processes | collective | bytes | MPI (us) | with collplan (us) | ratio median | spread |")
+    print(f"| processes | collective | bytes | {BASE} (us) | {MODE} (us) | ratio median | spread |")
     print("|---:|---|---:|---:|---:|---:|---|")
     for key in sorted(times):
         by, ratios = times[key], ratios_of(times[key])
         if not ratios:
             continue
-        mpi = statistics.median(t for (_, m), t in by.items() if m == "mpi")
-        ours = statistics.median(t for (_, m), t in by.items() if m == "collplan")
+        mpi = statistics.median(t for (_, m), t in by.items() if m == BASE)
+        ours = statistics.median(t for (_, m), t in by.items() if m == MODE)
         print(f"| {key[0]} | {key[1]} | {key[2]} | {mpi:.2f} | {ours:.2f} | "
               f"{statistics.median(ratios):.2f} | {min(ratios):.2f}-{max(ratios):.2f} |")
 
@@ -100,7 +104,7 @@ def draw(lines, path, title):
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="12">',
            f'<rect width="{width}" height="{height}" fill="#fff"/>',
-           f'<text x="{LEFT}" y="20" font-size="14">{title} (below 1: collplan is faster)</text>']
+           f'<text x="{LEFT}" y="20" font-size="14">{title} (below 1: {MODE} is faster)</text>']
     for i, n in enumerate(counts):
         panel(out, LEFT + i * (PANEL_W + GAP), n, lines, collectives, sizes)
     legend_x = LEFT + len(counts) * (PANEL_W + GAP)
@@ -117,16 +121,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv")
     parser.add_argument("--svg")
-    parser.add_argument("--title", default="time with collplan / time without")
+    parser.add_argument("--mode", default="collplan", choices=["mpi", "tuned", "collplan"])
+    parser.add_argument("--base", default="mpi", choices=["mpi", "tuned", "collplan"])
+    parser.add_argument("--title")
     args = parser.parse_args()
+    global MODE, BASE
+    MODE, BASE = args.mode, args.base
     times = rounds_by_cell(args.csv)
     lines = medians(times)
     if not lines:
-        sys.exit(f"imb_report.py: {args.csv}: no rows with both modes")
+        sys.exit(f"imb_report.py: {args.csv}: no rows with both modes {MODE} and {BASE}")
     table(times)
     summary(lines)
     if args.svg:
-        draw(lines, args.svg, args.title)
+        draw(lines, args.svg, args.title or f"time {MODE} / time {BASE}")
 
 
 if __name__ == "__main__":

@@ -5,18 +5,20 @@
 # count. Writes every t_avg to a CSV and prints, per (processes, collective, size), the median
 # over rounds of with / without and its spread (min-max); -s draws the medians (imb_report.py).
 #   pmpi_imb.sh -i IMB-MPI1 -L LIBRARY [-l LAUNCHER] [-n "2 4"] [-r ROUNDS] [-m MSGLOG]
-#               [-c "Allreduce ..."] [-o CSV] [-s SVG]
+#               [-c "Allreduce ..."] [-T "VAR=VALUE ..."] [-o CSV] [-s SVG]
 # LAUNCHER: mpirun (Open MPI, the default) or /usr/bin/mpiexec.mpich, with an IMB-MPI1 and a
-# library built against MPICH. MSGLOG: IMB's -msglog (default 3:22, 8 B - 4 MiB).
+# library built against MPICH. MSGLOG: IMB's -msglog (default 3:22, 8 B - 4 MiB). -T adds a
+# third mode, "tuned": the MPI library with these variables set (the environment plan-tune
+# --backend ompi-tuned|mpich prints to load its rules file); the CSV then holds the three.
 set -eu
-launcher=mpirun imb= library= counts="2 4" rounds=5 msglog=3:22 csv=pmpi_imb.csv svg=
+launcher=mpirun imb= library= counts="2 4" rounds=5 msglog=3:22 csv=pmpi_imb.csv svg= tuned=
 collectives="Allreduce Allgather Reduce_scatter_block Alltoall Bcast"
-while getopts i:L:l:n:r:m:c:o:s: opt; do
+while getopts i:L:l:n:r:m:c:o:s:T: opt; do
   case $opt in
     i) imb=$OPTARG ;; L) library=$OPTARG ;; l) launcher=$OPTARG ;; n) counts=$OPTARG ;;
     r) rounds=$OPTARG ;; m) msglog=$OPTARG ;; c) collectives=$OPTARG ;; o) csv=$OPTARG ;;
-    s) svg=$OPTARG ;;
-    *) sed -n '2,11p' "$0"; exit 2 ;;
+    s) svg=$OPTARG ;; T) tuned=$OPTARG ;;
+    *) sed -n '2,13p' "$0"; exit 2 ;;
   esac
 done
 [ -x "$imb" ] || { echo "pmpi_imb.sh: -i IMB-MPI1: not an executable: '$imb'" >&2; exit 2; }
@@ -28,9 +30,10 @@ esac
 echo "round,processes,collective,bytes,mode,t_avg_us" >"$csv"
 for round in $(seq "$rounds"); do
   for n in $counts; do
-    for mode in mpi collplan; do
+    for mode in mpi ${tuned:+tuned} collplan; do
       preload=
       [ "$mode" = collplan ] && preload="LD_PRELOAD=$library"
+      [ "$mode" = tuned ] && preload=$tuned
       echo "round $round: $n processes, $mode" >&2
       # IMB prints "# Benchmarking NAME" before each table of "bytes reps t_min t_max t_avg".
       # shellcheck disable=SC2086
@@ -49,4 +52,8 @@ if [ -n "$svg" ]; then
     --title "IMB-MPI1 $(basename "$launcher"): time with libcollplan-mpi.so / time without"
 else
   python3 "$report" "$csv"
+fi
+if [ -n "$tuned" ]; then
+  echo; echo "tuned rules against the library's own decision:"; python3 "$report" "$csv" --mode tuned --base mpi
+  echo; echo "collplan against the tuned rules:"; python3 "$report" "$csv" --mode collplan --base tuned
 fi

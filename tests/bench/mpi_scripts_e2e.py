@@ -60,11 +60,23 @@ def test_imb_report(env):
     check('stroke="#000" stroke-width="1.5"' in text, "the 1.0 line is marked")
     for name in ("Allreduce", "Bcast", "2 processes"):
         check(name in text, f"the drawing names {name}")
+    # A third mode: --mode and --base pick the pair compared.
+    with open(csv, "a") as f:
+        f.write("\n".join(f"{rnd},2,Allreduce,{size},tuned,4.0" for rnd in (1, 2)
+                          for size in (8, 1024)) + "\n")
+    p = run(env, [sys.executable, os.path.join(MPI, "imb_report.py"), csv, "--mode", "collplan",
+                  "--base", "tuned"])
+    check(p.returncode == 0, f"imb_report.py --base tuned failed:\n{p.stderr}")
+    check("| tuned (us) | collplan (us) |" in p.stdout, f"the header names the modes:\n{p.stdout}")
+    check("| 2 | Allreduce | 8 | 4.00 | 3.00 | 0.75 | 0.75-0.75 |" in p.stdout,
+          f"collplan against tuned at 8 B:\n{p.stdout}")
+    p = run(env, [sys.executable, os.path.join(MPI, "imb_report.py"), csv, "--mode", "tuned"])
+    check("| 2 | Bcast |" not in p.stdout, f"Bcast has no tuned rows:\n{p.stdout}")
     empty = env.path("empty.csv")
     with open(empty, "w") as f:
         f.write(rows[0] + "\n")
     p = run(env, [sys.executable, os.path.join(MPI, "imb_report.py"), empty])
-    check(p.returncode != 0 and "no rows with both modes" in p.stderr,
+    check(p.returncode != 0 and "no rows with both modes collplan and mpi" in p.stderr,
           f"an empty CSV is refused: {p.returncode} {p.stderr}")
 
 

@@ -9,12 +9,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include <climits>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 using namespace collplan;
 using namespace collplan::measure;
@@ -40,15 +38,6 @@ struct Options {
   }
 };
 
-/// The directory of this executable, where collplan-mpi-baseline is built.
-std::string selfDirectory() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string path(buf, size_t(n));
-  return path.substr(0, path.find_last_of('/'));
-}
-
 BenchRequest toRequest(const Options &o) {
   BenchRequest r;
   r.planFile = o.planFile;
@@ -73,7 +62,7 @@ BenchRequest toRequest(const Options &o) {
   r.baseline = o.baseline;
   r.baselineOptions.mpirun = o.mpirun;
   r.baselineOptions.mpiHelper =
-      o.mpiHelper.empty() ? selfDirectory() + "/collplan-mpi-baseline" : o.mpiHelper;
+      o.mpiHelper.empty() ? tools::executableDirectory() + "/collplan-mpi-baseline" : o.mpiHelper;
   return r;
 }
 

@@ -4,6 +4,8 @@
 #include "tuner/Tuner.h"
 #include "runtime/backends/Backend.h"
 #include "tuner/measure/ByteSize.h"
+#include "tuner/measure/MpiSweep.h"
+#include "tuner/mpilib/LibraryTune.h"
 
 #include "runtime/topology/Resolver.h"
 #include "tools/CommandLine.h"
@@ -11,6 +13,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +30,10 @@ struct Request {
   TuneSettings s;
   std::vector<std::string> collectives{"allreduce"}, dtypes{"f32"}, ops{"sum"}, schedules;
   std::string minBytes = "8", maxBytes = "256M";
-  CLI::Option *ranksOption = nullptr;
+  std::vector<int> ranks;  ///< -n: one count, or several for an MPI library
+  CLI::Option *ranksOption = nullptr, *maxBytesOption = nullptr;
+  /// --backend ompi-tuned|mpich: an MPI library's own algorithms.
+  std::string mpirun, mpiHelper, rulesFormat, rulesFrom;
 };
 
 void addFlags(CLI::App &app, Request &r) {
@@ -37,7 +45,9 @@ void addFlags(CLI::App &app, Request &r) {
                  "Topology: a .json file, a preset, a generator or local (" +
                      acceptedTopologySpecs() + "); default: the job's own on --backend mpi "
                      "(its nodes), local otherwise");
-  app.add_option("--backend", s.backend, "Backend: " + backendNames())
+  app.add_option("--backend", s.backend,
+                 "Backend: " + backendNames() + "; or an MPI library whose own algorithms are "
+                 "tuned and written as its rules file: " + mpilib::mpiLibraryNames())
       ->capture_default_str();
   app.add_option("-c,--collectives", collectives, "Collectives, comma separated: " + collectiveKindNames())
       ->delimiter(',')
@@ -55,12 +65,16 @@ void addFlags(CLI::App &app, Request &r) {
                  "A .mlir file of schedule templates (coll.template), repeatable: each template "
                  "competes as an algorithm named by its symbol (its `tune` lists its values)")
       ->allow_extra_args(false);
-  r.ranksOption = app.add_option("-n,--ranks", s.ranks,
-                 "Ranks (default: the topology's; local: the number of cores, at least 2)");
+  r.ranksOption = app.add_option("-n,--ranks", r.ranks,
+                 "Ranks (default: the topology's; local: the number of cores, at least 2); "
+                 "comma separated for an MPI library (default 2)")
+                      ->delimiter(',');
   app.add_option("--root", s.root, "Root of rooted collectives")->capture_default_str();
   app.add_option("-b,--min-bytes", minBytes, "Smallest message M (K, M, G suffixes)")->capture_default_str();
-  app.add_option("-e,--max-bytes", maxBytes, "Largest message M; sizes double from the smallest")
-      ->capture_default_str();
+  r.maxBytesOption =
+      app.add_option("-e,--max-bytes", maxBytes,
+                     "Largest message M; sizes double from the smallest (an MPI library: 64M)")
+          ->capture_default_str();
   app.add_option("--budget", s.budgetSeconds,
                  "Seconds of measuring, checked between sizes; when spent, the bundle covers the sizes "
                  "measured (0: no limit)")
@@ -75,6 +89,17 @@ void addFlags(CLI::App &app, Request &r) {
                  "Prune variants predicted this many times slower than the best at every size "
                  "(0: auto, 4 on cpu backends, none on sim)")
       ->capture_default_str();
+  app.add_option("--mpirun", r.mpirun,
+                 "An MPI library's launcher (default: mpirun.openmpi for ompi-tuned, "
+                 "mpirun.mpich for mpich)");
+  app.add_option("--mpi-helper", r.mpiHelper,
+                 "The sweep helper built against that library (default: next to plan-tune)");
+  app.add_option("--rules-format", r.rulesFormat,
+                 "An MPI library's rules file format: ompi-text (default), ompi-json; "
+                 "mpich-csel");
+  app.add_option("--rules-from", r.rulesFrom,
+                 "Write the rules of an earlier run's report.json (an MPI library's) without "
+                 "measuring");
   app.add_flag("--progress", s.progress, "Progress on stderr even when it is not a terminal");
   app.add_flag("-q,--quiet", s.quiet, "No progress or notes on stderr");
   app.add_flag_callback("--version", [] {
@@ -95,6 +120,10 @@ TuneSettings checkedSettings(Request &r) {
       throw TuneError(std::string("--schedule ") + e.what());
     }
   }
+  if (r.ranks.size() > 1)
+    throw TuneError("--ranks: one rank count (several only for an MPI library: " +
+                    mpilib::mpiLibraryNames() + ")");
+  if (ranksOption->count()) s.ranks = r.ranks.front();
   if (ranksOption->count() && s.ranks < 2)  // 0 in the settings means "the topology's"
     throw TuneError("--ranks: collectives need at least 2 ranks, got " + std::to_string(s.ranks));
   s.collectives =
@@ -138,6 +167,115 @@ int report(const TuneSettings &s, const TuneResult &result) {
   return result.interrupted ? 130 : 0;
 }
 
+/// An MPI library's tuning from the command line: the library, and the flags it shares with
+/// plan tuning. Throws TuneError on what it cannot take.
+mpilib::LibraryTuneSettings librarySettings(Request &r, const mpilib::MpiLibrary &library) {
+  mpilib::LibraryTuneSettings l;
+  l.library = &library;
+  const std::string flag = "--backend " + std::string(library.name());
+  if (!r.s.topologySpec.empty() || !r.s.algorithms.empty() || !r.schedules.empty())
+    throw TuneError(flag + " tunes the library's own algorithms on this machine: --topology, "
+                           "--algorithms and --schedule do not apply");
+  l.collectives = parseNamedList("--collectives", r.collectives, &parseCollectiveKind,
+                                 collectiveKindNames());
+  const std::vector<DType> dtypes = parseNamedList("--dtypes", r.dtypes, &parseDType, dtypeNames());
+  const std::vector<ReduceOp> ops = parseNamedList("--ops", r.ops, &parseReduceOp, reduceOpNames());
+  if (dtypes.size() != 1 || ops.size() != 1)
+    throw TuneError(flag + ": one --dtypes and one --ops value (a rules file does not tell "
+                           "types apart)");
+  l.dtype = dtypes.front();
+  l.op = ops.front();
+  if (!r.ranks.empty()) l.ranks = r.ranks;
+  l.minBytes = measure::parseByteSizeOption("--min-bytes", r.minBytes);
+  l.maxBytes = r.maxBytesOption->count()
+                   ? measure::parseByteSizeOption("--max-bytes", r.maxBytes)
+                   : uint64_t(64) << 20;
+  l.quick = r.s.quick;
+  l.mpirun = r.mpirun.empty() ? library.defaultMpirun() : r.mpirun;
+  l.helper = r.mpiHelper.empty() ? tools::executableDirectory() + "/" + library.helperName()
+                                 : r.mpiHelper;
+  l.format = r.rulesFormat;
+  return l;
+}
+
+/// The rules of an earlier report, rewritten (--rules-from).
+mpilib::LibraryTuneResult rulesFromReport(const std::string &path,
+                                          const mpilib::MpiLibrary &library) {
+  std::ifstream in(path);
+  if (!in) throw TuneError("--rules-from: cannot read " + path);
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception &e) {
+    throw TuneError("--rules-from: " + path + " is not JSON: " + e.what());
+  }
+  try {
+    mpilib::LibraryTuneResult result = mpilib::readLibraryReport(report, path);
+    if (result.library != &library)
+      throw TuneError("--rules-from: " + path + " measured " +
+                      std::string(result.library->name()) + ", not " +
+                      std::string(library.name()));
+    return result;
+  } catch (const std::invalid_argument &e) {
+    throw TuneError(std::string("--rules-from: ") + e.what());
+  }
+}
+
+void writeText(const std::string &path, const std::string &text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw TuneError("cannot write " + path);
+}
+
+/// --backend ompi-tuned|mpich: measure (or read) and write the rules file and the report.
+int tuneLibrary(Request &r, const mpilib::MpiLibrary &library) {
+  mpilib::LibraryTuneSettings l = librarySettings(r, library);
+  const bool notes = !r.s.quiet;
+  mpilib::LibraryTuneResult result;
+  if (!r.rulesFrom.empty()) {
+    result = rulesFromReport(r.rulesFrom, library);
+  } else {
+    char pattern[] = "/tmp/plan-tune-rules-XXXXXX";
+    if (!::mkdtemp(pattern)) throw TuneError("cannot create a temporary directory in /tmp");
+    l.workDir = pattern;
+    if (notes) l.note = [](const std::string &line) {
+      std::fprintf(stderr, "plan-tune: %s\n", line.c_str());
+    };
+    try {
+      result = mpilib::runLibraryTune(l);
+    } catch (const std::exception &e) {
+      std::filesystem::remove_all(l.workDir);
+      throw TuneError(e.what());
+    }
+    std::filesystem::remove_all(l.workDir);
+  }
+  printLibraryReport(stdout, result);
+  std::fflush(stdout);
+  if (!r.s.reportDir.empty()) {
+    std::filesystem::create_directories(r.s.reportDir);
+    writeText(r.s.reportDir + "/report.json", mpilib::libraryReportJson(result).dump(1) + "\n");
+    writeText(r.s.reportDir + "/measurements.csv", mpilib::libraryMeasurementsCsv(result));
+    for (const mpilib::LibraryTable &t : result.tables)
+      writeText(r.s.reportDir + "/" + std::string(toString(t.benchCase.kind)) + "-n" +
+                    std::to_string(t.benchCase.ranks) + ".svg",
+                mpilib::librarySvg(result, t));
+    if (notes)
+      std::fprintf(stderr, "plan-tune: wrote %s/report.json, measurements.csv and %zu SVG plots\n",
+                   r.s.reportDir.c_str(), result.tables.size());
+  }
+  if (!r.s.outputPath.empty()) {
+    writeText(r.s.outputPath, mpilib::rulesText(library, result.rules, l.format));
+    if (notes) {
+      std::fprintf(stderr, "plan-tune: wrote %s; load it with:\n ", r.s.outputPath.c_str());
+      for (const std::string &var :
+           library.rulesEnvironment(std::filesystem::absolute(r.s.outputPath).string()))
+        std::fprintf(stderr, " %s", var.c_str());
+      std::fprintf(stderr, "\n");
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -149,6 +287,11 @@ int main(int argc, char **argv) {
   if (const std::optional<int> exit = tools::parseCommandLine(app, argc, argv)) return *exit;
 
   try {
+    if (const mpilib::MpiLibrary *library = mpilib::findMpiLibrary(request.s.backend))
+      return tuneLibrary(request, *library);
+    if (!request.rulesFrom.empty() || !request.rulesFormat.empty())
+      throw TuneError("--rules-from and --rules-format are for an MPI library's rules (--backend " +
+                      mpilib::mpiLibraryNames() + ")");
     const TuneSettings s = checkedSettings(request);
     if (s.outputPath.empty() && !s.quiet && requireBackend(s.backend).reportsLaunches())
       std::fprintf(stderr, "plan-tune: no -o FILE: the report is printed but no bundle will be "
