@@ -119,6 +119,20 @@ TEST(MpiLibrary, RulesStartAtZeroMergeNeighboursAndSortByRanks) {
   EXPECT_EQ(four.rules[1].fromBytes, 4097u);
 }
 
+TEST(MpiLibrary, WinnersKeepThePreviousChoiceWithinTheNoiseMargin) {
+  LibraryTable t = table(openMpiTuned(), CollectiveKind::AllReduce, 4,
+                         {"recursive_doubling", "ring", "rabenseifner"}, {});
+  t.choices[0].us = {1.0, 1.04, 2.0};  // within 5 % of the ring at 4 KiB, far behind at 64 KiB
+  t.choices[1].us = {2.0, 1.00, 1.0};
+  t.choices[2].us.clear();             // its job failed
+  EXPECT_EQ(chooseWinners(t), (std::vector<int>{0, 0, 1}));
+  t.choices[0].us[1] = 1.06;
+  EXPECT_EQ(chooseWinners(t), (std::vector<int>{0, 1, 1}));
+  t.choices[0].us.clear();
+  t.choices[1].us.clear();
+  EXPECT_EQ(chooseWinners(t), (std::vector<int>{-1, -1, -1}));
+}
+
 TEST(MpiLibrary, OpenMpiTextRulesAreTheNumbersCollTunedReads) {
   const MpiLibrary &ompi = openMpiTuned();
   LibraryTable bcast = table(ompi, CollectiveKind::Broadcast, 4, {"binomial", "pipeline"}, {0, 1, 1});

@@ -18,7 +18,7 @@ std::string choiceLabel(const LibraryTable &t, int index) {
 void printTable(std::FILE *out, const LibraryTable &t) {
   std::fprintf(out, "\n%s on %d ranks\n", toString(t.benchCase.kind).data(), t.benchCase.ranks);
   std::fprintf(out, "%10s %12s %12s  %-30s %12s %12s %8s\n", "size", "rule bytes", "default(us)",
-               "fastest", "fastest(us)", "tuned(us)", "gain");
+               "chosen", "chosen(us)", "tuned(us)", "gain");
   for (size_t k = 0; k < t.sizes.size(); ++k) {
     const int w = t.winner[k];
     const double best = w < 0 ? 0 : t.choices[size_t(w)].us[k];
@@ -48,8 +48,9 @@ LibraryChoice choiceOf(const MpiLibrary &library, CollectiveKind kind, const nlo
 }  // namespace
 
 void printLibraryReport(std::FILE *out, const LibraryTuneResult &result) {
-  std::fprintf(out, "%s: %zu tables; default = the library's own decision, tuned = the written "
-                    "rules (medians of interleaved rounds)\n",
+  std::fprintf(out, "%s: %zu tables; chosen = the fastest algorithm (or the previous size's, "
+                    "within 5%%); default = the library's own decision and tuned = the written "
+                    "rules, medians of interleaved rounds; gain = default / tuned\n",
                std::string(result.library->title()).c_str(), result.tables.size());
   for (const LibraryTable &t : result.tables) printTable(out, t);
 }

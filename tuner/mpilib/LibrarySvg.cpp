@@ -13,9 +13,10 @@ namespace collplan::mpilib {
 namespace {
 
 constexpr double kWidth = 980, kHeight = 600;
-constexpr double kLeft = 80, kRight = 300, kTop = 56, kBottom = 64;
+constexpr double kLeft = 80, kRight = 300, kTop = 72, kBottom = 64;
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
-constexpr double kMaxRatio = 20;  ///< slower lines are drawn at the top edge
+constexpr double kMaxRatio = 20;    ///< slower lines are drawn at the top edge
+constexpr double kMinRatio = 0.25;  ///< faster ones (the rules, timed in other rounds) at the bottom
 const char *const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79",
                                 "#ad494a", "#7f7f7f"};
@@ -50,12 +51,13 @@ std::vector<Series> seriesOf(const LibraryTable &t) {
 
 struct Axes {
   double x0, x1;  ///< log2 of the smallest and largest size
-  double y1;      ///< log10 of the largest ratio drawn
+  double y0, y1;  ///< log10 of the smallest and largest ratio drawn
   double X(double bytes) const {
     return kLeft + (x1 > x0 ? (std::log2(bytes) - x0) / (x1 - x0) : 0.5) * kPlotW;
   }
   double Y(double ratio) const {
-    return kTop + kPlotH - std::log10(std::min(ratio, kMaxRatio)) / y1 * kPlotH;
+    const double r = std::log10(std::clamp(ratio, kMinRatio, kMaxRatio));
+    return kTop + kPlotH - (r - y0) / (y1 - y0) * kPlotH;
   }
 };
 
@@ -63,7 +65,8 @@ std::string frame(const Axes &a, const LibraryTable &t) {
   std::string svg = "<rect x=\"" + num(kLeft) + "\" y=\"" + num(kTop) + "\" width=\"" +
                     num(kPlotW) + "\" height=\"" + num(kPlotH) +
                     "\" fill=\"none\" stroke=\"#888\"/>\n<g fill=\"#333\" stroke=\"none\">\n";
-  for (double r : {1.0, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0}) {
+  for (double r : {0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0}) {
+    if (std::log10(r) < a.y0 - 1e-9) continue;
     if (std::log10(r) > a.y1 + 1e-9) break;
     svg += "<line x1=\"" + num(kLeft) + "\" y1=\"" + num(a.Y(r)) + "\" x2=\"" +
            num(kLeft + kPlotW) + "\" y2=\"" + num(a.Y(r)) + "\" stroke=\"#ddd\"/>\n";
@@ -114,16 +117,6 @@ std::string legend(const std::vector<Series> &series) {
 
 std::string librarySvg(const LibraryTuneResult &result, const LibraryTable &t) {
   const std::vector<Series> series = seriesOf(t);
-  std::vector<double> best(t.sizes.size(), 0);
-  double worst = 1.25;
-  for (size_t k = 0; k < t.sizes.size(); ++k) {
-    if (t.winner[k] >= 0) best[k] = t.choices[size_t(t.winner[k])].us[k];
-    for (const Series &s : series)
-      if (best[k] > 0 && s.us[k] > 0) worst = std::max(worst, s.us[k] / best[k]);
-  }
-  Axes a{std::log2(double(std::max<uint64_t>(1, t.sizes.front().bytes))),
-         std::log2(double(std::max<uint64_t>(1, t.sizes.back().bytes))),
-         std::log10(std::min(worst, kMaxRatio)) * 1.05};
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "
                     "xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) +
                     "\" height=\"" + num(kHeight) + "\" font-family=\"sans-serif\" "
@@ -133,11 +126,28 @@ std::string librarySvg(const LibraryTuneResult &result, const LibraryTable &t) {
                    std::string(toString(t.benchCase.kind)) + " on " +
                    std::to_string(t.benchCase.ranks) + " ranks") +
          "</text>\n<text x=\"" + num(kLeft) + "\" y=\"42\" fill=\"#555\">" +
-         xmlEscape("median time per call relative to the fastest algorithm at each size; bold: "
-                   "chosen for the rules file; black: the library's default and the written "
-                   "rules (ratios above 20× drawn at the top)") +
+         xmlEscape("median time per call / the fastest algorithm at that size; bold: chosen "
+                   "for the rules file; black: the library's default (dashed) and the") +
+         "</text>\n<text x=\"" + num(kLeft) + "\" y=\"42\" dy=\"14\" fill=\"#555\">" +
+         xmlEscape("written rules (solid), timed in rounds of their own; ratios beyond 0.25× "
+                   "and 20× drawn at the edge") +
          "</text>\n";
   if (t.sizes.empty()) return svg + "</svg>\n";
+  std::vector<double> best(t.sizes.size(), 0);
+  double worst = 1.25, fastest = 1;
+  for (size_t k = 0; k < t.sizes.size(); ++k) {
+    for (const ChoiceTimes &c : t.choices)
+      if (!c.us.empty() && (best[k] == 0 || c.us[k] < best[k])) best[k] = c.us[k];
+    for (const Series &s : series)
+      if (best[k] > 0 && s.us[k] > 0) {
+        worst = std::max(worst, s.us[k] / best[k]);
+        fastest = std::min(fastest, s.us[k] / best[k]);
+      }
+  }
+  const Axes a{std::log2(double(std::max<uint64_t>(1, t.sizes.front().bytes))),
+               std::log2(double(std::max<uint64_t>(1, t.sizes.back().bytes))),
+               std::log10(std::max(fastest, kMinRatio)) - 0.02,
+               std::log10(std::min(worst, kMaxRatio)) + 0.02};
   svg += frame(a, t);
   for (const Series &s : series) svg += line(s, best, a, t);
   return svg + legend(series) + "</svg>\n";

@@ -105,14 +105,7 @@ LibraryTable measureTable(const LibraryTuneSettings &s, const measure::BenchCase
     }
     t.choices.push_back(std::move(times));
   }
-  for (size_t k = 0; k < t.sizes.size(); ++k) {
-    int best = -1;
-    for (size_t i = 0; i < t.choices.size(); ++i)
-      if (!t.choices[i].us.empty() &&
-          (best < 0 || t.choices[i].us[k] < t.choices[size_t(best)].us[k]))
-        best = int(i);
-    t.winner.push_back(best);
-  }
+  t.winner = chooseWinners(t);
   return t;
 }
 
@@ -152,6 +145,23 @@ std::string rulesText(const MpiLibrary &library, const RuleSet &rules, const std
   std::ostringstream out;
   library.writeRules(rules, formatOf(library, format), out);
   return out.str();
+}
+
+std::vector<int> chooseWinners(const LibraryTable &t) {
+  std::vector<int> winner;
+  for (size_t k = 0; k < t.sizes.size(); ++k) {
+    int best = -1;
+    for (size_t i = 0; i < t.choices.size(); ++i)
+      if (!t.choices[i].us.empty() &&
+          (best < 0 || t.choices[i].us[k] < t.choices[size_t(best)].us[k]))
+        best = int(i);
+    const int previous = winner.empty() ? -1 : winner.back();
+    if (best >= 0 && previous >= 0 &&
+        t.choices[size_t(previous)].us[k] <= t.choices[size_t(best)].us[k] * (1 + kKeepMargin))
+      best = previous;
+    winner.push_back(best);
+  }
+  return winner;
 }
 
 RuleSet selectRules(const std::vector<LibraryTable> &tables) {

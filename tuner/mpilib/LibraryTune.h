@@ -45,7 +45,7 @@ struct LibraryTable {
   std::vector<uint64_t> ruleBytes;   ///< [size] what the library's rules compare
   std::vector<double> defaultUs;     ///< [size] no rules file: the library's own decision
   std::vector<ChoiceTimes> choices;
-  std::vector<int> winner;           ///< [size] index into choices (-1: none ran)
+  std::vector<int> winner;           ///< [size] the rules' choice (chooseWinners; -1: none ran)
   /// [size] the written rules file loaded, timed in rounds interleaved with the default
   /// (medians of the rounds; then defaultUs holds the default's median of the same rounds).
   std::vector<double> tunedUs;
@@ -63,7 +63,16 @@ struct LibraryTuneResult {
 /// the library does not tune, fewer than 2 ranks); a choice that fails is recorded, not fatal.
 LibraryTuneResult runLibraryTune(const LibraryTuneSettings &settings);
 
-/// The rules the fastest choice at each measured size makes: a rule starts just above the
+/// A size keeps the previous size's choice when that choice is within this fraction of the
+/// fastest there: rules that switch algorithms on measurement noise would cost more than the
+/// noise is worth.
+inline constexpr double kKeepMargin = 0.05;
+
+/// Per size, the choice the rules make (index into choices; -1 where none ran): the fastest,
+/// or the previous size's choice when it is within kKeepMargin of the fastest.
+std::vector<int> chooseWinners(const LibraryTable &table);
+
+/// The rules the choice at each measured size makes: a rule starts just above the
 /// previous size's rule bytes (the first at 0) and equal neighbours merge.
 RuleSet selectRules(const std::vector<LibraryTable> &tables);
 
