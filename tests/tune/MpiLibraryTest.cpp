@@ -77,7 +77,11 @@ TEST(MpiLibrary, ChoicesFollowTheAlgorithmsRankLimitsAndSegments) {
   const auto full = labels(CollectiveKind::AllReduce, 4, false);
   EXPECT_EQ(std::count(full.begin(), full.end(), "ring"), 1);
   EXPECT_NE(std::find(full.begin(), full.end(), "segmented_ring/64K"), full.end());
-  EXPECT_EQ(labels(CollectiveKind::AllReduce, 4, true).size(), 6u);
+  // Open MPI's six allreduce algorithms and its fixed decision, which a rule selects with 0.
+  const auto quick = labels(CollectiveKind::AllReduce, 4, true);
+  EXPECT_EQ(quick.size(), 7u);
+  EXPECT_EQ(quick.front(), "fixed_decision");
+  EXPECT_EQ(ompi.findAlgorithm(CollectiveKind::AllReduce, "fixed_decision")->id, 0);
 }
 
 TEST(MpiLibrary, RuleBytesAreWhatEachLibraryCompares) {
@@ -150,7 +154,7 @@ TEST(MpiLibrary, OpenMpiTextRulesAreTheNumbersCollTunedReads) {
 TEST(MpiLibrary, OpenMpiJsonRulesCoverEverySizeWithRanges) {
   const MpiLibrary &ompi = openMpiTuned();
   const RuleSet rules = selectRules(
-      {table(ompi, CollectiveKind::ReduceScatter, 2, {"butterfly", "basic_linear"}, {0, 1, 1}),
+      {table(ompi, CollectiveKind::ReduceScatter, 2, {"butterfly", "fixed_decision"}, {0, 1, 1}),
        table(ompi, CollectiveKind::ReduceScatter, 8, {"butterfly"}, {0, 0, 0})});
   const nlohmann::json doc = nlohmann::json::parse(rulesText(ompi, rules, "ompi-json"));
   EXPECT_EQ(doc.at("rule_file_version"), 3);
@@ -167,6 +171,7 @@ TEST(MpiLibrary, OpenMpiJsonRulesCoverEverySizeWithRanges) {
   EXPECT_EQ(msg[0].at("msg_size_max"), 64);
   EXPECT_EQ(msg[0].at("alg"), "butterfly");
   EXPECT_EQ(msg[1].at("msg_size_min"), 65);
+  EXPECT_EQ(msg[1].at("alg"), 0);  // the fixed decision: Open MPI's "ignore"
   EXPECT_EQ(msg[1].at("msg_size_max"), "inf");
   EXPECT_THROW(rulesText(ompi, rules, "mpich-csel"), std::invalid_argument);
 }

@@ -227,6 +227,33 @@ void writeText(const std::string &path, const std::string &text) {
   if (!out) throw TuneError("cannot write " + path);
 }
 
+/// The report files (--report-dir) and the rules file (-o) of an MPI library's tuning.
+void writeLibraryFiles(const Request &r, const mpilib::MpiLibrary &library,
+                       const mpilib::LibraryTuneResult &result, bool notes) {
+  if (!r.s.reportDir.empty()) {
+    std::filesystem::create_directories(r.s.reportDir);
+    writeText(r.s.reportDir + "/report.json", mpilib::libraryReportJson(result).dump(1) + "\n");
+    writeText(r.s.reportDir + "/measurements.csv", mpilib::libraryMeasurementsCsv(result));
+    for (const mpilib::LibraryTable &t : result.tables)
+      writeText(r.s.reportDir + "/" + std::string(toString(t.benchCase.kind)) + "-n" +
+                    std::to_string(t.benchCase.ranks) + ".svg",
+                mpilib::librarySvg(result, t));
+    if (notes)
+      std::fprintf(stderr, "plan-tune: wrote %s/report.json, measurements.csv and %zu SVG plots\n",
+                   r.s.reportDir.c_str(), result.tables.size());
+  }
+  if (!r.s.outputPath.empty()) {
+    writeText(r.s.outputPath, mpilib::rulesText(library, result.rules, r.rulesFormat));
+    if (notes) {
+      std::fprintf(stderr, "plan-tune: wrote %s; load it with:\n ", r.s.outputPath.c_str());
+      for (const std::string &var :
+           library.rulesEnvironment(std::filesystem::absolute(r.s.outputPath).string()))
+        std::fprintf(stderr, " %s", var.c_str());
+      std::fprintf(stderr, "\n");
+    }
+  }
+}
+
 /// --backend ompi-tuned|mpich: measure (or read) and write the rules file and the report.
 int tuneLibrary(Request &r, const mpilib::MpiLibrary &library) {
   mpilib::LibraryTuneSettings l = librarySettings(r, library);
@@ -251,28 +278,7 @@ int tuneLibrary(Request &r, const mpilib::MpiLibrary &library) {
   }
   printLibraryReport(stdout, result);
   std::fflush(stdout);
-  if (!r.s.reportDir.empty()) {
-    std::filesystem::create_directories(r.s.reportDir);
-    writeText(r.s.reportDir + "/report.json", mpilib::libraryReportJson(result).dump(1) + "\n");
-    writeText(r.s.reportDir + "/measurements.csv", mpilib::libraryMeasurementsCsv(result));
-    for (const mpilib::LibraryTable &t : result.tables)
-      writeText(r.s.reportDir + "/" + std::string(toString(t.benchCase.kind)) + "-n" +
-                    std::to_string(t.benchCase.ranks) + ".svg",
-                mpilib::librarySvg(result, t));
-    if (notes)
-      std::fprintf(stderr, "plan-tune: wrote %s/report.json, measurements.csv and %zu SVG plots\n",
-                   r.s.reportDir.c_str(), result.tables.size());
-  }
-  if (!r.s.outputPath.empty()) {
-    writeText(r.s.outputPath, mpilib::rulesText(library, result.rules, l.format));
-    if (notes) {
-      std::fprintf(stderr, "plan-tune: wrote %s; load it with:\n ", r.s.outputPath.c_str());
-      for (const std::string &var :
-           library.rulesEnvironment(std::filesystem::absolute(r.s.outputPath).string()))
-        std::fprintf(stderr, " %s", var.c_str());
-      std::fprintf(stderr, "\n");
-    }
-  }
+  writeLibraryFiles(r, library, result, notes);
   return 0;
 }
 

@@ -45,7 +45,14 @@ LibraryAlgorithm segmented(K kind, int id, const char *name) {
   return a;
 }
 
-/// coll_tuned_<collective>_algorithm's values in Open MPI 4.1 (0, "ignore", is not one).
+/// The rule value 0 (Open MPI's "ignore"): coll/tuned passes the call to its fixed decision,
+/// so a rules file can leave a size to the library. It is measured like an algorithm, through a
+/// rules file that says 0 at every size, and wins where the library's own choice is fastest
+/// (including parameters a rule cannot set, such as linear_sync's request count).
+constexpr const char *kFixedDecision = "fixed_decision";
+
+/// coll_tuned_<collective>_algorithm's values in Open MPI 4.1, each collective's list led by the
+/// fixed decision.
 const std::map<K, std::vector<LibraryAlgorithm>> &algorithmTable() {
   static const std::map<K, std::vector<LibraryAlgorithm>> table = [] {
     std::map<K, std::vector<LibraryAlgorithm>> t;
@@ -80,6 +87,7 @@ const std::map<K, std::vector<LibraryAlgorithm>> &algorithmTable() {
                            algorithm(K::ReduceScatter, 2, "recursive_doubling"),
                            algorithm(K::ReduceScatter, 3, "recursive_halving"),
                            algorithm(K::ReduceScatter, 4, "butterfly")};
+    for (auto &[kind, list] : t) list.insert(list.begin(), algorithm(kind, 0, kFixedDecision));
     return t;
   }();
   return table;
@@ -127,7 +135,10 @@ void writeJson(const RuleSet &rules, std::ostream &out) {
         item["msg_size_min"] = rule.fromBytes;
         if (r + 1 < size.rules.size()) item["msg_size_max"] = size.rules[r + 1].fromBytes - 1;
         else item["msg_size_max"] = "inf";
-        item["alg"] = rule.choice.algorithm->name;
+        // Names as coll_tuned_<collective>_algorithm spells them; 0 (the fixed decision) as a
+        // number, since Open MPI names it "ignore".
+        if (rule.choice.algorithm->id == 0) item["alg"] = 0;
+        else item["alg"] = rule.choice.algorithm->name;
         if (rule.choice.segmentBytes) item["seg_size"] = rule.choice.segmentBytes;
         list.push_back(item);
       }
