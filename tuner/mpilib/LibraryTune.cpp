@@ -64,10 +64,12 @@ measure::MpiSweepCommand sweepCommand(const LibraryTuneSettings &s,
   return command;
 }
 
+/// Repetitions as plan-bench's auto (100 up to 128 KiB, 5 at the largest): small sizes are
+/// cheap and the noisiest, so even --quick keeps them.
 measure::LoopSettings loopSettings(bool quick) {
   measure::LoopSettings loop;
   loop.warmup = quick ? 1 : 3;
-  loop.reps = quick ? 5 : 0;
+  loop.reps = 0;
   return loop;
 }
 
@@ -208,11 +210,17 @@ LibraryTuneResult runLibraryTune(const LibraryTuneSettings &settings) {
       result.tables.push_back(measureTable(s, c));
     }
   result.rules = selectRules(result.tables);
-  // Measured through the format the library reads (its first); --rules-format only changes
-  // the file plan-tune writes.
-  const std::string tunedPath = s.workDir + "/tuned";
-  writeFile(tunedPath, rulesText(*s.library, result.rules, ""));
-  for (LibraryTable &t : result.tables) confirmTable(s, tunedPath, t);
+  // Each table is timed with its own collective's rules only: the timing loop's barrier and
+  // allreduce stay the library's own, as in every other measurement. Through the format the
+  // library reads (its first); --rules-format only changes the file plan-tune writes.
+  for (LibraryTable &t : result.tables) {
+    RuleSet own;
+    for (const CollectiveRules &r : result.rules)
+      if (r.kind == t.benchCase.kind) own.push_back(r);
+    const std::string path = s.workDir + "/tuned-" + std::string(toString(t.benchCase.kind));
+    writeFile(path, rulesText(*s.library, own, ""));
+    confirmTable(s, path, t);
+  }
   return result;
 }
 

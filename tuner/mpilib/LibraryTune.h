@@ -22,7 +22,7 @@ struct LibraryTuneSettings {
   DType dtype = DType::F32;
   ReduceOp op = ReduceOp::Sum;
   uint64_t minBytes = 8, maxBytes = uint64_t(64) << 20;
-  bool quick = false;    ///< default segment sizes only, fewer repetitions, one confirm round
+  bool quick = false;    ///< default segment sizes only, one warm-up call, one confirm round
   std::string mpirun;    ///< the library's launcher
   std::string helper;    ///< collplan-mpi-baseline built against the library
   std::string workDir;   ///< where the per-algorithm rules files go (a temporary directory)
