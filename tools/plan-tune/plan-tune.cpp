@@ -34,6 +34,8 @@ struct Request {
   CLI::Option *ranksOption = nullptr, *maxBytesOption = nullptr;
   /// --backend ompi-tuned|mpich: an MPI library's own algorithms.
   std::string mpirun, mpiHelper, rulesFormat, rulesFrom;
+  int rounds = 3;
+  CLI::Option *roundsOption = nullptr;
 };
 
 void addFlags(CLI::App &app, Request &r) {
@@ -97,6 +99,9 @@ void addFlags(CLI::App &app, Request &r) {
   app.add_option("--rules-format", r.rulesFormat,
                  "An MPI library's rules file format: ompi-text (default), ompi-json; "
                  "mpich-csel");
+  r.roundsOption = app.add_option("--rounds", r.rounds,
+                                  "An MPI library: launches of each algorithm, interleaved; a "
+                                  "size's time is the median over them (default 3)");
   app.add_option("--rules-from", r.rulesFrom,
                  "Write the rules of an earlier run's report.json (an MPI library's) without "
                  "measuring");
@@ -195,6 +200,7 @@ mpilib::LibraryTuneSettings librarySettings(Request &r, const mpilib::MpiLibrary
   l.helper = r.mpiHelper.empty() ? tools::executableDirectory() + "/" + library.helperName()
                                  : r.mpiHelper;
   l.format = r.rulesFormat;
+  l.rounds = r.rounds;
   return l;
 }
 
@@ -295,9 +301,10 @@ int main(int argc, char **argv) {
   try {
     if (const mpilib::MpiLibrary *library = mpilib::findMpiLibrary(request.s.backend))
       return tuneLibrary(request, *library);
-    if (!request.rulesFrom.empty() || !request.rulesFormat.empty())
-      throw TuneError("--rules-from and --rules-format are for an MPI library's rules (--backend " +
-                      mpilib::mpiLibraryNames() + ")");
+    if (!request.rulesFrom.empty() || !request.rulesFormat.empty() ||
+        request.roundsOption->count())
+      throw TuneError("--rules-from, --rules-format and --rounds are for an MPI library's "
+                      "rules (--backend " + mpilib::mpiLibraryNames() + ")");
     const TuneSettings s = checkedSettings(request);
     if (s.outputPath.empty() && !s.quiet && requireBackend(s.backend).reportsLaunches())
       std::fprintf(stderr, "plan-tune: no -o FILE: the report is printed but no bundle will be "

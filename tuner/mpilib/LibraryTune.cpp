@@ -39,6 +39,9 @@ void checkSettings(const LibraryTuneSettings &s) {
   if (s.minBytes == 0 || s.minBytes > s.maxBytes)
     throw std::invalid_argument("--min-bytes must be at least 1 and at most --max-bytes");
   if (s.workDir.empty()) throw std::invalid_argument("no directory for the rules files");
+  if (s.rounds < 1 || s.rounds > 100)
+    throw std::invalid_argument("--rounds must be between 1 and 100, got " +
+                                std::to_string(s.rounds));
   formatOf(*s.library, s.format);
 }
 
@@ -82,63 +85,78 @@ std::string tableName(const measure::BenchCase &c) {
   return std::string(toString(c.kind)) + " on " + std::to_string(c.ranks) + " ranks";
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/// Per size, the median over rounds of `rounds[round][size]`.
+std::vector<double> medianOverRounds(const std::vector<std::vector<double>> &rounds) {
+  std::vector<double> out;
+  for (size_t k = 0; !rounds.empty() && k < rounds.front().size(); ++k) {
+    std::vector<double> v;
+    for (const std::vector<double> &r : rounds) v.push_back(r[k]);
+    out.push_back(median(v));
+  }
+  return out;
+}
+
+/// Every choice of `c` and the default, each in settings.rounds launches interleaved (default,
+/// every choice, default, ...); a choice whose launch fails is left out with its error.
 LibraryTable measureTable(const LibraryTuneSettings &s, const measure::BenchCase &c) {
   LibraryTable t;
   t.benchCase = c;
   t.sizes = measure::sizePoints(c, doublingSizes(s.minBytes, s.maxBytes));
   for (const measure::SizePoint &p : t.sizes) t.ruleBytes.push_back(s.library->ruleBytes(c, p.count));
   const measure::LoopSettings loop = loopSettings(s.quick);
-  if (s.note) s.note(tableName(c) + ": the library's own decision");
-  t.defaultUs = measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, ""));
   const std::vector<LibraryChoice> choices = s.library->choices(c.kind, c.ranks, s.quick);
+  std::vector<std::string> paths;
   for (size_t i = 0; i < choices.size(); ++i) {
-    ChoiceTimes times{choices[i], {}, {}};
-    if (s.note)
-      s.note(tableName(c) + ": " + choices[i].label() + " (" + std::to_string(i + 1) + " of " +
-             std::to_string(choices.size()) + ")");
-    const std::string path = s.workDir + "/" + std::string(toString(c.kind)) + "-" +
-                             std::to_string(c.ranks) + "-" + std::to_string(i);
-    writeFile(path, rulesText(*s.library, onlyChoice(c, choices[i]), ""));
-    try {
-      times.us = measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, path));
-    } catch (const std::runtime_error &e) {
-      times.error = e.what();
-      if (s.note) s.note("  failed, left out: " + times.error.substr(0, times.error.find('\n')));
-    }
-    t.choices.push_back(std::move(times));
+    t.choices.push_back({choices[i], {}, {}});
+    paths.push_back(s.workDir + "/" + std::string(toString(c.kind)) + "-" +
+                    std::to_string(c.ranks) + "-" + std::to_string(i));
+    writeFile(paths.back(), rulesText(*s.library, onlyChoice(c, choices[i]), ""));
   }
+  std::vector<std::vector<double>> defaults;
+  std::vector<std::vector<std::vector<double>>> times(choices.size());
+  for (int round = 0; round < s.rounds; ++round) {
+    if (s.note)
+      s.note(tableName(c) + ": the default and " + std::to_string(choices.size()) +
+             " choices, round " + std::to_string(round + 1) + " of " + std::to_string(s.rounds));
+    defaults.push_back(measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, "")));
+    for (size_t i = 0; i < choices.size(); ++i) {
+      if (!t.choices[i].error.empty()) continue;
+      try {
+        times[i].push_back(measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, paths[i])));
+      } catch (const std::runtime_error &e) {
+        t.choices[i].error = e.what();
+        if (s.note)
+          s.note("  " + choices[i].label() + " failed, left out: " +
+                 t.choices[i].error.substr(0, t.choices[i].error.find('\n')));
+      }
+    }
+  }
+  t.defaultUs = medianOverRounds(defaults);
+  for (size_t i = 0; i < choices.size(); ++i)
+    if (t.choices[i].error.empty()) t.choices[i].us = medianOverRounds(times[i]);
   t.winner = chooseWinners(t);
   return t;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 /// Times the written rules and the default in interleaved rounds (default, tuned, default,
 /// ...), so both see the same machine; each size's median over the rounds.
 void confirmTable(const LibraryTuneSettings &s, const std::string &rulesPath, LibraryTable &t) {
-  const int rounds = s.quick ? 1 : 3;
-  std::vector<std::vector<double>> base(t.sizes.size()), tuned(t.sizes.size());
+  std::vector<std::vector<double>> base, tuned;
   const measure::LoopSettings loop = loopSettings(s.quick);
-  for (int r = 0; r < rounds; ++r) {
+  for (int round = 0; round < s.rounds; ++round) {
     if (s.note)
-      s.note(tableName(t.benchCase) + ": default against the tuned rules, round " +
-             std::to_string(r + 1) + " of " + std::to_string(rounds));
-    const std::vector<double> b = measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, ""));
-    const std::vector<double> u =
-        measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, rulesPath));
-    for (size_t k = 0; k < t.sizes.size(); ++k) {
-      base[k].push_back(b[k]);
-      tuned[k].push_back(u[k]);
-    }
+      s.note(tableName(t.benchCase) + ": the default against the written rules, round " +
+             std::to_string(round + 1) + " of " + std::to_string(s.rounds));
+    base.push_back(measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, "")));
+    tuned.push_back(measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, rulesPath)));
   }
-  t.tunedUs.clear();
-  for (size_t k = 0; k < t.sizes.size(); ++k) {
-    t.defaultUs[k] = median(base[k]);
-    t.tunedUs.push_back(median(tuned[k]));
-  }
+  t.defaultUs = medianOverRounds(base);
+  t.tunedUs = medianOverRounds(tuned);
 }
 
 }  // namespace

@@ -22,7 +22,11 @@ struct LibraryTuneSettings {
   DType dtype = DType::F32;
   ReduceOp op = ReduceOp::Sum;
   uint64_t minBytes = 8, maxBytes = uint64_t(64) << 20;
-  bool quick = false;    ///< default segment sizes only, one warm-up call, one confirm round
+  bool quick = false;    ///< default segment sizes only, one warm-up call
+  /// Separate launches of every choice (and of the default), interleaved; each size's time is
+  /// the median over them. On a loaded or oversubscribed machine a launch's scheduling luck
+  /// moves all its sizes together, so one launch per choice ranks launches, not algorithms.
+  int rounds = 3;
   std::string mpirun;    ///< the library's launcher
   std::string helper;    ///< collplan-mpi-baseline built against the library
   std::string workDir;   ///< where the per-algorithm rules files go (a temporary directory)

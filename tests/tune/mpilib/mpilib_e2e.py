@@ -140,7 +140,7 @@ def tune(args, name, collectives, probe_collective):
     rules = os.path.join(args.work, name + ".rules")
     report_dir = os.path.join(args.work, name + "-report")
     p = run([os.path.join(args.bin, "plan-tune"), "--backend", name, "-c", collectives, "-n", "2,4",
-             "-d", "i32", "-b", "64", "-e", "64K", "--quick", "-o", rules, "--report-dir", report_dir,
+             "-d", "i32", "-b", "64", "-e", "64K", "--quick", "--rounds", "1", "-o", rules, "--report-dir", report_dir,
              "--mpirun", lib.mpirun], env=mpi_env())
     print(p.stdout[-3000:])
     rep = json.load(open(os.path.join(report_dir, "report.json")))
@@ -183,7 +183,8 @@ def errors(args):
         (["--backend", "ompi-tuned", "--mpi-helper", "/nonexistent/helper"], "the MPI helper /nonexistent/helper is missing"),
         (["--backend", "ompi-tuned", "--rules-from", "/nonexistent.json"], "--rules-from: cannot read /nonexistent.json"),
         (["--backend", "sim", "-n", "2,4"], "--ranks: one rank count (several only for an MPI library"),
-        (["--backend", "sim", "--rules-from", "x.json"], "--rules-from and --rules-format are for an MPI library"),
+        (["--backend", "sim", "--rules-from", "x.json"], "--rules-from, --rules-format and --rounds are for an MPI library"),
+        (["--backend", "ompi-tuned", "--rounds", "0"], "--rounds must be between 1 and 100, got 0"),
     ]
     other = os.path.join(args.work, "mpich-report.json")
     with open(other, "w") as f:
