@@ -102,7 +102,8 @@ std::vector<double> medianOverRounds(const std::vector<std::vector<double>> &rou
 }
 
 /// Every choice of `c` and the default, each in settings.rounds launches interleaved (default,
-/// every choice, default, ...); a choice whose launch fails is left out with its error.
+/// every choice; then the reverse order; ...); a choice whose launch fails is left out with its
+/// error.
 LibraryTable measureTable(const LibraryTuneSettings &s, const measure::BenchCase &c) {
   LibraryTable t;
   t.benchCase = c;
@@ -123,8 +124,11 @@ LibraryTable measureTable(const LibraryTuneSettings &s, const measure::BenchCase
     if (s.note)
       s.note(tableName(c) + ": the default and " + std::to_string(choices.size()) +
              " choices, round " + std::to_string(round + 1) + " of " + std::to_string(s.rounds));
-    defaults.push_back(measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, "")));
-    for (size_t i = 0; i < choices.size(); ++i) {
+    // Odd rounds run in reverse order, so no choice always follows the same one.
+    const bool reverse = round % 2 == 1;
+    if (!reverse) defaults.push_back(measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, "")));
+    for (size_t j = 0; j < choices.size(); ++j) {
+      const size_t i = reverse ? choices.size() - 1 - j : j;
       if (!t.choices[i].error.empty()) continue;
       try {
         times[i].push_back(measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, paths[i])));
@@ -135,6 +139,7 @@ LibraryTable measureTable(const LibraryTuneSettings &s, const measure::BenchCase
                  t.choices[i].error.substr(0, t.choices[i].error.find('\n')));
       }
     }
+    if (reverse) defaults.push_back(measure::runMpiSweep(c, t.sizes, loop, sweepCommand(s, "")));
   }
   t.defaultUs = medianOverRounds(defaults);
   for (size_t i = 0; i < choices.size(); ++i)
@@ -143,8 +148,8 @@ LibraryTable measureTable(const LibraryTuneSettings &s, const measure::BenchCase
   return t;
 }
 
-/// Times the written rules and the default in interleaved rounds (default, tuned, default,
-/// ...), so both see the same machine; each size's median over the rounds.
+/// Times the written rules and the default in interleaved rounds (default, tuned; tuned,
+/// default; ...), so both see the same machine; each size's median over the rounds.
 void confirmTable(const LibraryTuneSettings &s, const std::string &rulesPath, LibraryTable &t) {
   std::vector<std::vector<double>> base, tuned;
   const measure::LoopSettings loop = loopSettings(s.quick);
@@ -152,8 +157,20 @@ void confirmTable(const LibraryTuneSettings &s, const std::string &rulesPath, Li
     if (s.note)
       s.note(tableName(t.benchCase) + ": the default against the written rules, round " +
              std::to_string(round + 1) + " of " + std::to_string(s.rounds));
-    base.push_back(measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, "")));
-    tuned.push_back(measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, rulesPath)));
+    // Which runs first alternates: the first launch after another tends to differ.
+    const auto runDefault = [&] {
+      base.push_back(measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, "")));
+    };
+    const auto runTuned = [&] {
+      tuned.push_back(measure::runMpiSweep(t.benchCase, t.sizes, loop, sweepCommand(s, rulesPath)));
+    };
+    if (round % 2 == 0) {
+      runDefault();
+      runTuned();
+    } else {
+      runTuned();
+      runDefault();
+    }
   }
   t.defaultUs = medianOverRounds(base);
   t.tunedUs = medianOverRounds(tuned);
