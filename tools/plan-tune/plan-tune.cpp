@@ -227,26 +227,27 @@ mpilib::LibraryTuneResult rulesFromReport(const std::string &path,
   }
 }
 
-void writeText(const std::string &path, const std::string &text) {
+void writeText(const std::filesystem::path &path, const std::string &text) {
   std::ofstream out(path);
   out << text;
-  if (!out) throw TuneError("cannot write " + path);
+  if (!out) throw TuneError("cannot write " + path.string());
 }
 
 /// The report files (--report-dir) and the rules file (-o) of an MPI library's tuning.
 void writeLibraryFiles(const Request &r, const mpilib::MpiLibrary &library,
                        const mpilib::LibraryTuneResult &result, bool notes) {
   if (!r.s.reportDir.empty()) {
-    std::filesystem::create_directories(r.s.reportDir);
-    writeText(r.s.reportDir + "/report.json", mpilib::libraryReportJson(result).dump(1) + "\n");
-    writeText(r.s.reportDir + "/measurements.csv", mpilib::libraryMeasurementsCsv(result));
+    const std::filesystem::path dir(r.s.reportDir);
+    std::filesystem::create_directories(dir);
+    writeText(dir / "report.json", mpilib::libraryReportJson(result).dump(1) + "\n");
+    writeText(dir / "measurements.csv", mpilib::libraryMeasurementsCsv(result));
     for (const mpilib::LibraryTable &t : result.tables)
-      writeText(r.s.reportDir + "/" + std::string(toString(t.benchCase.kind)) + "-n" +
-                    std::to_string(t.benchCase.ranks) + ".svg",
+      writeText(dir / (std::string(toString(t.benchCase.kind)) + "-n" +
+                       std::to_string(t.benchCase.ranks) + ".svg"),
                 mpilib::librarySvg(result, t));
     if (notes)
-      std::fprintf(stderr, "plan-tune: wrote %s/report.json, measurements.csv and %zu SVG plots\n",
-                   r.s.reportDir.c_str(), result.tables.size());
+      std::fprintf(stderr, "plan-tune: wrote %s, measurements.csv and %zu SVG plots\n",
+                   (dir / "report.json").c_str(), result.tables.size());
   }
   if (!r.s.outputPath.empty()) {
     writeText(r.s.outputPath, mpilib::rulesText(library, result.rules, r.rulesFormat));
