@@ -1,5 +1,5 @@
-// Built-in plan generators (ring, two-shot, recursive doubling, binomial, flat, direct,
-// dissemination) for any rank count.
+// Built-in plan generators (ring, two-shot, recursive doubling and halving, binomial, flat,
+// direct, dissemination) for any rank count.
 #include "runtime/plan/DefaultPlans.h"
 #include "runtime/core/Text.h"
 
@@ -11,9 +11,29 @@
 namespace collplan {
 namespace {
 
-BufRef in(uint32_t unit) { return {BufferKind::In, unit, 1}; }
-BufRef out(uint32_t unit) { return {BufferKind::Out, unit, 1}; }
-BufRef tmp(uint32_t unit) { return {BufferKind::Tmp, unit, 1}; }
+BufRef in(uint32_t unit, uint32_t units = 1) { return {BufferKind::In, unit, units}; }
+BufRef out(uint32_t unit, uint32_t units = 1) { return {BufferKind::Out, unit, units}; }
+BufRef tmp(uint32_t unit, uint32_t units = 1) { return {BufferKind::Tmp, unit, units}; }
+/// `ref` narrowed to the units [first, end) of the plan (a ref that starts at unit 0).
+BufRef part(BufRef ref, uint32_t first, uint32_t end) { return {ref.buf, first, end - first}; }
+
+/// MPICH's fold of N ranks onto a power of two of "virtual" ranks, as the compiler's recursive
+/// doubling and halving lower it: of the first 2*rem ranks each even one (an extra) hands its
+/// data to the next one before the exchanges and gets its result back after them.
+struct RankFold {
+  explicit RankFold(int n) : pow2(floorPowerOfTwo(n)), rem(n - pow2) {}
+  int pow2, rem;
+  bool isExtra(int r) const { return r < 2 * rem && r % 2 == 0; }
+  /// Whether `r` takes an extra's data (the odd one of the first 2*rem ranks).
+  bool folds(int r) const { return r < 2 * rem && r % 2 == 1; }
+  int virtualOf(int r) const { return r < 2 * rem ? r / 2 : r - rem; }
+  int rankOf(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
+  /// The first block (rank) of virtual rank `v`'s: virtual ranks [a, b) own blocks
+  /// [firstBlock(a), firstBlock(b)), one range.
+  uint32_t firstBlock(int v) const { return uint32_t(v <= rem ? 2 * v : v + rem); }
+  /// Rounds: the exchanges, and the fold and unfold where N is not a power of two.
+  int rounds() const { return ceilLog2(pow2) + (rem ? 2 : 0); }
+};
 
 uint32_t mod(int a, int n) { return uint32_t(((a % n) + n) % n); }
 
@@ -185,23 +205,22 @@ Plan recursiveDoublingAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
   if (n == 1) return localPlan(CollectiveKind::AllReduce, op, 0, "recursive-doubling", onlyRank);
   Builder b(CollectiveKind::AllReduce, n, op, 0, "recursive-doubling", 1, onlyRank);
   b.plan.scratchUnits = 1;
-  // MPICH's fold: of the first 2*rem ranks each even one hands its input to the next one and
-  // gets the result back, so the exchanges run among pow2 ranks ("virtual" ranks v).
-  const int pow2 = floorPowerOfTwo(n), rem = n - pow2;
-  const int exchanges = ceilLog2(pow2);
-  auto rankOf = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
+  // The exchanges run among pow2 "virtual" ranks v; the extras hand their input over first.
+  const RankFold fold(n);
+  const int exchanges = ceilLog2(fold.pow2);
   for (int r = 0; r < n; ++r) {
     if (!b.builds(r)) continue;
-    if (r < 2 * rem && r % 2 == 0) {  // an extra rank
+    if (fold.isExtra(r)) {
       b.add(r, makeOp({in(0)}, {}, 0, {}, {r + 1}), 0);
       b.add(r, makeOp({}, r + 1, 0, {out(0)}, {}), exchanges + 1);
       continue;
     }
-    const bool folds = r < 2 * rem;
-    const int v = folds ? r / 2 : r - rem;
+    const bool folds = fold.folds(r);
+    const int v = fold.virtualOf(r);
     // Who receives each value this rank makes: the exchange partners, then the extra rank.
     std::vector<int> receivers;
-    for (int distance = 1; distance < pow2; distance *= 2) receivers.push_back(rankOf(v ^ distance));
+    for (int distance = 1; distance < fold.pow2; distance *= 2)
+      receivers.push_back(fold.rankOf(v ^ distance));
     if (folds) receivers.push_back(r - 1);
     // The accumulator's writes alternate between tmp and out, ending in out: a buffer is
     // written again only after the partner's next message arrived, which it sent after
@@ -209,7 +228,7 @@ Plan recursiveDoublingAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
     const int writes = exchanges + (folds ? 1 : 0);
     auto bufferOfWrite = [&](int w) { return (writes - w) % 2 == 0 ? out(0) : tmp(0); };
     BufRef acc = in(0);
-    int written = 0, step = rem ? 1 : 0;  // the exchanges follow the fold's round
+    int written = 0, step = fold.rem ? 1 : 0;  // the exchanges follow the fold's round
     if (folds) {  // the extra's input first
       acc = bufferOfWrite(++written);
       b.add(r, makeOp({in(0)}, r - 1, 0, {acc}, {receivers[0]}), 0);
@@ -226,8 +245,89 @@ Plan recursiveDoublingAllReducePlan(int ranks, ReduceOp op, int onlyRank) {
       acc = next;
     }
   }
-  const int rounds = exchanges + (rem ? 2 : 0);
-  return b.finish(rounds, rounds);
+  return b.finish(fold.rounds(), fold.rounds());
+}
+
+Plan recursiveDoublingAllGatherPlan(int ranks, int onlyRank) {
+  const int n = ranks;
+  if (n == 1) return localPlan(CollectiveKind::AllGather, {}, 0, "recursive-doubling", onlyRank);
+  Builder b(CollectiveKind::AllGather, n, {}, 0, "recursive-doubling", uint32_t(n), onlyRank);
+  const RankFold fold(n);
+  const int unfoldStep = fold.rounds() - 1;
+  for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
+    if (fold.isExtra(r)) {  // its block to its partner, and every block back from it
+      b.add(r, makeOp({in(0)}, {}, 0, {}, {r + 1}), 0);
+      b.add(r, makeOp({}, r + 1, 0, {out(0, uint32_t(n))}, {}), unfoldStep);
+      continue;
+    }
+    b.add(r, makeOp({in(0)}, {}, 0, {out(uint32_t(r))}, {}), 0);
+    if (fold.folds(r)) b.add(r, makeOp({}, r - 1, 0, {out(uint32_t(r - 1))}, {}), 0);
+    // Before the exchange at `distance` rank v holds the blocks of the `distance` virtual
+    // ranks aligned with it; it swaps them for its partner's, one message each way.
+    const int v = fold.virtualOf(r);
+    int step = fold.rem ? 1 : 0;
+    for (int distance = 1; distance < fold.pow2; distance *= 2, ++step) {
+      const int mine = v & ~(distance - 1), theirs = (v ^ distance) & ~(distance - 1);
+      const BufRef held = part(out(0), fold.firstBlock(mine), fold.firstBlock(mine + distance));
+      const BufRef arriving =
+          part(out(0), fold.firstBlock(theirs), fold.firstBlock(theirs + distance));
+      b.add(r, makeOp({held}, {}, 0, {}, {fold.rankOf(v ^ distance)}), step);
+      b.add(r, makeOp({}, fold.rankOf(v ^ distance), 0, {arriving}, {}), step);
+    }
+    if (fold.folds(r)) b.add(r, makeOp({out(0, uint32_t(n))}, {}, 0, {}, {r - 1}), unfoldStep);
+  }
+  return b.finish(fold.rounds(), double(n - 1) / n + (fold.rem ? 1 : 0));
+}
+
+Plan recursiveHalvingReduceScatterPlan(int ranks, ReduceOp op, int onlyRank) {
+  const int n = ranks;
+  if (n == 1)
+    return localPlan(CollectiveKind::ReduceScatter, op, 0, "recursive-halving", onlyRank);
+  Builder b(CollectiveKind::ReduceScatter, n, op, 0, "recursive-halving", uint32_t(n), onlyRank);
+  b.plan.scratchUnits = uint32_t(n);
+  const RankFold fold(n);
+  const int unfoldStep = fold.rounds() - 1;
+  for (int r = 0; r < n; ++r) {
+    if (!b.builds(r)) continue;
+    if (fold.isExtra(r)) {  // its whole input to its partner, its reduced block back from it
+      b.add(r, makeOp({in(0, uint32_t(n))}, {}, 0, {}, {r + 1}), 0);
+      b.add(r, makeOp({}, r + 1, 0, {out(0)}, {}), unfoldStep);
+      continue;
+    }
+    // The partial sums live in `acc`: the input until something is folded into it, then tmp.
+    // A tmp unit is written only while it is among the blocks kept, so never after it was sent.
+    BufRef acc = in(0, uint32_t(n));
+    if (fold.folds(r)) {  // the extra's input first: the lower rank's partial leads
+      b.add(r, makeOp({acc}, r - 1, 0, {tmp(0, uint32_t(n))}, {}), 0);
+      acc = tmp(0, uint32_t(n));
+    }
+    // Before the exchange at `distance` rank v holds the partial sums of the blocks of the
+    // 2 * distance virtual ranks aligned with it: it sends the half its partner keeps and
+    // folds the partner's partial of its own half into its own, the lower rank's first.
+    const int v = fold.virtualOf(r);
+    int step = fold.rem ? 1 : 0;
+    for (int distance = fold.pow2 / 2; distance >= 1; distance /= 2, ++step) {
+      const int partner = fold.rankOf(v ^ distance);
+      const int kept = v & ~(distance - 1), given = (v ^ distance) & ~(distance - 1);
+      const uint32_t keptFirst = fold.firstBlock(kept), keptEnd = fold.firstBlock(kept + distance);
+      b.add(r,
+            makeOp({part(acc, fold.firstBlock(given), fold.firstBlock(given + distance))}, {}, 0,
+                   {}, {partner}),
+            step);
+      const bool last = distance == 1, ownBlockOnly = keptEnd - keptFirst == 1;
+      const BufRef into = last && ownBlockOnly ? out(0) : part(tmp(0), keptFirst, keptEnd);
+      b.add(r, makeOp({part(acc, keptFirst, keptEnd)}, partner, (v ^ distance) < v ? 0 : 1,
+                      {into}, {}),
+            step);
+      acc = tmp(0, uint32_t(n));
+    }
+    if (fold.folds(r)) {  // the extra's block back, then this rank's own into its output
+      b.add(r, makeOp({tmp(uint32_t(r - 1))}, {}, 0, {}, {r - 1}), unfoldStep);
+      b.add(r, makeOp({tmp(uint32_t(r))}, {}, 0, {out(0)}, {}), unfoldStep);
+    }
+  }
+  return b.finish(fold.rounds(), double(n - 1) / n + (fold.rem ? 1 : 0));
 }
 
 Plan flatBroadcastPlan(int ranks, int root, int onlyRank) {
@@ -375,11 +475,21 @@ const std::vector<BuiltInPlan> &builtInPlans() {
       {"two-shot", {K::AllReduce},
        [](K, int n, ReduceOp op, int, int only) { return twoShotAllReducePlan(n, op, only); },
        [](K, int n) { return n == 1 ? U(1) : 4 * U(n) * U(n - 1); }},
-      {"recursive-doubling", {K::AllReduce},
-       [](K, int n, ReduceOp op, int, int only) {
-         return recursiveDoublingAllReducePlan(n, op, only);
+      {"recursive-doubling", {K::AllReduce, K::AllGather},
+       [](K kind, int n, ReduceOp op, int, int only) {
+         return kind == K::AllReduce ? recursiveDoublingAllReducePlan(n, op, only)
+                                     : recursiveDoublingAllGatherPlan(n, only);
        },
-       [](K, int n) { return U(n) * U(ceilLog2(n) + 1); }},
+       [](K kind, int n) {
+         return kind == K::AllReduce ? U(n) * U(ceilLog2(n) + 1)
+                : n == 1             ? U(1)
+                                     : U(n) * U(2 * ceilLog2(n) + 1);
+       }},
+      {"recursive-halving", {K::ReduceScatter},
+       [](K, int n, ReduceOp op, int, int only) {
+         return recursiveHalvingReduceScatterPlan(n, op, only);
+       },
+       [](K, int n) { return n == 1 ? U(1) : U(n) * U(2 * ceilLog2(n) + 1); }},
       {"binomial-tree", {K::Broadcast, K::Reduce},
        [](K kind, int n, ReduceOp op, int root, int only) {
          return kind == K::Broadcast ? binomialBroadcastPlan(n, root, only)

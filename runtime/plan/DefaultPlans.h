@@ -37,6 +37,16 @@ Plan twoShotAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// the odd one before the exchanges and the result handed back after them). units = 1, one
 /// unit of scratch; the fewest rounds, for messages too small for bandwidth to matter.
 Plan recursiveDoublingAllReducePlan(int ranks, ReduceOp op, int onlyRank = -1);
+/// Recursive-doubling allgather (the compiler's recursive-doubling): partners v XOR 2^k swap
+/// all the blocks they hold, one message each way, ceil(log2 N) rounds; other rank counts fold
+/// as the allreduce does (the extra's block to its partner first, every block back last).
+/// units = N; the fewest rounds, for small messages.
+Plan recursiveDoublingAllGatherPlan(int ranks, int onlyRank = -1);
+/// Recursive-halving reduce-scatter (the compiler's recursive-halving): partners v XOR 2^k,
+/// from the farthest, send the partial sums of the half the other keeps and fold the other's
+/// into theirs, the lower rank's first; other rank counts fold as recursive doubling does.
+/// units = N, N units of scratch; log2 N rounds where the ring takes N-1.
+Plan recursiveHalvingReduceScatterPlan(int ranks, ReduceOp op, int onlyRank = -1);
 /// Flat broadcast: the root sends the whole message to every other rank, one send each.
 Plan flatBroadcastPlan(int ranks, int root, int onlyRank = -1);
 /// Binomial-tree broadcast (the compiler's binomial-tree: a rank receives from itself minus its
@@ -69,8 +79,8 @@ struct BuiltInPlan {
 };
 
 /// Every built-in generator, each named for its compiler twin (the registered algorithm whose
-/// plan has the same messages): ring, two-shot, recursive-doubling, binomial-tree, flat,
-/// direct, dissemination.
+/// plan has the same messages): ring, two-shot, recursive-doubling, recursive-halving,
+/// binomial-tree, flat, direct, dissemination.
 const std::vector<BuiltInPlan> &builtInPlans();
 /// The generator named `name` that serves `kind`, or nullptr.
 const BuiltInPlan *findBuiltInPlan(std::string_view name, CollectiveKind kind);

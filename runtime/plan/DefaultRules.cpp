@@ -47,6 +47,8 @@ DefaultRule parseRule(const json &value, const std::string &origin, const FieldP
     rule.minRanks = int(expectInteger(*v, Where{origin, path / "min_ranks"}, 1, 1 << 20));
   if (const json *v = member(value, "min_nodes"))
     rule.minNodes = int(expectInteger(*v, Where{origin, path / "min_nodes"}, 1, 1 << 20));
+  if (const json *v = member(value, "power_of_two_ranks"))
+    rule.powerOfTwoRanks = expectBool(*v, Where{origin, path / "power_of_two_ranks"});
   if (const json *v = member(value, "why")) expectString(*v, Where{origin, path / "why"});
   return rule;
 }
@@ -72,12 +74,13 @@ DefaultRules DefaultRules::parse(const json &doc, const std::string &origin) {
   for (int k = 0; k < kNumCollectiveKinds; ++k) {
     const CollectiveKind kind = CollectiveKind(k);
     const bool covered = std::any_of(out.rules_.begin(), out.rules_.end(), [&](const DefaultRule &r) {
-      return r.collective == kind && r.minBytes == 0 && r.minRanks == 1 && r.minNodes == 1;
+      return r.collective == kind && r.unconditional();
     });
     if (!covered)
       throwPlanError(origin, rulesPath,
                      std::string("no rule serves every ") + std::string(toString(kind)) +
-                         " call: give one without min_bytes, min_ranks and min_nodes");
+                         " call: give one without min_bytes, min_ranks, min_nodes and "
+                         "power_of_two_ranks");
   }
   return out;
 }

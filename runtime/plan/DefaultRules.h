@@ -2,6 +2,7 @@
 // message size and rank count; data (plans/defaults.json, compiled into the runtime), not code.
 #pragma once
 
+#include "runtime/core/Text.h"
 #include "runtime/plan/DefaultPlans.h"
 #include "runtime/plan/Plan.h"
 
@@ -13,7 +14,8 @@
 
 namespace collplan {
 
-/// One rule: `plan` serves `collective` from `minBytes`, `minRanks` and `minNodes` on.
+/// One rule: `plan` serves `collective` from `minBytes`, `minRanks` and `minNodes` on (and only
+/// on powers of two of ranks when `powerOfTwoRanks`).
 struct DefaultRule {
   CollectiveKind collective = CollectiveKind::AllReduce;
   const BuiltInPlan *plan = nullptr;
@@ -22,10 +24,17 @@ struct DefaultRule {
   /// The machines (nodes) the job's ranks span: a job across nodes sends over the network,
   /// where other plans win than between the ranks of one machine.
   int minNodes = 1;
-  /// Whether the rule's minimums admit a call of `bytes` on `ranks` ranks over `nodes` nodes.
+  /// Only rank counts that are powers of two: recursive doubling and halving fold the others
+  /// (an extra message of the whole data for the folded pairs), which changes where they win.
+  bool powerOfTwoRanks = false;
+  /// Whether the rule's conditions admit a call of `bytes` on `ranks` ranks over `nodes` nodes.
   bool admits(CollectiveKind kind, int ranks, int nodes, uint64_t bytes) const {
     return collective == kind && minBytes <= bytes && minRanks <= std::max(ranks, 1) &&
-           minNodes <= std::max(nodes, 1);
+           minNodes <= std::max(nodes, 1) && (!powerOfTwoRanks || isPowerOfTwo(ranks));
+  }
+  /// Whether the rule admits every call of its collective.
+  bool unconditional() const {
+    return minBytes == 0 && minRanks == 1 && minNodes == 1 && !powerOfTwoRanks;
   }
 };
 

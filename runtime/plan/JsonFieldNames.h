@@ -50,7 +50,7 @@ inline constexpr std::string_view kDefaultsFormatName = "collplan-defaults";
 inline constexpr std::array<std::string_view, 3> kDefaultsRequired = {"format", "version", "rules"};
 inline constexpr std::array<std::string_view, 1> kDefaultsOptional = {"description"};
 inline constexpr std::array<std::string_view, 2> kRuleRequired = {"collective", "plan"};
-inline constexpr std::array<std::string_view, 4> kRuleOptional = {"min_bytes", "min_ranks",
-                                                                   "min_nodes", "why"};
+inline constexpr std::array<std::string_view, 5> kRuleOptional = {
+    "min_bytes", "min_ranks", "min_nodes", "power_of_two_ranks", "why"};
 
 }  // namespace collplan::json_fields

@@ -20,15 +20,35 @@ namespace {
 using Message = std::tuple<int, int, uint64_t, uint64_t>;
 
 /// The plan's messages, sorted: what two plans must share to move the same data the same way.
+/// Plain sends (no receive) from one rank to another in consecutive ops of its program count as
+/// one message (the textbook's one message per peer per step): the compiler splits a message
+/// whose parts fold into different places (a fused receive-reduce-send beside a
+/// receive-reduce); the runtime's plan may not.
 std::vector<Message> messagesOf(const Plan &plan) {
+  std::vector<PlanTransfer> transfers = planTransfers(plan);
+  std::sort(transfers.begin(), transfers.end(), [](const PlanTransfer &a, const PlanTransfer &b) {
+    return std::tie(a.sender, a.channel, a.send.op) < std::tie(b.sender, b.channel, b.send.op);
+  });
+  std::vector<std::tuple<int, int, uint64_t>> merged;  // sender, receiver, units
+  const PlanTransfer *previous = nullptr;
+  for (const PlanTransfer &t : transfers) {
+    const std::vector<PlanOp> &ops = plan.programs[size_t(t.sender)].channels[t.channel].ops;
+    const uint64_t length = ops[t.send.op].length();
+    const bool continues = previous && previous->sender == t.sender &&
+                           previous->channel == t.channel && previous->receiver == t.receiver &&
+                           previous->send.op + 1 == t.send.op && !ops[t.send.op].recv &&
+                           !ops[previous->send.op].recv;
+    if (continues)
+      std::get<2>(merged.back()) += length;
+    else
+      merged.emplace_back(t.sender, t.receiver, length);
+    previous = &t;
+  }
   std::vector<Message> out;
-  for (const PlanTransfer &t : planTransfers(plan)) {
-    const PlanOp &send = plan.programs[size_t(t.sender)]
-                             .channels[t.channel]
-                             .ops[t.send.op];
-    const uint64_t length = send.length(), units = std::max<uint64_t>(plan.units, 1);
+  const uint64_t units = std::max<uint64_t>(plan.units, 1);
+  for (const auto &[sender, receiver, length] : merged) {
     const uint64_t g = std::max<uint64_t>(std::gcd(length, units), 1);
-    out.emplace_back(t.sender, t.receiver, length / g, units / g);
+    out.emplace_back(sender, receiver, length / g, units / g);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -1,4 +1,4 @@
-// Communicators that load a bundle run its plans (direct allreduce, flat broadcast) per bucket.
+// Communicators that load a bundle run its plans (direct allreduce, binomial broadcast) per bucket.
 #include "ExecTestSupport.h"
 
 #include "runtime/plan/BundleJson.h"
@@ -16,7 +16,7 @@ using namespace collplan::test;
 namespace {
 
 /// A bundle for `ranks` ranks of `backend`: allreduce uses ring up to 1 KiB and direct above;
-/// broadcast uses the flat plan rooted at 0 at every size.
+/// broadcast uses the binomial-tree plan rooted at 0 at every size.
 std::string writeBundle(int ranks, const char *backend = "cpu-threads") {
   Bundle bundle;
   bundle.topologyFingerprint = "test";
@@ -39,7 +39,7 @@ std::string writeBundle(int ranks, const char *backend = "cpu-threads") {
       BucketTable t;
       t.collective = CollectiveKind::Broadcast;
       t.dtype = DType(d);
-      t.buckets.push_back(bucketOf(0, std::numeric_limits<uint64_t>::max(), flatBroadcastPlan(ranks, 0)));
+      t.buckets.push_back(bucketOf(0, std::numeric_limits<uint64_t>::max(), binomialBroadcastPlan(ranks, 0)));
       bundle.tables.push_back(std::move(t));
     }
   const std::string path = "/tmp/collplan-exec-bundle-" + std::to_string(getpid()) + "-" +
@@ -67,11 +67,11 @@ TEST_P(ExecBundle, BucketsChooseThePlanAndResultsMatchTheReference) {
           failure = c.describe(ranks) + ": ran " + comm.lastAlgorithm() + ", expected " + expected;
       }
     }
-    // Root 0 runs the bundle's flat plan; another root is not what it was tuned for, so the
-    // default rules' binomial plan serves it.
+    // Root 0 runs the bundle's binomial plan; another root is not what it was tuned for, so
+    // the default rules' flat plan (up to 8 ranks) serves it.
     for (CollCase c : sweepCases(CollectiveKind::Broadcast, ranks)) {
       if (failure.empty()) failure = runAndCheck(comm, c);
-      const std::string expected = c.root == 0 ? "flat" : "binomial-tree";
+      const std::string expected = c.root == 0 ? "binomial-tree" : "flat";
       if (failure.empty() && c.count > 0 && ranks > 1 && comm.lastAlgorithm() != expected)
         failure = c.describe(ranks) + ": ran " + comm.lastAlgorithm() + ", expected " + expected;
     }

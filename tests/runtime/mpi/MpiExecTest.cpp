@@ -72,8 +72,8 @@ TEST(MpiExec, EveryCollectiveMatchesTheReference) {
     ++checked;
   }
   EXPECT_GT(checked, size_t(500));  // the sweep cannot silently shrink to nothing
-  std::set<std::string> expected = {"recursive-doubling", "ring", "direct", "binomial-tree", "flat",
-                                    "dissemination"};
+  std::set<std::string> expected = {"recursive-doubling", "recursive-halving", "ring", "direct",
+                                    "binomial-tree", "flat", "dissemination"};
   // Allreduce from 256 KiB on one machine (plans/defaults.json); across nodes the ring serves
   // it (min_nodes 2), and the emulated nodes are nodes of the job's topology.
   const char *nodes = std::getenv("COLLPLAN_MPI_NODES");

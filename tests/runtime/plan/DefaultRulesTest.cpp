@@ -28,7 +28,22 @@ TEST(DefaultRules, ShippedRulesServeEveryCollective) {
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 4, 262144, 1).name, "two-shot");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllReduce, 2, 32768, 2).name, "recursive-doubling");
   EXPECT_EQ(rules.planFor(CollectiveKind::AllToAll, 4, 8).name, "direct");
-  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 8, 1 << 20).name, "binomial-tree");
+  // Recursive doubling gathers small messages at any rank count and large ones on powers of
+  // two; three ranks fold, and the ring takes large messages there.
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllGather, 3, 4096).name, "recursive-doubling");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllGather, 3, 1 << 24).name, "ring");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllGather, 4, 1 << 24).name, "recursive-doubling");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllGather, 8, 1 << 24).name, "recursive-doubling");
+  EXPECT_EQ(rules.planFor(CollectiveKind::ReduceScatter, 8, 4096).name, "recursive-halving");
+  EXPECT_EQ(rules.planFor(CollectiveKind::ReduceScatter, 8, 1 << 20).name, "ring");
+  // One machine broadcasts flat up to 8 ranks; more ranks use the tree, and so do large
+  // messages across machines.
+  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 8, 1 << 20).name, "flat");
+  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 9, 8).name, "binomial-tree");
+  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 4, 8, 2).name, "flat");
+  EXPECT_EQ(rules.planFor(CollectiveKind::Broadcast, 4, 1 << 20, 2).name, "binomial-tree");
+  EXPECT_EQ(rules.planFor(CollectiveKind::AllGather, 4, 1 << 20, 2).name, "ring");
+  EXPECT_EQ(rules.planFor(CollectiveKind::ReduceScatter, 4, 32768, 2).name, "ring");
   EXPECT_EQ(rules.planFor(CollectiveKind::Barrier, 8, 0).name, "dissemination");
   // The runtime's copy is the repository's file.
   std::ifstream file(COLLPLAN_SOURCE_DIR "/plans/defaults.json");
@@ -39,6 +54,7 @@ TEST(DefaultRules, ShippedRulesServeEveryCollective) {
     EXPECT_EQ(fromFile.rules()[i].plan, rules.rules()[i].plan) << i;
     EXPECT_EQ(fromFile.rules()[i].minBytes, rules.rules()[i].minBytes) << i;
     EXPECT_EQ(fromFile.rules()[i].minNodes, rules.rules()[i].minNodes) << i;
+    EXPECT_EQ(fromFile.rules()[i].powerOfTwoRanks, rules.rules()[i].powerOfTwoRanks) << i;
   }
 }
 
@@ -126,9 +142,21 @@ TEST(DefaultRules, BadDocumentsAreClearErrors) {
             std::string::npos);
   // A rule for several nodes alone serves no call of one machine.
   EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"min_nodes\": 2}"))
-                .find("no rule serves every allreduce call: give one without min_bytes, min_ranks "
-                      "and min_nodes"),
+                .find("no rule serves every allreduce call: give one without min_bytes, min_ranks, "
+                      "min_nodes and power_of_two_ranks"),
             std::string::npos);
+  // A rule for powers of two alone serves no call of three ranks.
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", "
+                               "\"power_of_two_ranks\": true}"))
+                .find("no rule serves every allreduce call"),
+            std::string::npos);
+  EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", "
+                               "\"power_of_two_ranks\": 1}"))
+                .find("rules[0].power_of_two_ranks"),
+            std::string::npos);
+  EXPECT_EQ(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", "
+                               "\"power_of_two_ranks\": false}")),
+            "");
   EXPECT_NE(errorFor(withRules("{\"collective\": \"allreduce\", \"plan\": \"ring\", \"size\": 1}"))
                 .find("rules[0].size: unknown field"),
             std::string::npos);
