@@ -145,11 +145,11 @@ Plan ringAllGatherPlan(int ranks, int onlyRank) {
   for (int r = 0; r < n; ++r) {
     if (!b.builds(r)) continue;
     const int left = int(mod(r - 1, n)), right = int(mod(r + 1, n));
-    // The own block is sent from the input, not from the copy just written into the output:
-    // the right neighbour reads lines no core has just dirtied (2 MiB, N=2: 103 us instead of
-    // 139 us on the reference machine).
-    b.add(r, makeOp({in(0)}, {}, 0, {out(uint32_t(r))}, {}), 0);
+    // The own block is sent from the input, not from the copy written into the output: the
+    // right neighbour reads lines no core has just dirtied (2 MiB, N=2: 103 us instead of
+    // 139 us on the reference machine), and starts while this rank copies.
     b.add(r, makeOp({in(0)}, {}, 0, {}, {right}), 0);
+    b.add(r, makeOp({in(0)}, {}, 0, {out(uint32_t(r))}, {}), 0);
     for (int t = 1; t < n - 1; ++t)
       b.add(r, makeOp({}, left, 0, {out(mod(r - t, n))}, {right}), t);
     b.add(r, makeOp({}, left, 0, {out(mod(r + 1, n))}, {}), n - 1);
@@ -261,8 +261,12 @@ Plan recursiveDoublingAllGatherPlan(int ranks, int onlyRank) {
       b.add(r, makeOp({}, r + 1, 0, {out(0, uint32_t(n))}, {}), unfoldStep);
       continue;
     }
-    b.add(r, makeOp({in(0)}, {}, 0, {out(uint32_t(r))}, {}), 0);
-    if (fold.folds(r)) b.add(r, makeOp({}, r - 1, 0, {out(uint32_t(r - 1))}, {}), 0);
+    const bool folds = fold.folds(r);
+    const PlanOp ownCopy = makeOp({in(0)}, {}, 0, {out(uint32_t(r))}, {});
+    if (folds) {  // its own block and the extra's, the pair's share of the first exchange
+      b.add(r, ownCopy, 0);
+      b.add(r, makeOp({}, r - 1, 0, {out(uint32_t(r - 1))}, {}), 0);
+    }
     // Before the exchange at `distance` rank v holds the blocks of the `distance` virtual
     // ranks aligned with it; it swaps them for its partner's, one message each way.
     const int v = fold.virtualOf(r);
@@ -272,7 +276,11 @@ Plan recursiveDoublingAllGatherPlan(int ranks, int onlyRank) {
       const BufRef held = part(out(0), fold.firstBlock(mine), fold.firstBlock(mine + distance));
       const BufRef arriving =
           part(out(0), fold.firstBlock(theirs), fold.firstBlock(theirs + distance));
-      b.add(r, makeOp({held}, {}, 0, {}, {fold.rankOf(v ^ distance)}), step);
+      // A rank that holds only its own block sends it from its input and copies it after.
+      const bool ownBlockOnly = distance == 1 && !folds;
+      b.add(r, makeOp({ownBlockOnly ? in(0) : held}, {}, 0, {}, {fold.rankOf(v ^ distance)}),
+            step);
+      if (ownBlockOnly) b.add(r, ownCopy, step);
       b.add(r, makeOp({}, fold.rankOf(v ^ distance), 0, {arriving}, {}), step);
     }
     if (fold.folds(r)) b.add(r, makeOp({out(0, uint32_t(n))}, {}, 0, {}, {r - 1}), unfoldStep);
@@ -333,12 +341,13 @@ Plan recursiveHalvingReduceScatterPlan(int ranks, ReduceOp op, int onlyRank) {
 Plan flatBroadcastPlan(int ranks, int root, int onlyRank) {
   if (ranks == 1) return localPlan(CollectiveKind::Broadcast, {}, root, "flat", onlyRank);
   Builder b(CollectiveKind::Broadcast, ranks, {}, root, "flat", 1, onlyRank);
-  b.add(root, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
   for (int k = 1; k < ranks; ++k) {
     const int r = int(mod(root + k, ranks));
     b.add(root, makeOp({in(0)}, {}, 0, {}, {r}), k - 1);
     b.add(r, makeOp({}, root, 0, {out(0)}, {}), k - 1);
   }
+  // The root's own copy last: the receivers read its message while it copies.
+  b.add(root, makeOp({in(0)}, {}, 0, {out(0)}, {}), ranks - 2);
   return b.finish(ranks - 1, ranks - 1);
 }
 
@@ -355,13 +364,12 @@ Plan binomialBroadcastPlan(int ranks, int root, int onlyRank) {
     const int r = real(vr);
     const int highest = vr == 0 ? 0 : floorPowerOfTwo(vr);
     int step = vr == 0 ? 0 : ceilLog2(highest) + 1;
-    if (vr == 0)
-      b.add(r, makeOp({in(0)}, {}, 0, {out(0)}, {}), 0);
-    else
-      b.add(r, makeOp({}, real(vr - highest), 0, {out(0)}, {}), step - 1);
+    if (vr != 0) b.add(r, makeOp({}, real(vr - highest), 0, {out(0)}, {}), step - 1);
     const BufRef value = vr == 0 ? in(0) : out(0);
     for (int m = vr == 0 ? 1 : 2 * highest; vr + m < n; m *= 2)
       b.add(r, makeOp({value}, {}, 0, {}, {real(vr + m)}), step++);
+    // The root's own copy last: its children read its messages while it copies.
+    if (vr == 0) b.add(r, makeOp({in(0)}, {}, 0, {out(0)}, {}), step - 1);
   }
   return b.finish(ceilLog2(n), ceilLog2(n));
 }
@@ -427,11 +435,12 @@ Plan directAllToAllPlan(int ranks, int onlyRank) {
   Builder b(CollectiveKind::AllToAll, n, {}, 0, "direct", uint32_t(n), onlyRank);
   for (int r = 0; r < n; ++r) {
     if (!b.builds(r)) continue;
-    b.add(r, makeOp({in(uint32_t(r))}, {}, 0, {out(uint32_t(r))}, {}), 0);
     for (int k = 1; k < n; ++k) {
       const int p = int(mod(r + k, n));
       b.add(r, makeOp({in(uint32_t(p))}, {}, 0, {}, {p}), k - 1);
     }
+    // The own block between the sends and the receives: peers start on their messages first.
+    b.add(r, makeOp({in(uint32_t(r))}, {}, 0, {out(uint32_t(r))}, {}), n - 2);
     for (int k = 1; k < n; ++k) {
       const int q = int(mod(r - k, n));
       b.add(r, makeOp({}, q, 0, {out(uint32_t(q))}, {}), k - 1);

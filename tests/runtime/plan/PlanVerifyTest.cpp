@@ -80,10 +80,10 @@ TEST(PlanVerify, ForwardingReceiveWritesTheWrongUnit) {
 TEST(PlanVerify, SendReadsUninitialisedScratch) {
   Plan plan = ringAllGatherPlan(3);
   plan.scratchUnits = 1;
-  PlanOp &send = opAt(plan, 0, 0, 1);
+  PlanOp &send = opAt(plan, 0, 0, 0);
   ASSERT_EQ(send.kind, OpKind::Send);
   send.srcs = {tmp(0, 1)};
-  expectProblem(plan, "programs[0].channels[0].ops[1]",
+  expectProblem(plan, "programs[0].channels[0].ops[0]",
                 "reads tmp[0] of rank 0 before anything wrote it");
 }
 
