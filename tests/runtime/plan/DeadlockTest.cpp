@@ -18,8 +18,9 @@ namespace {
 Plan recvBeforeSendRing(int n) {
   Plan plan = ringAllGatherPlan(n);
   for (auto &program : plan.programs) {
-    auto &ops = program.channels[0].ops;  // copy, send own, forward..., receive last
-    std::swap(ops[1], ops[2]);
+    // send own, copy own, forward..., receive last -> copy own, forward, send own, ...
+    auto &ops = program.channels[0].ops;
+    std::rotate(ops.begin(), ops.begin() + 1, ops.begin() + 3);
   }
   return plan;
 }
