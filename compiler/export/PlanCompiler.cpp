@@ -6,6 +6,8 @@
 #include "compiler/Registration.h"
 #include "compiler/analysis/SourceNesting.h"
 #include "compiler/export/ProgramToPlan.h"
+#include "runtime/plan/Composition.h"
+#include "runtime/plan/PlanValidate.h"
 #include "runtime/core/Files.h"
 #include "runtime/plan/PlanVerify.h"
 #include "runtime/topology/Topology.h"
@@ -208,6 +210,81 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
   std::replace(name.begin(), name.end(), '-', '_');
   createCollectiveOp(builder, builder.getUnknownLoc(), requested, name, algorithm->name);
   return runCompilePipeline(*module, algorithm, options, ctx, error);
+}
+
+FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
+                                                 const CompileOptions &options,
+                                                 std::string &error) {
+  if (spec.kind != CollectiveKind::AllReduce || options.algorithm != "hierarchical") {
+    error = "a composed plan is a hierarchical allreduce: give -c allreduce -a hierarchical";
+    return failure();
+  }
+  const std::optional<AlgorithmParams> params =
+      resolveParams(findAlgorithm("hierarchical"), options, error);
+  if (!params) return failure();
+  const int local = params->getInt("ranks-per-node");
+  if (local < 1 || spec.ranks % local != 0) {
+    error = "a composed plan needs ranks-per-node, a divisor of the " +
+            std::to_string(spec.ranks) + " ranks (nodes are consecutive ranks), got " +
+            std::to_string(local);
+    return failure();
+  }
+  HierarchicalStages stages;
+  stages.ranksPerNode = local;
+  struct StageRequest {
+    CollectiveKind kind;
+    int ranks;
+    std::string algorithm;
+    Plan *plan;
+    const char *what;
+  };
+  const StageRequest requests[] = {
+      {CollectiveKind::ReduceScatter, local, params->getAlgorithmName("intra"),
+       &stages.intraReduceScatter, "intra-node reduce-scatter"},
+      {CollectiveKind::AllReduce, spec.ranks / local, params->getAlgorithmName("inter"),
+       &stages.interAllReduce, "inter-node allreduce"},
+      {CollectiveKind::AllGather, local, params->getAlgorithmName("intra"),
+       &stages.intraAllGather, "intra-node allgather"}};
+  CompiledPlan out;
+  for (const StageRequest &request : requests) {
+    CollectiveSpec stageSpec;
+    stageSpec.kind = request.kind;
+    stageSpec.ranks = request.ranks;
+    if (needsReduceOp(request.kind)) stageSpec.op = spec.op;
+    CompileOptions stageOptions;
+    stageOptions.algorithm = request.algorithm;
+    stageOptions.slices = options.slices;
+    stageOptions.explain = options.explain;
+    std::string stageError;
+    FailureOr<CompiledPlan> stage = compileCollective(stageSpec, stageOptions, stageError);
+    if (failed(stage)) {
+      error = std::string(request.what) + " (" + request.algorithm + " on " +
+              std::to_string(request.ranks) + " ranks): " + stageError;
+      return failure();
+    }
+    *request.plan = std::move(stage->plan);
+    const double share = request.kind == CollectiveKind::AllReduce ? 1.0 / local : 1.0;
+    out.cost.alphaRounds += stage->cost.alphaRounds;
+    out.cost.beta += stage->cost.beta * share;
+    for (std::string &line : stage->explanation)
+      out.explanation.push_back(std::string(request.what) + ": " + line);
+  }
+  try {
+    out.plan = composeHierarchicalAllReduce(stages, spec.ranks);
+  } catch (const std::invalid_argument &e) {
+    error = e.what();
+    return failure();
+  }
+  out.plan.params.update(paramsRecord(*params, options.slices));
+  try {
+    validatePlan(out.plan, "the composed plan");
+  } catch (const PlanError &e) {
+    error = std::string(e.what()) +
+            " (the stages' scratch must hold each block's partial results in units of that "
+            "block: runtime/plan/Composition.h)";
+    return failure();
+  }
+  return out;
 }
 
 FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &symbol,

@@ -48,6 +48,17 @@ mlir::FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
                                                 const CompileOptions &options,
                                                 std::string &error);
 
+/// A hierarchical allreduce stored as its stages (runtime/plan/Composition.h, the "composed"
+/// form): `options.algorithm` is "hierarchical", whose `ranks-per-node` (L, required: nodes are
+/// consecutive ranks), `intra` and `inter` parameters choose the stages. The intra-node
+/// reduce-scatter and allgather are compiled with `intra` for L ranks and the inter-node
+/// allreduce with `inter` for ranks / L, each proven at its own size; each rank builds its
+/// program from them at load. The cost is the stages' summed (the inter-node one on 1/L of the
+/// message). Compile time and file size grow with the stages, not with the ranks.
+mlir::FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
+                                                       const CompileOptions &options,
+                                                       std::string &error);
+
 /// The same for a researcher's `.mlir` file holding one coll.collective (with an `algorithm`)
 /// or one coll.schedule (`symbol` picks one when there are several). Errors carry
 /// file:line:col.

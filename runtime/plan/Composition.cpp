@@ -4,6 +4,7 @@
 #include "runtime/core/Limits.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -46,12 +47,21 @@ struct StageLayout {
   BufferKind in, out, tmp;
   uint32_t inBase = 0, outBase = 0, tmpBase = 0;
   uint32_t scale = 1;
+  /// Nonzero for the inter-node stage, whose whole message is one block of the composed one:
+  /// its scratch units come in periods of its message's units, each period mapped to a slot
+  /// of `tmpSlot` composed units, so a unit keeps its position in the message (a range never
+  /// crosses a period: its phases are its source's).
+  uint32_t tmpPeriod = 0, tmpSlot = 0;
 
   BufRef map(const BufRef &ref) const {
     switch (ref.buf) {
     case BufferKind::In: return {in, inBase + ref.offset * scale, ref.length * scale};
     case BufferKind::Out: return {out, outBase + ref.offset * scale, ref.length * scale};
-    case BufferKind::Tmp: return {tmp, tmpBase + ref.offset * scale, ref.length * scale};
+    case BufferKind::Tmp:
+      if (tmpPeriod == 0) return {tmp, tmpBase + ref.offset * scale, ref.length * scale};
+      return {tmp,
+              tmpBase + ref.offset / tmpPeriod * tmpSlot + ref.offset % tmpPeriod * scale,
+              ref.length * scale};
     }
     return ref;
   }
@@ -60,15 +70,17 @@ struct StageLayout {
 /// The composed unit grid and the stages' places in it. A unit's size depends on its position
 /// in the message (its phase: units differ by one element when the count does not divide), so
 /// every value stays at its message position modulo `units`: block l of local rank l lives at
-/// l * block in the scratch regions A and B, and each stage's scratch starts at a multiple of
-/// `units` (stage 2's at l * block past one), which keeps the phases of stage plans that hold a
-/// block's partial results in scratch units of that block, as the built-in plans do.
+/// l * block in the scratch regions A and B; the inter-node stage's scratch is slots of
+/// `units`, each holding its period at l * block; the intra-node stages' scratch starts at a
+/// multiple of `units`, which keeps the phases of intra-node plans that hold a block's partial
+/// results in scratch units of that block, as the built-in plans do.
 struct Grid {
   int ranksPerNode = 1, nodes = 1;
   uint32_t units = 1, block = 1;  ///< the message's units, and one block's (units / L)
   uint32_t scratchUnits = 0;
   uint32_t scales[3] = {1, 1, 1};
   uint32_t regionA = 0, regionB = 0, stageTmp[3] = {0, 0, 0};
+  uint32_t interUnits = 1;  ///< the inter-node plan's units
 
   /// Stage `s`'s layout on local rank `local`.
   StageLayout layout(int s, int local) const {
@@ -77,7 +89,7 @@ struct Grid {
     case 0: return {BufferKind::In, BufferKind::Tmp, BufferKind::Tmp, 0, regionA + mine,
                     stageTmp[0], scales[0]};
     case 1: return {BufferKind::Tmp, BufferKind::Tmp, BufferKind::Tmp, regionA + mine,
-                    regionB + mine, stageTmp[1] + mine, scales[1]};
+                    regionB + mine, stageTmp[1] + mine, scales[1], interUnits, units};
     default: return {BufferKind::Tmp, BufferKind::Out, BufferKind::Tmp, regionB + mine, 0,
                      stageTmp[2], scales[2]};
     }
@@ -109,10 +121,13 @@ Grid gridOf(const HierarchicalStages &stages, int ranks) {
   // one starting at a multiple of the message's units.
   const Plan *plans[3] = {&stages.intraReduceScatter, &stages.interAllReduce,
                           &stages.intraAllGather};
+  g.interUnits = uint32_t(ar);
   uint64_t next = 2 * units;
   for (int s = 0; s < 3; ++s) {
     g.stageTmp[s] = uint32_t(checkedUnits(next, "scratch"));
-    const uint64_t used = uint64_t(plans[s]->scratchUnits) * g.scales[s] + (s == 1 ? units : 0);
+    const uint64_t scratch = plans[s]->scratchUnits;
+    // The inter-node stage: one slot of the message's units per period of its own.
+    const uint64_t used = s == 1 ? (scratch + ar - 1) / ar * units : scratch * g.scales[s];
     next += (used + units - 1) / units * units;
   }
   g.regionA = 0;
@@ -223,6 +238,7 @@ Plan composeHierarchicalAllReduce(const HierarchicalStages &stages, int ranks, i
   plan.predicted.beta = stages.intraReduceScatter.predicted.beta +
                         stages.interAllReduce.predicted.beta / g.ranksPerNode +
                         stages.intraAllGather.predicted.beta;
+  plan.composition = std::make_shared<const HierarchicalStages>(stages);
   plan.programs.resize(size_t(ranks));
   plan.onlyRank = onlyRank;
   for (int r = 0; r < ranks; ++r)

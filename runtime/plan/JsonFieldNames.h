@@ -10,12 +10,16 @@ inline constexpr std::string_view kPlanFormatName = "collplan-plan";
 inline constexpr std::string_view kBundleFormatName = "collplan-bundle";
 
 // A plan document. "op" is required for reducing collectives, "root" for rooted ones; exactly one
-// of "programs" (one per rank) and "symmetric" (rank 0's, instantiated per rank).
+// of "programs" (one per rank), "symmetric" (rank 0's, instantiated per rank) and "composed"
+// (stage plans each rank builds its program from).
 inline constexpr std::array<std::string_view, 6> kPlanRequired = {
     "format", "version", "collective", "ranks", "algorithm", "units"};
-inline constexpr std::array<std::string_view, 9> kPlanOptional = {
-    "op",        "root",      "params", "scratch_units", "inplace_safe", "reduction_order",
-    "predicted", "programs", "symmetric"};
+inline constexpr std::array<std::string_view, 10> kPlanOptional = {
+    "op",        "root",     "params",    "scratch_units", "inplace_safe", "reduction_order",
+    "predicted", "programs", "symmetric", "composed"};
+inline constexpr std::array<std::string_view, 2> kComposedRequired = {"ranks_per_node", "stages"};
+inline constexpr std::array<std::string_view, 3> kComposedStagesRequired = {
+    "intra_reduce_scatter", "inter_allreduce", "intra_allgather"};
 inline constexpr std::array<std::string_view, 3> kSymmetricRequired = {"group", "stride",
                                                                       "program"};
 inline constexpr std::array<std::string_view, 1> kSymmetricOptional = {"rank_ordered_receives"};

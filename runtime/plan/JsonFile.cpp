@@ -13,14 +13,19 @@ namespace {
 using nlohmann::json;
 
 /// Keeps the "channels" of programs[onlyRank] only, in every "programs" array of a document (a
-/// plan has one, a bundle one per bucket).
+/// plan has one, a bundle one per bucket), except in the stage plans of a composed plan, whose
+/// rank numbers are not the world's (a rank builds its program from several of theirs).
 JsonMemberFilter programFilter(int onlyRank) {
   if (onlyRank < 0) return {};
   return [onlyRank](const std::vector<JsonStep> &path, const std::string &key) {
     const size_t n = path.size();
-    return !(key == "channels" && n >= 2 && path[n - 1].inArray &&
-             path[n - 1].index != size_t(onlyRank) && !path[n - 2].inArray &&
-             path[n - 2].key == "programs");
+    const bool otherRanksProgram = key == "channels" && n >= 2 && path[n - 1].inArray &&
+                                   path[n - 1].index != size_t(onlyRank) &&
+                                   !path[n - 2].inArray && path[n - 2].key == "programs";
+    if (!otherRanksProgram) return true;
+    for (const JsonStep &step : path)
+      if (!step.inArray && step.key == "composed") return true;
+    return false;
   };
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,6 +148,8 @@ struct PredictedCost {
   double beta = 0;         ///< bytes on the critical path / message size M
 };
 
+struct HierarchicalStages;  // Composition.h
+
 struct Plan {
   int formatVersion = kPlanFormatVersion;
   CollectiveKind collective = CollectiveKind::AllReduce;
@@ -170,6 +173,10 @@ struct Plan {
   /// program alone ("symmetric"), and a rank that loads its own program builds it in time
   /// proportional to that program. `programs` always holds the instantiated programs.
   std::optional<PlanSymmetry> symmetry;
+  /// Set when the plan is a composition of stage plans of their own sizes (Composition.h): the
+  /// file stores the stages ("composed"), and each rank builds its program from them in time
+  /// proportional to it. `programs` always holds the built programs.
+  std::shared_ptr<const HierarchicalStages> composition;
   PredictedCost predicted;
   /// -1: every rank's program is here. A rank that loaded only its own program (PlanLoadOptions)
   /// has its rank here, and the other programs are empty.

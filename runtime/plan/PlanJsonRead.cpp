@@ -9,6 +9,7 @@
 #include "runtime/plan/JsonFile.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/plan/PlanVerify.h"
+#include "runtime/plan/Composition.h"
 #include "runtime/plan/Symmetry.h"
 
 #include <cmath>
@@ -25,6 +26,16 @@ namespace {
 
 constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
 constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+
+/// What a program's ops span in units (operands, destinations and sends), plus one per op: the
+/// measure the size guards on instantiation compare with PlanLoadOptions::maxProofUnits.
+uint64_t programUnits(const RankProgram &program) {
+  uint64_t units = 1;
+  for (const Channel &channel : program.channels)
+    for (const PlanOp &op : channel.ops)
+      units += uint64_t(op.length()) * (op.numOperands() + op.dsts.size() + op.sends.size()) + 1;
+  return units;
+}
 
 struct PlanReader {
   const std::string &origin;
@@ -226,6 +237,11 @@ private:
                     Plan &plan) const {
     const json *explicitPrograms = member(doc, "programs");
     const json *symmetric = member(doc, "symmetric");
+    const json *composed = member(doc, "composed");
+    if (composed && (explicitPrograms || symmetric))
+      at(root / "composed")
+          .fail("a composed plan stores its stage plans, not \"" +
+                std::string(explicitPrograms ? "programs" : "symmetric") + "\" as well");
     if (explicitPrograms && symmetric)
       at(root / "symmetric")
           .fail("a plan has either \"programs\" (one per rank) or \"symmetric\" (rank 0's, "
@@ -235,6 +251,10 @@ private:
           .fail("has no program for rank " + std::to_string(options.onlyRank) + " (ranks is " +
                 std::to_string(plan.ranks) + ")");
     plan.onlyRank = options.onlyRank;
+    if (composed) {
+      readComposed(*composed, root, options, plan);
+      return;
+    }
     if (symmetric) {
       readSymmetric(*symmetric, root / "symmetric", options, plan);
       return;
@@ -259,14 +279,83 @@ private:
   /// span exceed the proof's limit (four times it for a load without proof).
   void refuseOversizedInstantiation(const RankProgram &base, const FieldPath &path,
                                     const PlanLoadOptions &options, int ranks) const {
-    uint64_t perRank = 1;
-    for (const Channel &channel : base.channels)
-      for (const PlanOp &op : channel.ops)
-        perRank += uint64_t(op.length()) * (op.numOperands() + op.dsts.size() + op.sends.size()) + 1;
+    const uint64_t perRank = programUnits(base);
     const uint64_t limit = options.verify ? options.maxProofUnits : 4 * options.maxProofUnits;
     if (perRank * uint64_t(ranks) > limit)
       at(path).fail("instantiated for every one of its " + std::to_string(ranks) +
                     " ranks, rank 0's program would span more than " + std::to_string(limit) +
+                    " units (PlanLoadOptions::maxProofUnits" +
+                    std::string(options.verify ? "" : " x 4 without proof") +
+                    "); load one rank's program (onlyRank), or raise the limit for a source "
+                    "you trust");
+  }
+
+  /// The "composed" member: the number of ranks per node and the three stage plans, each read,
+  /// validated and proven (as `options` ask) at its own size, from which each rank the load keeps
+  /// builds its program (Composition.h). The plan's own fields must be what the stages compose.
+  void readComposed(const json &value, const FieldPath &root, const PlanLoadOptions &options,
+                    Plan &plan) const {
+    const FieldPath path = root / "composed";
+    checkObject(value, at(path), names::kComposedRequired, std::array<std::string_view, 0>{});
+    if (plan.collective != CollectiveKind::AllReduce)
+      at(root / "collective")
+          .fail("a composed plan is an allreduce (an intra-node reduce-scatter, an inter-node "
+                "allreduce and an intra-node allgather), not a " +
+                std::string(toString(plan.collective)));
+    HierarchicalStages stages;
+    stages.ranksPerNode =
+        int(expectInteger(value["ranks_per_node"], at(path / "ranks_per_node"), 1, kMaxRanks));
+    const FieldPath stagesPath = path / "stages";
+    const json &stageDocs = value["stages"];
+    checkObject(stageDocs, at(stagesPath), names::kComposedStagesRequired,
+                std::array<std::string_view, 0>{});
+    PlanLoadOptions stageOptions = options;
+    stageOptions.onlyRank = -1;  // a rank's program takes programs of several stage ranks
+    Plan *targets[3] = {&stages.intraReduceScatter, &stages.interAllReduce,
+                        &stages.intraAllGather};
+    for (size_t s = 0; s < 3; ++s) {
+      const std::string name(names::kComposedStagesRequired[s]);
+      *targets[s] =
+          planFromJsonAt(stageDocs[name], origin, stagesPath / name.c_str(), stageOptions);
+    }
+    try {
+      checkHierarchicalStages(stages, plan.ranks);
+    } catch (const std::invalid_argument &e) {
+      at(path).fail(e.what());
+    }
+    if (plan.onlyRank < 0) refuseOversizedComposition(stages, path, options, plan.ranks);
+    Plan built = composeHierarchicalAllReduce(stages, plan.ranks, plan.onlyRank);
+    if (plan.op != built.op)
+      at(root / "op").fail("the stages reduce with " + std::string(toString(*built.op)));
+    if (plan.units != built.units)
+      at(root / "units").fail("is " + std::to_string(plan.units) + " but the stages compose to " +
+                              std::to_string(built.units) + " units");
+    if (plan.scratchUnits != built.scratchUnits)
+      at(root / "scratch_units")
+          .fail("is " + std::to_string(plan.scratchUnits) + " but the stages compose to " +
+                std::to_string(built.scratchUnits) + " units of scratch");
+    plan.programs = std::move(built.programs);
+    plan.composition = std::move(built.composition);
+  }
+
+  /// Every rank's programs of a composed plan repeat each inter-node program L times and each
+  /// intra-node one K times: refused before anything is built past the proof's limit (four times
+  /// it for a load without proof), as a symmetric plan's are.
+  void refuseOversizedComposition(const HierarchicalStages &stages, const FieldPath &path,
+                                  const PlanLoadOptions &options, int ranks) const {
+    auto planUnits = [](const Plan &p) {
+      uint64_t units = 0;
+      for (const RankProgram &program : p.programs) units += programUnits(program);
+      return units;
+    };
+    const uint64_t nodes = uint64_t(ranks / stages.ranksPerNode);
+    const uint64_t total = uint64_t(stages.ranksPerNode) * planUnits(stages.interAllReduce) +
+                           nodes * (planUnits(stages.intraReduceScatter) +
+                                    planUnits(stages.intraAllGather));
+    const uint64_t limit = options.verify ? options.maxProofUnits : 4 * options.maxProofUnits;
+    if (total > limit)
+      at(path).fail("built for every one of its " + std::to_string(ranks) +
+                    " ranks, its stage programs would span more than " + std::to_string(limit) +
                     " units (PlanLoadOptions::maxProofUnits" +
                     std::string(options.verify ? "" : " x 4 without proof") +
                     "); load one rank's program (onlyRank), or raise the limit for a source "
@@ -333,7 +422,12 @@ Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath 
   std::optional<PlanSymmetry> symmetry = std::exchange(plan.symmetry, std::nullopt);
   validatePlanAt(plan, origin, path);
   plan.symmetry = std::move(symmetry);
-  if (options.verify && plan.onlyRank < 0) {
+  // A composed plan's stages were each proven at their own size while it was read, and the
+  // composition of proven stages is proven by instantiation in the tests (CompositionTest): the
+  // whole plan is proven again only while it fits the proof's limit.
+  const bool provable = !plan.composition || proofUnits(plan, options.maxProofUnits) <=
+                                                 options.maxProofUnits;
+  if (options.verify && plan.onlyRank < 0 && provable) {
     if (proofUnits(plan, options.maxProofUnits) > options.maxProofUnits)
       throwPlanError(origin, path,
                      "too large to prove while loading: its buffers and ops span more than " +

@@ -1,7 +1,9 @@
-// planToJson: the snake_case JSON form of a plan, omitting empty fields; symmetric plans as rank 0's program.
+// planToJson: the snake_case JSON form of a plan, omitting empty fields; symmetric plans as rank
+// 0's program, composed plans as their stage plans.
 #include "runtime/plan/PlanJson.h"
 
 #include "runtime/plan/BufRefText.h"
+#include "runtime/plan/Composition.h"
 #include "runtime/plan/JsonFieldNames.h"
 #include "runtime/plan/Symmetry.h"
 
@@ -60,6 +62,15 @@ json planToJson(const Plan &plan) {
   if (plan.rankOrderReductions) out["reduction_order"] = json_fields::kRankReductionOrder;
   out["predicted"] = json{{"alpha_rounds", plan.predicted.alphaRounds},
                           {"beta", plan.predicted.beta}};
+  if (plan.composition) {
+    const HierarchicalStages &stages = *plan.composition;
+    out["composed"] = json{{"ranks_per_node", stages.ranksPerNode},
+                           {"stages",
+                            json{{"intra_reduce_scatter", planToJson(stages.intraReduceScatter)},
+                                 {"inter_allreduce", planToJson(stages.interAllReduce)},
+                                 {"intra_allgather", planToJson(stages.intraAllGather)}}}};
+    return out;
+  }
   if (plan.symmetry) {
     json symmetric{{"group", toString(plan.symmetry->group)},
                    {"stride", plan.symmetry->stride},

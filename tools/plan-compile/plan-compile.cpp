@@ -97,7 +97,7 @@ struct Request {
   std::string dtypeName = "f32", backend = "cpu-threads", encodingName;
   int ranks = 0, root = 0;
   CompileOptions options;
-  bool cost = false, list = false;
+  bool cost = false, list = false, composed = false;
   std::vector<std::string> schedules;  // registered before the flags were made
   std::vector<std::pair<std::string, std::string>> paramFlags;  // key, value as typed
 };
@@ -157,6 +157,11 @@ void addFlags(CLI::App &app, Request &r) {
                "Require every reduction to be a left fold in rank order, (((x0+x1)+x2)+...), "
                "so results are bitwise identical whatever plan or message size; mark the plan "
                "so (reduction_order \"rank\"). Algorithms that fold otherwise fail");
+  app.add_flag("--composed", r.composed,
+               "With -c allreduce -a hierarchical --ranks-per-node L: store the plan as its "
+               "stages (intra-node reduce-scatter and allgather on L ranks, inter-node allreduce "
+               "on N/L), each compiled and proven at its own size; each rank builds its program "
+               "at load");
   app.add_flag("--list", r.list,
                "List the algorithms: collectives, parameters (default, range, help), origin");
 }
@@ -224,6 +229,11 @@ CompiledPlan compileRequest(Request &r, const std::vector<std::string> &inputTem
     if (!r.collective.empty())
       throw RequestError("give either an input file or --collective, not both");
     compiled = compileFile(r.input, r.symbol, r.options, error);
+  } else if (r.composed) {
+    if (r.emit != "plan" && r.emit != "bundle")
+      throw RequestError("--composed writes a plan or a bundle (--emit plan|bundle), not " +
+                         r.emit + ": each stage is its own program");
+    compiled = compileComposedAllReduce(requestedSpec(r), r.options, error);
   } else {
     compiled = compileCollective(requestedSpec(r), r.options, error);
   }

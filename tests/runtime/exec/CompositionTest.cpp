@@ -1,11 +1,14 @@
 // Hierarchical allreduces composed from stage plans: proven for every shape tried, one rank's
-// program built alone equals the whole plan's, results match the reference on cpu-threads, and
-// stages that do not compose are refused with the stage and the reason.
+// program built alone equals the whole plan's, the "composed" file form round-trips (JSON, CBOR,
+// one rank's load), results match the reference on cpu-threads, and stages or files that do not
+// compose are refused with the stage or field and the reason.
 #include "ExecTestSupport.h"
 
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/Composition.h"
 #include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/PlanError.h"
+#include "runtime/plan/PlanJson.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/plan/PlanVerify.h"
 
@@ -154,6 +157,91 @@ TEST(Composition, ResultsMatchTheReferenceOnThreads) {
       EXPECT_EQ(failures[r], "") << K << " nodes of " << L << ", rank " << r;
     std::remove(path.c_str());
   }
+}
+
+TEST(Composition, TheFileStoresTheStagesAndEachRankBuildsItsProgramFromThem) {
+  const HierarchicalStages stages = stageChoices()[1].make(3, 4, ReduceOp::Sum);
+  const Plan plan = composeHierarchicalAllReduce(stages, 12);
+  const nlohmann::json doc = planToJson(plan);
+  ASSERT_TRUE(doc.contains("composed"));
+  EXPECT_FALSE(doc.contains("programs"));
+  EXPECT_EQ(doc["composed"]["ranks_per_node"], 3);
+  EXPECT_EQ(doc["composed"]["stages"]["inter_allreduce"]["ranks"], 4);
+  const Plan loaded = planFromJson(doc, "composed.json");
+  ASSERT_TRUE(loaded.composition);
+  for (int r = 0; r < 12; ++r)
+    EXPECT_TRUE(sameProgram(loaded.programs[size_t(r)], plan.programs[size_t(r)])) << "rank " << r;
+  EXPECT_EQ(planToJson(loaded), doc);
+  for (const char *suffix : {".json", ".cbor"}) {
+    const std::string path =
+        "/tmp/collplan-composed-file-" + std::to_string(getpid()) + suffix;
+    savePlanFile(plan, path);
+    for (int r : {0, 5, 11}) {
+      PlanLoadOptions one;
+      one.onlyRank = r;
+      const Plan mine = loadPlanFile(path, one);
+      EXPECT_EQ(mine.onlyRank, r);
+      EXPECT_TRUE(sameProgram(mine.programs[size_t(r)], plan.programs[size_t(r)]))
+          << suffix << " rank " << r;
+    }
+    std::remove(path.c_str());
+  }
+}
+
+/// The load error of `doc`, or "".
+std::string loadError(const nlohmann::json &doc, PlanLoadOptions options = {}) {
+  try {
+    planFromJson(doc, "c.json", options);
+  } catch (const PlanError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Composition, ComposedFilesThatDoNotComposeAreRefusedByField) {
+  const nlohmann::json good =
+      planToJson(composeHierarchicalAllReduce(stageChoices()[0].make(2, 2, ReduceOp::Sum), 4));
+  EXPECT_EQ(loadError(good), "");
+  auto edited = [&](const std::function<void(nlohmann::json &)> &edit) {
+    nlohmann::json doc = good;
+    edit(doc);
+    return loadError(doc);
+  };
+  EXPECT_NE(edited([](nlohmann::json &d) { d["programs"] = nlohmann::json::array(); })
+                .find("composed: a composed plan stores its stage plans, not \"programs\" as well"),
+            std::string::npos);
+  EXPECT_NE(edited([](nlohmann::json &d) { d["composed"]["stages"].erase("inter_allreduce"); })
+                .find("composed.stages.inter_allreduce: missing required field"),
+            std::string::npos);
+  EXPECT_NE(edited([](nlohmann::json &d) { d["composed"]["ranks_per_node"] = 3; })
+                .find("composed: hierarchical allreduce: 4 ranks do not make whole nodes of 3"),
+            std::string::npos);
+  EXPECT_NE(edited([](nlohmann::json &d) {
+              d["composed"]["stages"]["inter_allreduce"]["programs"][0]["channels"][0]["ops"][0]
+               ["send"] = {7};
+            }).find("composed.stages.inter_allreduce.programs[0].channels[0].ops[0]"),
+            std::string::npos);
+  EXPECT_NE(edited([](nlohmann::json &d) { d["units"] = 8; })
+                .find("units: is 8 but the stages compose to 4 units"),
+            std::string::npos);
+  EXPECT_NE(edited([](nlohmann::json &d) { d["op"] = "max"; })
+                .find("op: the stages reduce with sum"),
+            std::string::npos);
+  EXPECT_NE(edited([](nlohmann::json &d) {
+              d["collective"] = "allgather";
+              d.erase("op");
+            }).find("collective: a composed plan is an allreduce"),
+            std::string::npos);
+  // Each stage fits a small limit, the ranks' programs built from them do not.
+  PlanLoadOptions tiny;
+  tiny.verify = false;
+  tiny.maxProofUnits = 8;
+  EXPECT_NE(loadError(good, tiny).find("composed: built for every one of its 4 ranks, its stage "
+                                       "programs would span more than 32 units"),
+            std::string::npos)
+      << loadError(good, tiny);
+  tiny.onlyRank = 3;  // one rank's load builds one program
+  EXPECT_EQ(loadError(good, tiny), "");
 }
 
 std::string refusal(const HierarchicalStages &stages, int ranks) {

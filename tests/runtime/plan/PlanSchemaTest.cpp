@@ -48,6 +48,10 @@ TEST(PlanSchema, PlanSchemaMatchesTheLoader) {
   expectSameFields(symmetric, names::kSymmetricRequired, names::kSymmetricOptional, "symmetric");
   expectSameFields(symmetric.at("properties").at("program"), names::kSymmetricProgramRequired,
                    kNone, "symmetric program");
+  const json &composed = schema.at("properties").at("composed");
+  expectSameFields(composed, names::kComposedRequired, kNone, "composed");
+  expectSameFields(composed.at("properties").at("stages"), names::kComposedStagesRequired, kNone,
+                   "composed stages");
   const json &defs = schema.at("$defs");
   expectSameFields(defs.at("program"), names::kProgramRequired, kNone, "program");
   expectSameFields(defs.at("channel"), names::kChannelRequired, kNone, "channel");
