@@ -12,6 +12,7 @@
 #include "runtime/core/JsonDocument.h"
 #include "runtime/core/Sha256.h"
 #include "runtime/plan/BundleJson.h"
+#include "runtime/plan/Composition.h"
 #include "runtime/plan/DefaultPlans.h"
 #include "runtime/plan/Symmetry.h"
 
@@ -30,7 +31,7 @@ namespace {
 
 std::string jsonPath, cborPath, proofDir;
 /// The 1024-rank ring allreduce, every rank's program, and symmetric.
-std::string ringExplicitPath, ringSymmetricPath;
+std::string ringExplicitPath, ringSymmetricPath, composedPath;
 constexpr int kRingRanks = 1024;
 
 void loadBundle(benchmark::State &state, const std::string &path, int onlyRank,
@@ -77,6 +78,30 @@ void BM_RingSymmetricOneRank(benchmark::State &state) { loadPlanRank(state, ring
 /// Every rank's programs instantiated, validated and proven: what proving the file costs.
 void BM_RingSymmetricEveryRank(benchmark::State &state) {
   for (auto _ : state) benchmark::DoNotOptimize(loadPlanFile(ringSymmetricPath));
+}
+
+/// One rank's load of a composed plan: a hierarchical allreduce of 16 384 ranks, 256 nodes of 64
+/// (rank 8 257: local rank 1 of node 129), stored as its symmetric stages.
+void BM_ComposedOneRank(benchmark::State &state) {
+  PlanLoadOptions options;
+  options.onlyRank = 129 * 64 + 1;
+  for (auto _ : state) benchmark::DoNotOptimize(loadPlanFile(composedPath, options));
+  state.counters["file_bytes"] = double(std::filesystem::file_size(composedPath));
+}
+
+/// Writes the composed 16 384-rank plan: ring reduce-scatter and allgather inside the nodes,
+/// recursive doubling across them, each stage stored as rank 0's program.
+void writeComposedPlan(const std::filesystem::path &temp) {
+  composedPath = (temp / "collplan-bench-composed.plan.json").string();
+  auto symmetric = [](Plan plan) {
+    plan.symmetry = findSymmetry(plan);
+    return plan;
+  };
+  const HierarchicalStages stages{
+      64, symmetric(ringReduceScatterPlan(64, ReduceOp::Sum)),
+      symmetric(recursiveDoublingAllReducePlan(256, ReduceOp::Sum)),
+      symmetric(ringAllGatherPlan(64))};
+  savePlanFile(composeHierarchicalAllReduce(stages, 16384), composedPath);
 }
 
 /// Writes the ring plan both ways.
@@ -164,6 +189,7 @@ void registerAll() {
   add("PlanLoad/ring1024/explicit/one_rank", BM_RingExplicitOneRank);
   add("PlanLoad/ring1024/symmetric/one_rank", BM_RingSymmetricOneRank);
   add("PlanLoad/ring1024/symmetric/every_rank_proven", BM_RingSymmetricEveryRank);
+  add("PlanLoad/hierarchical16384/composed/one_rank", BM_ComposedOneRank);
   static const std::string bundle = readWholeFile(jsonPath),
                            many = test::broadcastOfManyOps(20000);
   benchmark::RegisterBenchmark("Sha256/bundle", [](benchmark::State &state) {
@@ -193,6 +219,7 @@ int main(int argc, char **argv) {
     saveBundleFile(loadBundleFile(jsonPath), cborPath, DocumentEncoding::Cbor);
     loadBundleFileForRank(jsonPath, {}, 0, ProofRecords(proofDir), std::chrono::seconds(60));
     writeRingPlans(temp);
+    writeComposedPlan(temp);
     // Hand the set-up's heap (a 2-million-op plan) back, so that the loads below start from a
     // heap like a fresh process's: with it fragmented, a rank's load took twice as long.
     malloc_trim(0);
@@ -205,6 +232,7 @@ int main(int argc, char **argv) {
   std::filesystem::remove(cborPath);
   std::filesystem::remove(ringExplicitPath);
   std::filesystem::remove(ringSymmetricPath);
+  std::filesystem::remove(composedPath);
   std::filesystem::remove_all(proofDir);
   return 0;
 }

@@ -223,10 +223,11 @@ Plan composeHierarchicalAllReduce(const HierarchicalStages &stages, int ranks, i
   plan.ranks = ranks;
   plan.op = stages.interAllReduce.op;
   plan.algorithm = "hierarchical";
-  plan.params = {{"ranks-per-node", g.ranksPerNode},
+  plan.params = {{"ranks_per_node", g.ranksPerNode},
                  {"intra", stages.intraReduceScatter.algorithm},
-                 {"inter", stages.interAllReduce.algorithm},
-                 {"intra-allgather", stages.intraAllGather.algorithm}};
+                 {"inter", stages.interAllReduce.algorithm}};
+  if (stages.intraAllGather.algorithm != stages.intraReduceScatter.algorithm)
+    plan.params["intra_allgather"] = stages.intraAllGather.algorithm;
   plan.units = g.units;
   plan.scratchUnits = g.scratchUnits;
   // A rank reads its input only in stage 1 and writes its output only in stage 3, which waits

@@ -311,6 +311,9 @@ private:
                 std::array<std::string_view, 0>{});
     PlanLoadOptions stageOptions = options;
     stageOptions.onlyRank = -1;  // a rank's program takes programs of several stage ranks
+    // A load of one rank proves nothing, as for any plan: the stages are proven by whoever
+    // wrote the file (plan-compile) and by every full load (plan-verify, proof records).
+    stageOptions.verify = options.verify && options.onlyRank < 0;
     Plan *targets[3] = {&stages.intraReduceScatter, &stages.interAllReduce,
                         &stages.intraAllGather};
     for (size_t s = 0; s < 3; ++s) {

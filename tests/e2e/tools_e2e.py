@@ -477,6 +477,40 @@ def test_verify_errors(env):
     check(p.returncode != 0 and "files is required" in p.stderr, p.stderr)
 
 
+def test_verify_composed(env):
+    """plan-compile --composed stores a hierarchical allreduce as its stages: the file names
+    them, plan-verify proves it, plan-bench runs it with checked results, and what cannot
+    compose is refused with its reason."""
+    if not env.has_compiler():
+        return SKIP
+    plan = env.path("composed.plan.json")
+    env.run("plan-compile", "-c", "allreduce", "-n", "6", "-a", "hierarchical",
+            "--ranks-per-node", "3", "--intra", "ring", "--inter", "recursive-doubling",
+            "--composed", "-o", plan)
+    doc = json.load(open(plan, encoding="utf-8"))
+    check("programs" not in doc and doc["composed"]["ranks_per_node"] == 3,
+          f"not a composed plan: {sorted(doc)}")
+    stages = doc["composed"]["stages"]
+    check(stages["inter_allreduce"]["ranks"] == 2 and stages["intra_allgather"]["ranks"] == 3,
+          "stage sizes")
+    p = env.run("plan-verify", plan)
+    check("ok" in p.stdout, p.stdout)
+    p = env.run("plan-bench", "--plan", plan, "-b", "8", "-e", "64K", "-f", "64", "--json")
+    rows = json.loads(p.stdout)["rows"]
+    check(rows and all(r["wrong"] == 0 for r in rows), f"wrong results: {rows}")
+    cases = [
+        (["-n", "6", "--ranks-per-node", "4"], "needs ranks-per-node, a divisor of the 6 ranks"),
+        (["-n", "6", "--ranks-per-node", "3", "--emit", "mlir"], "--composed writes a plan"),
+    ]
+    for extra, reason in cases:
+        p = env.run("plan-compile", "-c", "allreduce", "-a", "hierarchical", "--composed",
+                    *extra, "-o", env.path("x.json"), expect=1)
+        check(reason in p.stderr, f"{extra}: {p.stderr}")
+    p = env.run("plan-compile", "-c", "allgather", "-n", "4", "-a", "ring", "--composed",
+                "-o", env.path("x.json"), expect=1)
+    check("a composed plan is a hierarchical allreduce" in p.stderr, p.stderr)
+
+
 def test_bench_mpi_baseline(env):
     if not os.access(os.path.join(env.bin, "collplan-mpi-baseline"), os.X_OK):
         print("collplan-mpi-baseline was not built (no MPI): skipped")
