@@ -28,16 +28,22 @@ const char *stageName(Stage s) {
                               reason);
 }
 
-void checkStage(const Plan &plan, Stage s, CollectiveKind kind, int ranks) {
+/// `neededRank`: the one stage rank whose program a one-rank composition takes (-1: all).
+void checkStage(const Plan &plan, Stage s, CollectiveKind kind, int ranks, int neededRank) {
   if (plan.collective != kind)
     refuse(s, "is a plan for " + std::string(toString(plan.collective)) + ", not " +
                   std::string(toString(kind)));
   if (plan.ranks != ranks)
     refuse(s, "plan has " + std::to_string(plan.ranks) + " ranks where " +
                   std::to_string(ranks) + " run it");
-  if (plan.onlyRank >= 0 || plan.programs.size() != size_t(plan.ranks))
-    refuse(s, "plan must hold every rank's program (it was loaded for rank " +
-                  std::to_string(plan.onlyRank) + " alone)");
+  if (plan.programs.size() != size_t(plan.ranks))
+    refuse(s, "plan has " + std::to_string(plan.programs.size()) + " programs for " +
+                  std::to_string(plan.ranks) + " ranks");
+  if (plan.onlyRank >= 0 && plan.onlyRank != neededRank)
+    refuse(s, "plan must hold " +
+                  (neededRank < 0 ? std::string("every rank's program")
+                                  : "the program of its rank " + std::to_string(neededRank)) +
+                  " (it was loaded for rank " + std::to_string(plan.onlyRank) + " alone)");
   if (plan.units == 0) refuse(s, "plan has no units");
 }
 
@@ -193,16 +199,18 @@ RankProgram composedProgram(const HierarchicalStages &stages, const Grid &g, int
 
 }  // namespace
 
-void checkHierarchicalStages(const HierarchicalStages &stages, int ranks) {
+void checkHierarchicalStages(const HierarchicalStages &stages, int ranks, int forRank) {
   const int L = stages.ranksPerNode;
   if (L < 1 || ranks < 1 || ranks % L != 0)
     throw std::invalid_argument("hierarchical allreduce: " + std::to_string(ranks) +
                                 " ranks do not make whole nodes of " + std::to_string(L) +
                                 " ranks");
+  const int local = forRank < 0 ? -1 : forRank % L, node = forRank < 0 ? -1 : forRank / L;
   checkStage(stages.intraReduceScatter, Stage::IntraReduceScatter, CollectiveKind::ReduceScatter,
-             L);
-  checkStage(stages.interAllReduce, Stage::InterAllReduce, CollectiveKind::AllReduce, ranks / L);
-  checkStage(stages.intraAllGather, Stage::IntraAllGather, CollectiveKind::AllGather, L);
+             L, local);
+  checkStage(stages.interAllReduce, Stage::InterAllReduce, CollectiveKind::AllReduce, ranks / L,
+             node);
+  checkStage(stages.intraAllGather, Stage::IntraAllGather, CollectiveKind::AllGather, L, local);
   if (stages.intraReduceScatter.op != stages.interAllReduce.op)
     refuse(Stage::InterAllReduce,
            "reduces with " +
@@ -213,10 +221,10 @@ void checkHierarchicalStages(const HierarchicalStages &stages, int ranks) {
 }
 
 Plan composeHierarchicalAllReduce(const HierarchicalStages &stages, int ranks, int onlyRank) {
-  checkHierarchicalStages(stages, ranks);
   if (onlyRank < -1 || onlyRank >= ranks)
     throw std::invalid_argument("hierarchical allreduce: rank " + std::to_string(onlyRank) +
                                 " is out of range for " + std::to_string(ranks) + " ranks");
+  checkHierarchicalStages(stages, ranks, onlyRank);
   const Grid g = gridOf(stages, ranks);
   Plan plan;
   plan.collective = CollectiveKind::AllReduce;

@@ -24,10 +24,11 @@ struct HierarchicalStages {
 };
 
 /// Throws std::invalid_argument naming the stage and the reason unless `stages` compose into an
-/// allreduce of `ranks` ranks: ranks a multiple of L; each stage's collective, rank count (L, K,
-/// L) and every rank's program present; one reduction op; the composed units and scratch within
-/// the format's limits.
-void checkHierarchicalStages(const HierarchicalStages &stages, int ranks);
+/// allreduce of `ranks` ranks: ranks a multiple of L; each stage's collective and rank count (L,
+/// K, L); every program of each stage present, or with `forRank` >= 0 the one that rank takes
+/// (a stage plan loaded for that stage rank alone); one reduction op; the composed units and
+/// scratch within the format's limits.
+void checkHierarchicalStages(const HierarchicalStages &stages, int ranks, int forRank = -1);
 
 /// The allreduce of `ranks` = K·L ranks the stages compose (checkHierarchicalStages first).
 /// Rank r's program is stage 1's program of local rank l, stage 2's of node k and stage 3's of
@@ -40,7 +41,7 @@ void checkHierarchicalStages(const HierarchicalStages &stages, int ranks);
 /// which holds for stage plans that keep a block's partial results in scratch units of that
 /// block, as the built-in plans do; validatePlan refuses a composition of others. With
 /// `onlyRank` >= 0 only that rank's program is built (Plan::onlyRank), in time proportional to
-/// it.
+/// it, and the stage plans need only the programs it takes.
 Plan composeHierarchicalAllReduce(const HierarchicalStages &stages, int ranks, int onlyRank = -1);
 
 }  // namespace collplan

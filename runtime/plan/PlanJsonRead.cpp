@@ -309,20 +309,23 @@ private:
     const json &stageDocs = value["stages"];
     checkObject(stageDocs, at(stagesPath), names::kComposedStagesRequired,
                 std::array<std::string_view, 0>{});
-    PlanLoadOptions stageOptions = options;
-    stageOptions.onlyRank = -1;  // a rank's program takes programs of several stage ranks
-    // A load of one rank proves nothing, as for any plan: the stages are proven by whoever
-    // wrote the file (plan-compile) and by every full load (plan-verify, proof records).
-    stageOptions.verify = options.verify && options.onlyRank < 0;
+    // A load of one rank takes one program of each stage (its local rank's, its node's) and,
+    // as any one-rank load, proves nothing: the stages are proven by whoever wrote the file
+    // (plan-compile) and by every full load (plan-verify, proof records).
+    const int L = stages.ranksPerNode, rank = plan.onlyRank;
+    const int stageRanks[3] = {rank < 0 ? -1 : rank % L, rank < 0 ? -1 : rank / L,
+                               rank < 0 ? -1 : rank % L};
     Plan *targets[3] = {&stages.intraReduceScatter, &stages.interAllReduce,
                         &stages.intraAllGather};
     for (size_t s = 0; s < 3; ++s) {
       const std::string name(names::kComposedStagesRequired[s]);
+      PlanLoadOptions stageOptions = options;
+      stageOptions.onlyRank = stageRanks[s];
       *targets[s] =
           planFromJsonAt(stageDocs[name], origin, stagesPath / name.c_str(), stageOptions);
     }
     try {
-      checkHierarchicalStages(stages, plan.ranks);
+      checkHierarchicalStages(stages, plan.ranks, rank);
     } catch (const std::invalid_argument &e) {
       at(path).fail(e.what());
     }

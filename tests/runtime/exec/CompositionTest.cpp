@@ -275,6 +275,23 @@ TEST(Composition, StagesThatDoNotComposeAreRefused) {
                                      "alone)"),
             std::string::npos);
   EXPECT_THROW(composeHierarchicalAllReduce(ok(), 4, 4), std::invalid_argument);
+  // One rank's composition needs only the stage programs it takes: rank 2 is local rank 0 of
+  // node 1.
+  const HierarchicalStages forRank2{2, ringReduceScatterPlan(2, ReduceOp::Sum, 0),
+                                    ringAllReducePlan(2, ReduceOp::Sum, 1),
+                                    ringAllGatherPlan(2, 0)};
+  const Plan whole = composeHierarchicalAllReduce(ok(), 4);
+  EXPECT_TRUE(sameProgram(composeHierarchicalAllReduce(forRank2, 4, 2).programs[2],
+                          whole.programs[2]));
+  try {
+    composeHierarchicalAllReduce(forRank2, 4, 3);
+    ADD_FAILURE() << "rank 3 composed from rank 0's intra-node programs";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_NE(std::string(e.what()).find("the intra-node reduce-scatter plan must hold the "
+                                         "program of its rank 1 (it was loaded for rank 0 alone)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
