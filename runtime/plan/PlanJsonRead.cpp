@@ -279,11 +279,18 @@ private:
   /// span exceed the proof's limit (four times it for a load without proof).
   void refuseOversizedInstantiation(const RankProgram &base, const FieldPath &path,
                                     const PlanLoadOptions &options, int ranks) const {
-    const uint64_t perRank = programUnits(base);
+    refuseUnitsPastLimit(programUnits(base) * uint64_t(ranks), path, options,
+                         "instantiated for every one of its " + std::to_string(ranks) +
+                             " ranks, rank 0's program");
+  }
+
+  /// Refuses, at `path`, programs that would span more than the proof's limit (four times it
+  /// for a load without proof) once built: `what` names them.
+  void refuseUnitsPastLimit(uint64_t units, const FieldPath &path, const PlanLoadOptions &options,
+                            const std::string &what) const {
     const uint64_t limit = options.verify ? options.maxProofUnits : 4 * options.maxProofUnits;
-    if (perRank * uint64_t(ranks) > limit)
-      at(path).fail("instantiated for every one of its " + std::to_string(ranks) +
-                    " ranks, rank 0's program would span more than " + std::to_string(limit) +
+    if (units > limit)
+      at(path).fail(what + " would span more than " + std::to_string(limit) +
                     " units (PlanLoadOptions::maxProofUnits" +
                     std::string(options.verify ? "" : " x 4 without proof") +
                     "); load one rank's program (onlyRank), or raise the limit for a source "
@@ -358,14 +365,9 @@ private:
     const uint64_t total = uint64_t(stages.ranksPerNode) * planUnits(stages.interAllReduce) +
                            nodes * (planUnits(stages.intraReduceScatter) +
                                     planUnits(stages.intraAllGather));
-    const uint64_t limit = options.verify ? options.maxProofUnits : 4 * options.maxProofUnits;
-    if (total > limit)
-      at(path).fail("built for every one of its " + std::to_string(ranks) +
-                    " ranks, its stage programs would span more than " + std::to_string(limit) +
-                    " units (PlanLoadOptions::maxProofUnits" +
-                    std::string(options.verify ? "" : " x 4 without proof") +
-                    "); load one rank's program (onlyRank), or raise the limit for a source "
-                    "you trust");
+    refuseUnitsPastLimit(total, path, options,
+                         "built for every one of its " + std::to_string(ranks) +
+                             " ranks, its stage programs");
   }
 
   /// The "symmetric" member: the group, the stride and rank 0's program, instantiated for every
@@ -431,10 +433,10 @@ Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath 
   // A composed plan's stages were each proven at their own size while it was read, and the
   // composition of proven stages is proven by instantiation in the tests (CompositionTest): the
   // whole plan is proven again only while it fits the proof's limit.
-  const bool provable = !plan.composition || proofUnits(plan, options.maxProofUnits) <=
-                                                 options.maxProofUnits;
-  if (options.verify && plan.onlyRank < 0 && provable) {
-    if (proofUnits(plan, options.maxProofUnits) > options.maxProofUnits)
+  const bool fullProof = options.verify && plan.onlyRank < 0;
+  const bool tooLarge = fullProof && proofUnits(plan, options.maxProofUnits) > options.maxProofUnits;
+  if (fullProof && !(tooLarge && plan.composition)) {
+    if (tooLarge)
       throwPlanError(origin, path,
                      "too large to prove while loading: its buffers and ops span more than " +
                          std::to_string(options.maxProofUnits) +
