@@ -38,7 +38,8 @@ ProgressBar::ProgressBar(bool enabled, bool terminal) : enabled_(enabled), termi
   start_ = lastDraw_ = std::chrono::steady_clock::now();
 }
 
-void ProgressBar::start(double total, size_t items) {
+void ProgressBar::start(double total, size_t items, std::string noun) {
+  noun_ = std::move(noun);
   total_ = std::max(total, 1e-9);
   done_ = 0;
   items_ = items;
@@ -84,8 +85,8 @@ void ProgressBar::draw(const std::string &what) {
     const int decile = int(fraction * 10);
     if (decile == lastDecile_) return;
     lastDecile_ = decile;
-    std::snprintf(line, sizeof line, "plan-tune: %3d%% (%zu/%zu measurements, %s elapsed, ETA %s)\n",
-                  decile * 10, itemsDone_, items_, formatDuration(elapsed()).c_str(),
+    std::snprintf(line, sizeof line, "plan-tune: %3d%% (%zu/%zu %s, %s elapsed, ETA %s)\n",
+                  decile * 10, itemsDone_, items_, noun_.c_str(), formatDuration(elapsed()).c_str(),
                   formatDuration(remaining()).c_str());
     std::fputs(line, stderr);
   }

@@ -19,8 +19,9 @@ class ProgressBar {
 public:
   /// `enabled`: draw at all; `terminal`: redraw in place (else one line per 10%).
   ProgressBar(bool enabled, bool terminal);
-  /// Starts a phase of `total` weight over `items` items.
-  void start(double total, size_t items);
+  /// Starts a phase of `total` weight over `items` items, called `noun` in the lines written
+  /// where the bar is not redrawn ("5/34 variants").
+  void start(double total, size_t items, std::string noun = "measurements");
   /// Marks one item of `weight` done and redraws with `what` as the current item.
   void advance(double weight, const std::string &what);
   /// Prints `line` on its own line (the bar is redrawn after it).
@@ -36,6 +37,7 @@ private:
   bool enabled_, terminal_;
   double total_ = 0, done_ = 0;
   size_t items_ = 0, itemsDone_ = 0;
+  std::string noun_ = "measurements";
   int lastDecile_ = -1;
   std::chrono::steady_clock::time_point start_, lastDraw_;
   std::string last_;

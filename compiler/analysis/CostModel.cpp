@@ -620,12 +620,12 @@ std::string formatCost(const ScheduleCost &cost, bool perRank) {
   os << "  beta coefficient: " << fraction(cost.beta) << " (bytes on the critical path / M)\n";
   os << "  transfers:        " << cost.transfers << " moving " << fraction(cost.bytesMoved)
      << " M\n";
+  if (cost.reads.empty()) return text;  // a composed plan's cost: its stages' sums alone
   int64_t minTouches = INT64_MAX, maxTouches = 0;
   for (size_t r = 0; r < cost.reads.size(); ++r) {
     minTouches = std::min(minTouches, cost.touches(int(r)));
     maxTouches = std::max(maxTouches, cost.touches(int(r)));
   }
-  if (cost.reads.empty()) minTouches = 0;
   os << "  memory touches:   " << countNoun(cost.totalTouches(), "unit") << " in all, per rank "
      << minTouches
      << ".." << maxTouches << " (reads + writes)\n";

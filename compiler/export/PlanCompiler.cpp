@@ -9,6 +9,7 @@
 #include "runtime/plan/Composition.h"
 #include "runtime/plan/PlanValidate.h"
 #include "runtime/core/Files.h"
+#include "runtime/core/Text.h"
 #include "runtime/plan/PlanVerify.h"
 #include "runtime/topology/Topology.h"
 #include "dialects/coll/CollOps.h"
@@ -202,6 +203,17 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
                                           const CompileOptions &options, std::string &error) {
   const AlgorithmInfo *algorithm = lookupAlgorithm(options.algorithm, error);
   if (!algorithm) return failure();
+  const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
+  if (!params) return failure();
+  if (composesAtScale(requested, *algorithm, *params)) {
+    FailureOr<CompiledPlan> composed = compileComposedAllReduce(requested, options, error);
+    if (succeeded(composed))
+      composed->explanation.insert(
+          composed->explanation.begin(),
+          std::to_string(requested.ranks) + " ranks are past the positions the verifiers "
+          "index: compiled as stages of their own sizes, each proven on its own");
+    return composed;
+  }
   CompilerContext ctx;
   OpBuilder builder(&ctx.get());
   OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
@@ -212,40 +224,31 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
   return runCompilePipeline(*module, algorithm, options, ctx, error);
 }
 
-FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
-                                                 const CompileOptions &options,
-                                                 std::string &error) {
-  if (spec.kind != CollectiveKind::AllReduce || options.algorithm != "hierarchical") {
-    error = "a composed plan is a hierarchical allreduce: give -c allreduce -a hierarchical";
-    return failure();
-  }
-  const std::optional<AlgorithmParams> params =
-      resolveParams(findAlgorithm("hierarchical"), options, error);
-  if (!params) return failure();
-  const int local = params->getInt("ranks-per-node");
-  if (local < 1 || spec.ranks % local != 0) {
-    error = "a composed plan needs ranks-per-node, a divisor of the " +
-            std::to_string(spec.ranks) + " ranks (nodes are consecutive ranks), got " +
-            std::to_string(local);
-    return failure();
-  }
+namespace {
+
+/// The stage plans of `form`, each compiled and proven at its own size; the cost summed (the
+/// inter-node allreduce on 1/L of the message).
+FailureOr<HierarchicalStages> compileStages(const CollectiveSpec &spec,
+                                            const CompileOptions &options,
+                                            const ComposedAllReduce &form, CompiledPlan &out,
+                                            std::string &error) {
+  const int local = form.ranksPerNode;
   HierarchicalStages stages;
   stages.ranksPerNode = local;
   struct StageRequest {
     CollectiveKind kind;
     int ranks;
-    std::string algorithm;
+    const std::string &algorithm;
     Plan *plan;
     const char *what;
   };
   const StageRequest requests[] = {
-      {CollectiveKind::ReduceScatter, local, params->getAlgorithmName("intra"),
+      {CollectiveKind::ReduceScatter, local, form.intraReduceScatter,
        &stages.intraReduceScatter, "intra-node reduce-scatter"},
-      {CollectiveKind::AllReduce, spec.ranks / local, params->getAlgorithmName("inter"),
+      {CollectiveKind::AllReduce, spec.ranks / local, form.interAllReduce,
        &stages.interAllReduce, "inter-node allreduce"},
-      {CollectiveKind::AllGather, local, params->getAlgorithmName("intra"),
-       &stages.intraAllGather, "intra-node allgather"}};
-  CompiledPlan out;
+      {CollectiveKind::AllGather, local, form.intraAllGather, &stages.intraAllGather,
+       "intra-node allgather"}};
   for (const StageRequest &request : requests) {
     CollectiveSpec stageSpec;
     stageSpec.kind = request.kind;
@@ -263,14 +266,49 @@ FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
       return failure();
     }
     *request.plan = std::move(stage->plan);
-    const double share = request.kind == CollectiveKind::AllReduce ? 1.0 / local : 1.0;
+    // The inter-node stage moves 1/L of the message; K nodes run each intra-node stage and L
+    // local indices the inter-node one.
+    const bool inter = request.kind == CollectiveKind::AllReduce;
+    const double share = inter ? 1.0 / local : 1.0;
+    const int64_t instances = inter ? local : spec.ranks / local;
     out.cost.alphaRounds += stage->cost.alphaRounds;
     out.cost.beta += stage->cost.beta * share;
+    out.cost.transfers += stage->cost.transfers * instances;
+    out.cost.bytesMoved += stage->cost.bytesMoved * share * double(instances);
     for (std::string &line : stage->explanation)
       out.explanation.push_back(std::string(request.what) + ": " + line);
   }
+  return stages;
+}
+
+}  // namespace
+
+FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
+                                                 const CompileOptions &options,
+                                                 std::string &error) {
+  const AlgorithmInfo *algorithm = lookupAlgorithm(options.algorithm, error);
+  if (!algorithm) return failure();
+  if (spec.kind != CollectiveKind::AllReduce) {
+    error = "a composed plan is an allreduce, not " + std::string(toString(spec.kind));
+    return failure();
+  }
+  if (!algorithm->composed) {
+    std::vector<std::string> composing;
+    for (const AlgorithmInfo &a : algorithms())
+      if (a.composed) composing.push_back(a.name);
+    error = "algorithm '" + algorithm->name + "' is not built from stages (those that are: " +
+            joined(composing) + ")";
+    return failure();
+  }
+  const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
+  if (!params) return failure();
+  const std::optional<ComposedAllReduce> form = algorithm->composed(spec, *params, error);
+  if (!form) return failure();
+  CompiledPlan out;
+  FailureOr<HierarchicalStages> stages = compileStages(spec, options, *form, out, error);
+  if (failed(stages)) return failure();
   try {
-    out.plan = composeHierarchicalAllReduce(stages, spec.ranks);
+    out.plan = composeHierarchicalAllReduce(*stages, spec.ranks);
   } catch (const std::invalid_argument &e) {
     error = e.what();
     return failure();

@@ -43,14 +43,16 @@ nlohmann::json paramsRecord(const AlgorithmParams &params, int slices);
 /// Lowers `requested` with `options.algorithm`, slices, verifies (semantics and determinism),
 /// costs, orders by rounds, lowers to per-rank programs, checks them as the runtime will
 /// (deadlock included) and exports the plan. On failure returns failure and sets `error` to
-/// every diagnostic, one per line.
+/// every diagnostic, one per line. An allreduce past the positions the verifiers index, of an
+/// algorithm that composes (AlgorithmInfo::composed), is compiled as compileComposedAllReduce
+/// compiles it.
 mlir::FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
                                                 const CompileOptions &options,
                                                 std::string &error);
 
-/// A hierarchical allreduce stored as its stages (runtime/plan/Composition.h, the "composed"
-/// form): `options.algorithm` is "hierarchical", whose `ranks-per-node` (L, required: nodes are
-/// consecutive ranks), `intra` and `inter` parameters choose the stages. The intra-node
+/// An allreduce stored as its stages (runtime/plan/Composition.h, the "composed" form):
+/// `options.algorithm` is one that composes (AlgorithmInfo::composed: hierarchical, whose nodes
+/// of L consecutive ranks, `intra` and `inter` parameters choose the stages). The intra-node
 /// reduce-scatter and allgather are compiled with `intra` for L ranks and the inter-node
 /// allreduce with `inter` for ranks / L, each proven at its own size; each rank builds its
 /// program from them at load. The cost is the stages' summed (the inter-node one on 1/L of the

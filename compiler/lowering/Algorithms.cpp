@@ -231,6 +231,12 @@ CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInf
   return spec;
 }
 
+bool composesAtScale(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
+                     const AlgorithmParams &params) {
+  return algorithm.composed && requested.kind == CollectiveKind::AllReduce &&
+         algorithmSpec(requested, algorithm, params).exceedsPositions();
+}
+
 std::optional<std::string> checkAlgorithm(const CollectiveSpec &requested,
                                           const AlgorithmInfo &algorithm,
                                           const AlgorithmParams &params) {
@@ -242,7 +248,7 @@ std::optional<std::string> checkAlgorithm(const CollectiveSpec &requested,
     return "the topology has " + std::to_string(params.topology->numRanks()) +
            " ranks, the collective " + std::to_string(requested.ranks);
   const CollectiveSpec spec = algorithmSpec(requested, algorithm, params);
-  if (auto reason = spec.check()) return reason;
+  if (auto reason = spec.check(!composesAtScale(requested, algorithm, params))) return reason;
   if (algorithm.check) return algorithm.check(spec, params);
   return std::nullopt;
 }

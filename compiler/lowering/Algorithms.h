@@ -33,6 +33,14 @@ TuningAxis fixedAxis(std::string key, std::vector<std::string> values, size_t qu
 /// topology); a quick tune keeps the first.
 TuningAxis deviceGroupingAxis(std::vector<int> candidates = {1, 2, 4});
 
+/// An allreduce built from stage plans compiled and proven at their own sizes
+/// (runtime/plan/Composition.h): the algorithms of its three stages over nodes of consecutive
+/// ranks.
+struct ComposedAllReduce {
+  int ranksPerNode = 1;
+  std::string intraReduceScatter, interAllReduce, intraAllGather;
+};
+
 /// Where a registered algorithm comes from: a C++ lowering, or a schedule template's file path.
 inline constexpr const char *kBuiltinOrigin = "built-in";
 
@@ -70,6 +78,12 @@ struct AlgorithmInfo {
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> chunks;
   /// The slices of every chunk the algorithm needs (e.g. one per ring direction); default 1.
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> slices;
+  /// Set for an algorithm whose allreduce can be built from stages of their own sizes: the
+  /// stages for these parameters, or nothing with the reason in `error`. An allreduce past the
+  /// positions the verifiers index (CollectiveSpec::exceedsPositions) compiles this way.
+  std::function<std::optional<ComposedAllReduce>(const CollectiveSpec &, const AlgorithmParams &,
+                                                 std::string &error)>
+      composed;
   /// Emits the schedule's body.
   std::function<void(ScheduleBuilder &, const AlgorithmParams &)> build;
   /// The messages the busiest rank sends per call in the algorithm's textbook form, one per
@@ -138,6 +152,11 @@ CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInf
 
 /// Why `algorithm` with `params` cannot lower `requested`, or nothing: the checks every
 /// algorithm gets (kinds, the topology's size, the spec) and its own `check`.
+/// True when `requested` is compiled from stages of their own sizes (AlgorithmInfo::composed):
+/// an allreduce of an algorithm that composes, past the positions the verifiers index.
+bool composesAtScale(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
+                     const AlgorithmParams &params);
+
 std::optional<std::string> checkAlgorithm(const CollectiveSpec &requested,
                                           const AlgorithmInfo &algorithm,
                                           const AlgorithmParams &params);

@@ -180,6 +180,38 @@ bool stageReadsRemotely(const std::string &name) {
   return a->remoteReadsWith ? a->remoteReadsWith(AlgorithmParams(*a)) : a->remoteReads;
 }
 
+/// The stages of a composed plan (runtime/plan/Composition.h): its nodes must be consecutive
+/// ranks, as the composition numbers them.
+std::optional<ComposedAllReduce> composedHierarchical(const CollectiveSpec &spec,
+                                                      const AlgorithmParams &p,
+                                                      std::string &error) {
+  if (auto bad = checkHierarchical(spec, p)) {
+    error = *bad;
+    return std::nullopt;
+  }
+  const Nodes nodes = nodesOf(p, spec.ranks);
+  const int local = int(nodes.front().size());
+  for (size_t n = 0; n < nodes.size(); ++n)
+    for (int i = 0; i < local; ++i)
+      if (nodes[n][size_t(i)] != int(n) * local + i) {
+        error = "a composed plan needs nodes of consecutive ranks, but node " +
+                std::to_string(n) + " of the topology holds rank " +
+                std::to_string(nodes[n][size_t(i)]) + " as its local rank " + std::to_string(i);
+        return std::nullopt;
+      }
+  const std::string intra = p.getAlgorithmName("intra");
+  return ComposedAllReduce{local, intra, p.getAlgorithmName("inter"), intra};
+}
+
+/// The intra-node algorithms plan-tune tries: the default, or where the allreduce is composed
+/// of stages at their own sizes, ring, whose stages keep each block's partial results in that
+/// block's units as a composition needs (mesh-two-step's scratch does not).
+std::vector<std::string> intraValues(const CollectiveSpec &spec, bool) {
+  const AlgorithmInfo &hier = *findAlgorithm("hierarchical");
+  if (composesAtScale(spec, hier, AlgorithmParams(hier))) return {"ring"};
+  return {hier.findParam("intra")->defaultValue};
+}
+
 }  // namespace
 
 void registerHierarchicalAlgorithms(AlgorithmRegistry &registry) {
@@ -196,7 +228,8 @@ void registerHierarchicalAlgorithms(AlgorithmRegistry &registry) {
       algorithmParam("inter", "ring",
                      "inter-node stage: an algorithm with allreduce, over the ranks of one "
                      "local index")};
-  hier.tuning = {fixedAxis("inter", {"ring", "recursive-doubling"}, 2)};
+  hier.tuning = {TuningAxis{"intra", intraValues},
+                 fixedAxis("inter", {"ring", "recursive-doubling"}, 2)};
   hier.example = {"ranks-per-node=2"};
   hier.check = checkHierarchical;
   hier.chunks = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
@@ -230,6 +263,7 @@ void registerHierarchicalAlgorithms(AlgorithmRegistry &registry) {
     return stageReadsRemotely(p.getAlgorithmName("intra")) ||
            stageReadsRemotely(p.getAlgorithmName("inter"));
   };
+  hier.composed = composedHierarchical;
   hier.build = buildHierarchical;
   registry.add(std::move(hier));
 }

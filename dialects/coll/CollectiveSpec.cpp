@@ -52,7 +52,12 @@ CollectiveSpec CollectiveSpec::fromOp(mlir::Operation *op) {
   return spec;
 }
 
-std::optional<std::string> CollectiveSpec::check() const {
+bool CollectiveSpec::exceedsPositions() const {
+  const int64_t positions = int64_t(ranks) * std::max(chunks, ranks);
+  return positions > kMaxPositions || positions * slices > kMaxPositions;
+}
+
+std::optional<std::string> CollectiveSpec::check(bool withinPositions) const {
   std::string kindName(toString(kind));
   for (const std::string &limit : {aboveLimit("ranks", ranks, kMaxRanks),
                                    aboveLimit("chunks", chunks, kMaxUnits),
@@ -60,8 +65,7 @@ std::optional<std::string> CollectiveSpec::check() const {
                                    aboveLimit("units (chunks x slices)",
                                               int64_t(chunks) * slices, kMaxUnits)})
     if (!limit.empty()) return limit;
-  const int64_t positions = int64_t(ranks) * std::max(chunks, ranks);
-  if (positions > kMaxPositions || positions * slices > kMaxPositions)
+  if (withinPositions && exceedsPositions())
     return kindName + " is too large: ranks x max(ranks, chunks) x slices = " +
            std::to_string(ranks) +
            " x " + std::to_string(std::max(chunks, ranks)) + " x " + std::to_string(slices) +

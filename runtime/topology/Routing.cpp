@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
+#include <unordered_map>
 #include <queue>
 #include <tuple>
 
@@ -126,23 +128,30 @@ std::vector<Hop> Topology::route(int from, int to) const {
 
 struct RouteTable::Cache {
   Adjacency adjacent;
-  std::map<int, PathTree> trees; ///< by source device
+  std::unordered_map<uint64_t, std::vector<Hop>> routes;  ///< by (source, target) device
+  std::optional<PathTree> lastTree;                       ///< of the last source device
 };
 
 RouteTable::RouteTable(const Topology &topo)
-    : topo_(topo), cache_(new Cache{adjacencyOf(topo), {}}) {}
+    : topo_(topo), cache_(new Cache{adjacencyOf(topo), {}, std::nullopt}) {}
 RouteTable::~RouteTable() = default;
 
-std::vector<Hop> RouteTable::route(int from, int to) {
-  int fromDevice = topo_.deviceOf(from), toDevice = topo_.deviceOf(to);
-  if (fromDevice == toDevice) return {};
-  if (topo_.routing == Routing::DimensionOrder)
-    return dimensionOrderRoute(topo_, fromDevice, toDevice);
-  auto it = cache_->trees.find(fromDevice);
-  if (it == cache_->trees.end())
-    it = cache_->trees.emplace(fromDevice, shortestPathTree(topo_, cache_->adjacent, fromDevice))
-             .first;
-  return pathTo(topo_, it->second, toDevice);
+const std::vector<Hop> &RouteTable::route(int from, int to) {
+  const int fromDevice = topo_.deviceOf(from), toDevice = topo_.deviceOf(to);
+  const uint64_t key = uint64_t(uint32_t(fromDevice)) << 32 | uint32_t(toDevice);
+  auto known = cache_->routes.find(key);
+  if (known != cache_->routes.end()) return known->second;
+  std::vector<Hop> hops;
+  if (fromDevice == toDevice) {
+    // no hops
+  } else if (topo_.routing == Routing::DimensionOrder) {
+    hops = dimensionOrderRoute(topo_, fromDevice, toDevice);
+  } else {
+    if (!cache_->lastTree || cache_->lastTree->source != fromDevice)
+      cache_->lastTree = shortestPathTree(topo_, cache_->adjacent, fromDevice);
+    hops = pathTo(topo_, *cache_->lastTree, toDevice);
+  }
+  return cache_->routes.emplace(key, std::move(hops)).first->second;
 }
 
 } // namespace collplan

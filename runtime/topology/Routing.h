@@ -18,15 +18,18 @@ std::vector<Hop> shortestRoute(const Topology &topo, VertexId from, VertexId to)
 /// needed link is missing.
 std::vector<Hop> dimensionOrderRoute(const Topology &topo, int fromDevice, int toDevice);
 
-/// Routes between ranks for callers that ask for many (simulator, cost analysis): shortest-path
-/// trees are computed once per source device and kept. Holds a reference to `topo`, which must
-/// outlive it and stay unchanged. Not thread-safe.
+/// Routes between ranks for callers that ask for many (simulator, cost analysis): each route
+/// between two devices is computed once and kept, from the shortest-path tree of its source
+/// device; the tree of the last source asked for is kept too, so asking source by source builds
+/// each tree once (memory: the routes, not a tree per source). Holds a reference to `topo`,
+/// which must outlive it and stay unchanged. Not thread-safe.
 class RouteTable {
 public:
   explicit RouteTable(const Topology &topo);
   ~RouteTable();
   /// Same result as `topo.route(from, to)`.
-  std::vector<Hop> route(int from, int to);
+  const std::vector<Hop> &route(int from, int to);
+  const Topology &topology() const { return topo_; }
 
 private:
   struct Cache;

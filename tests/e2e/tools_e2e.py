@@ -499,7 +499,8 @@ def test_verify_composed(env):
     rows = json.loads(p.stdout)["rows"]
     check(rows and all(r["wrong"] == 0 for r in rows), f"wrong results: {rows}")
     cases = [
-        (["-n", "6", "--ranks-per-node", "4"], "needs ranks-per-node, a divisor of the 6 ranks"),
+        (["-n", "6", "--ranks-per-node", "4"], "ranks per node 4 does not divide 6 ranks"),
+        (["-n", "6"], "ranks per node is 0 (take it from the topology) but no topology"),
         (["-n", "6", "--ranks-per-node", "3", "--emit", "mlir"], "--composed writes a plan"),
     ]
     for extra, reason in cases:
@@ -508,7 +509,11 @@ def test_verify_composed(env):
         check(reason in p.stderr, f"{extra}: {p.stderr}")
     p = env.run("plan-compile", "-c", "allgather", "-n", "4", "-a", "ring", "--composed",
                 "-o", env.path("x.json"), expect=1)
-    check("a composed plan is a hierarchical allreduce" in p.stderr, p.stderr)
+    check("a composed plan is an allreduce, not allgather" in p.stderr, p.stderr)
+    p = env.run("plan-compile", "-c", "allreduce", "-n", "4", "-a", "ring", "--composed",
+                "-o", env.path("x.json"), expect=1)
+    check("algorithm 'ring' is not built from stages (those that are: hierarchical)" in p.stderr,
+          p.stderr)
 
 
 def test_bench_mpi_baseline(env):

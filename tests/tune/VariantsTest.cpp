@@ -56,6 +56,19 @@ TEST(Variants, QuickShortensAxesAndBarriersAreNotSliced) {
   for (const Variant &v : b) EXPECT_EQ(v.slices, 1) << v.label;
 }
 
+TEST(Variants, PastThePositionsLimitHierarchicalTriesTheIntraAlgorithmThatComposes) {
+  // 4096 ranks compile as stages of their own sizes, whose intra-node algorithm must keep each
+  // block's partial results in that block's units: ring does, the default mesh-two-step not.
+  EXPECT_EQ(labels(enumerateVariants(allreduce(4096), nullptr, {"hierarchical"}, true)),
+            (std::set<std::string>{"hierarchical intra=ring", "hierarchical intra=ring s2",
+                                    "hierarchical intra=ring inter=recursive-doubling",
+                                    "hierarchical intra=ring inter=recursive-doubling s2"}));
+  EXPECT_EQ(labels(enumerateVariants(allreduce(64), nullptr, {"hierarchical"}, true)),
+            (std::set<std::string>{"hierarchical", "hierarchical s2",
+                                   "hierarchical inter=recursive-doubling",
+                                   "hierarchical inter=recursive-doubling s2"}));
+}
+
 TEST(Variants, DeviceGroupingsDivideTheRanks) {
   std::set<int> groupings;
   for (const Variant &v : enumerateVariants(allreduce(6), nullptr, {"mesh-two-step"}, false))

@@ -227,7 +227,7 @@ def test_tune_interrupt(env):
     err = []
     for line in p.stderr:  # wait until a tenth of the (weighted) measuring is done
         err.append(line)
-        if re.match(r"plan-tune: +[1-9]0% \(", line):
+        if re.match(r"plan-tune: +[1-9]0% \(\d+/\d+ measurements", line):
             p.send_signal(signal.SIGINT)
             break
     rest_out, rest_err = p.communicate(timeout=600)

@@ -62,7 +62,13 @@ std::vector<TableResult> compileTables(const TuneSettings &s, const Topology &to
           enumerateVariants(spec, &topology, s.algorithms, s.quick);
       log.note("plan-tune: compiling " + std::to_string(variants.size()) + " variants of " +
                std::string(toString(c.kind)) + " on " + std::to_string(ranks) + " ranks...");
-      compiled[key] = compileVariants(spec, variants);
+      ProgressBar &bar = log.bar();
+      bar.start(double(variants.size()), variants.size(), "variants compiled");
+      compiled[key] = compileVariants(spec, variants, [&](size_t next, size_t total) {
+        if (next > 0)
+          bar.advance(1.0, next < total ? "compiling " + variants[next].label : "compiled");
+      });
+      bar.finish();
       if (s.fixedReductionOrder) keepRankOrderPlans(compiled[key]);
     }
     tables.emplace_back(c, compiled[key], measure::sizePoints(c, requested));

@@ -48,6 +48,22 @@ TEST(SimContention, TwoFlowsOnOneLinkTakeTwiceAsLong) {
   expectRel(alone.totalUs, bytes / (bw * 1e3) + 2 * latency);
 }
 
+TEST(SimContention, EachTopologySimulatedGetsItsOwnRoutes) {
+  // The simulator keeps the routes of the last topology it simulated. Three fully connected
+  // devices; in `detour` the 0-1 link is slow, so rank 0's message to rank 1 goes through 2.
+  const double bw = 10, latency = 1, bytes = 1e4;
+  const Topology direct = fullyConnected(3, linkParams(bw, latency));
+  Topology detour = direct;
+  for (Link &link : detour.links)
+    if ((link.a == 0 && link.b == 1) || (link.a == 1 && link.b == 0)) link.latencyUs = 1000;
+  const Plan plan = concurrentSends(3, 1, {{0, 1, 1}});
+  const double oneHop = simulate(plan, direct, uint64_t(bytes), kNoContention).totalUs;
+  const double twoHops = simulate(plan, detour, uint64_t(bytes), kNoContention).totalUs;
+  expectRel(oneHop, bytes / (bw * 1e3) + latency);
+  expectRel(twoHops, bytes / (bw * 1e3) + 2 * latency);
+  EXPECT_EQ(simulate(plan, direct, uint64_t(bytes), kNoContention).totalUs, oneHop);
+}
+
 TEST(SimContention, RatesAreRecomputedWhenAFlowEnds) {
   // Flows of u and 2u bytes share a link: both at B/2 until 2u/B, then the longer one at B.
   const double bw = 4, unitBytes = 3e5;

@@ -1,0 +1,97 @@
+// An allreduce past the positions the verifiers index compiles as stages of their own sizes
+// where its algorithm composes; one that does not compose is still refused by its size.
+#include "compiler/export/PlanCompiler.h"
+#include "compiler/lowering/Algorithms.h"
+#include "runtime/plan/Composition.h"
+#include "runtime/topology/Generators.h"
+
+#include <gtest/gtest.h>
+
+using namespace collplan;
+
+namespace {
+
+CollectiveSpec allreduce(int ranks) {
+  CollectiveSpec spec;
+  spec.kind = CollectiveKind::AllReduce;
+  spec.ranks = ranks;
+  spec.op = ReduceOp::Sum;
+  return spec;
+}
+
+CompileOptions hierarchical(std::vector<std::string> params) {
+  CompileOptions options;
+  options.algorithm = "hierarchical";
+  options.params = std::move(params);
+  return options;
+}
+
+TEST(ComposedCompile, AHierarchicalAllReducePastThePositionsLimitIsComposed) {
+  std::string error;
+  auto compiled = compileCollective(
+      allreduce(4096),
+      hierarchical({"ranks-per-node=8", "intra=ring", "inter=recursive-doubling"}), error);
+  ASSERT_TRUE(mlir::succeeded(compiled)) << error;
+  const Plan &plan = compiled->plan;
+  ASSERT_TRUE(plan.composition) << "compiled whole, not as stages";
+  EXPECT_EQ(plan.ranks, 4096);
+  EXPECT_EQ(plan.composition->ranksPerNode, 8);
+  EXPECT_EQ(plan.composition->interAllReduce.ranks, 512);
+  EXPECT_EQ(plan.composition->intraReduceScatter.algorithm, "ring");
+  // Ring reduce-scatter and allgather over 8 ranks, 7 rounds each; recursive doubling over 512.
+  EXPECT_EQ(compiled->cost.alphaRounds, 7 + 9 + 7);
+  // 512 nodes x 2 intra stages x 8 x 7 transfers, and 8 local indices x 512 x 9.
+  EXPECT_EQ(compiled->cost.transfers, 512 * 2 * 56 + 8 * 512 * 9);
+  ASSERT_FALSE(compiled->explanation.empty());
+  EXPECT_NE(compiled->explanation.front().find("past the positions the verifiers index"),
+            std::string::npos);
+}
+
+TEST(ComposedCompile, WithinTheLimitTheSameAlgorithmCompilesWhole) {
+  std::string error;
+  auto compiled = compileCollective(
+      allreduce(8), hierarchical({"ranks-per-node=2", "intra=ring", "inter=ring"}), error);
+  ASSERT_TRUE(mlir::succeeded(compiled)) << error;
+  EXPECT_FALSE(compiled->plan.composition);
+  EXPECT_EQ(compiled->plan.programs.size(), 8u);
+}
+
+TEST(ComposedCompile, AnAlgorithmThatDoesNotComposeIsRefusedByItsSize) {
+  CompileOptions ring;
+  ring.algorithm = "ring";
+  std::string error;
+  EXPECT_TRUE(mlir::failed(compileCollective(allreduce(4096), ring, error)));
+  EXPECT_NE(error.find("exceeds the 4194304 (rank, chunk, slice) positions"), std::string::npos)
+      << error;
+  const AlgorithmInfo *hier = findAlgorithm("hierarchical");
+  ASSERT_NE(hier, nullptr);
+  AlgorithmParams params(*hier);
+  ASSERT_FALSE(params.assign({"ranks-per-node=8"}));
+  EXPECT_EQ(checkAlgorithm(allreduce(4096), *hier, params), std::nullopt);
+  EXPECT_TRUE(composesAtScale(allreduce(4096), *hier, params));
+  EXPECT_FALSE(composesAtScale(allreduce(2048), *hier, params));
+}
+
+TEST(ComposedCompile, NodesOfInterleavedRanksAreRefused) {
+  // Two machines of two devices, ranks placed round-robin: node 0 holds ranks 0 and 2.
+  const Topology machine = line(2);
+  const Topology topo = multiNode({machine, machine}, {{0, 2}, {1, 3}}, LinkSpec{12.5, 2.0, true});
+  CompileOptions options = hierarchical({"intra=ring"});
+  options.topology = &topo;
+  std::string error;
+  EXPECT_TRUE(mlir::failed(compileComposedAllReduce(allreduce(4), options, error)));
+  EXPECT_EQ(error, "a composed plan needs nodes of consecutive ranks, but node 0 of the "
+                   "topology holds rank 2 as its local rank 1");
+}
+
+TEST(ComposedCompile, StagesThatCannotComposeAreRefusedWithTheReason) {
+  // mesh-two-step's reduce-scatter keeps partial sums in scratch units of other blocks.
+  std::string error;
+  EXPECT_TRUE(mlir::failed(compileComposedAllReduce(
+      allreduce(16), hierarchical({"ranks-per-node=4", "intra=mesh-two-step"}), error)));
+  EXPECT_NE(error.find("the stages' scratch must hold each block's partial results"),
+            std::string::npos)
+      << error;
+}
+
+}  // namespace
