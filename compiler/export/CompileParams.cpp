@@ -32,6 +32,8 @@ std::string listingOf(const AlgorithmInfo &a) {
   if (!tuned.empty()) text += "  tuned: " + joinedOr(tuned) + "\n";
   if (a.remoteReadsWith ? a.remoteReadsWith(AlgorithmParams(a)) : a.remoteReads)
     text += "  needs: remote reads\n";
+  if (a.composed)
+    text += "  composed: an allreduce past the verifiers' positions is built from its stages\n";
   if (!a.example.empty()) text += "  example: " + joinedOr(a.example) + "\n";
   return text;
 }
