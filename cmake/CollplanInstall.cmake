@@ -44,6 +44,12 @@ if(TARGET collplan_mpi_interpose)
   install(TARGETS collplan_mpi_interpose LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           COMPONENT runtime)
 endif()
+# libnccl-tuner-collplan.so, the NCCL tuner plugin (NCCL_TUNER_PLUGIN=collplan finds it on the
+# library path).
+if(TARGET collplan_nccl_tuner)
+  install(TARGETS collplan_nccl_tuner LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          COMPONENT runtime)
+endif()
 install(FILES $<TARGET_FILE:collplan_runtime> DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RENAME libcollplan.a COMPONENT runtime)
 install(FILES ${COLLPLAN_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/collplan

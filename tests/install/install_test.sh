@@ -42,6 +42,13 @@ if [[ -f $build/lib/libcollplan-mpi.so ]]; then
   fi
 fi
 
+# The NCCL tuner plugin: installed, exporting NCCL's tuner tables and nothing else.
+[[ -f $libdir/libnccl-tuner-collplan.so ]] ||
+  { echo "libnccl-tuner-collplan.so missing under $libdir" >&2; exit 1; }
+exports=$(nm -D --defined-only "$libdir/libnccl-tuner-collplan.so" | awk '{print $3}' | sort | tr '\n' ' ')
+[[ $exports == "ncclTunerPlugin_v5 ncclTunerPlugin_v6 " ]] ||
+  { echo "libnccl-tuner-collplan.so exports: $exports" >&2; exit 1; }
+
 step "find_package(collplan CONFIG): the examples, shared and static"
 cmake -S "$repo/tests/install/consumer" -B "$work/consumer" -G Ninja \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" \
