@@ -68,6 +68,10 @@ struct AlgorithmInfo {
   /// Level 3 posts every send that needs nothing received before any receive (a direct
   /// exchange: no send waits for a receive), not one send per port-model round.
   bool sendsFirst = false;
+  /// NCCL's algorithm of the same schedule for every collective this one implements, as its
+  /// tuner plugin names it ("ring", "tree"); empty where NCCL has none. plan-tune --emit
+  /// nccl-tuner maps its winners through it.
+  std::string ncclAlgorithm;
   /// kBuiltinOrigin, or the file a template was read from.
   std::string origin = kBuiltinOrigin;
   /// Why `params` cannot lower `spec`, or nothing (kinds and the topology's size are checked

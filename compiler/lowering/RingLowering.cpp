@@ -183,6 +183,7 @@ void registerRingAlgorithms(AlgorithmRegistry &registry) {
   ring.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   ring.slices = [](const CollectiveSpec &, const AlgorithmParams &p) { return lanesOf(p); };
   ring.build = buildRing;
+  ring.ncclAlgorithm = "ring";
   ring.messages = [](const CollectiveSpec &s, const AlgorithmParams &p) -> std::optional<int> {
     return (s.kind == CollectiveKind::AllReduce ? 2 : 1) * (s.ranks - 1) * lanesOf(p);
   };

@@ -304,6 +304,7 @@ void registerTreeAlgorithms(AlgorithmRegistry &registry) {
   dbt.chunks = pipelineChunks;
   dbt.slices = [](const CollectiveSpec &, const AlgorithmParams &) { return 2; };
   dbt.build = buildDoubleBinaryTree;
+  dbt.ncclAlgorithm = "tree";  // NCCL's allreduce tree is this double binary tree
   dbt.tuning = {fixedAxis("pipeline", {"4", "2", "8"}, 1)};
   registry.add(std::move(dbt));
 }

@@ -46,9 +46,9 @@ constexpr std::array<Named<int>, 3> kProtocols = {{
 
 constexpr std::array<std::string_view, 3> kTopRequired = {"format", "version", "rules"};
 constexpr std::array<std::string_view, 1> kTopOptional = {"description"};
-constexpr std::array<std::string_view, 3> kRuleRequired = {"collective", "algorithm", "protocol"};
-constexpr std::array<std::string_view, 6> kRuleOptional = {"min_bytes", "max_bytes", "ranks",
-                                                           "nodes",     "channels",  "why"};
+constexpr std::array<std::string_view, 2> kRuleRequired = {"collective", "algorithm"};
+constexpr std::array<std::string_view, 7> kRuleOptional = {
+    "protocol", "min_bytes", "max_bytes", "ranks", "nodes", "channels", "why"};
 
 /// The value named by the string at `where`, or an error listing the names it may be.
 template <typename T, size_t N>
@@ -92,7 +92,8 @@ NcclRule parseRule(const json &value, const std::string &origin, const FieldPath
   rule.collective = expectName(value["collective"], Where{origin, path / "collective"},
                                kCollectives);
   rule.algorithm = expectName(value["algorithm"], Where{origin, path / "algorithm"}, kAlgorithms);
-  rule.protocol = expectName(value["protocol"], Where{origin, path / "protocol"}, kProtocols);
+  if (const json *v = member(value, "protocol"))
+    rule.protocol = expectName(*v, Where{origin, path / "protocol"}, kProtocols);
   parseSizeRange(value, origin, path, rule);
   if (const json *v = member(value, "ranks"))
     rule.ranks = size_t(expectInteger(*v, Where{origin, path / "ranks"}, 1, 1 << 24));
@@ -165,6 +166,8 @@ const NcclRule *NcclChoices::match(ncclFunc_t func, uint64_t nBytes) const {
 
 std::string_view collectiveName(ncclFunc_t func) { return nameOf(func, kCollectives); }
 std::string_view algorithmName(int algorithm) { return nameOf(algorithm, kAlgorithms); }
-std::string_view protocolName(int protocol) { return nameOf(protocol, kProtocols); }
+std::string_view protocolName(int protocol) {
+  return protocol == kCheapestProtocol ? "cheapest" : nameOf(protocol, kProtocols);
+}
 
 }  // namespace collplan::nccltuner

@@ -18,6 +18,10 @@ inline constexpr int kChoicesVersion = 1;
 /// The most channels a rule may ask for: NCCL's MAXCHANNELS (src/include/device.h).
 inline constexpr int kMaxNcclChannels = 64;
 
+/// A rule without a protocol: NCCL's cheapest usable protocol for the rule's algorithm (the
+/// algorithm measured, the protocol NCCL's own model picks within it).
+inline constexpr int kCheapestProtocol = -1;
+
 /// One rule: calls of `collective` with min_bytes <= nBytes < max_bytes, on communicators of
 /// `ranks` ranks over `nodes` nodes (0: any), get (algorithm, protocol) and, when not 0,
 /// `channels` channels.
@@ -28,7 +32,7 @@ struct NcclRule {
   size_t ranks = 0;                ///< 0: any rank count
   size_t nodes = 0;                ///< 0: any node count
   int algorithm = NCCL_ALGO_RING;  ///< NCCL_ALGO_*: a row of the cost table
-  int protocol = NCCL_PROTO_SIMPLE;  ///< NCCL_PROTO_*: a column of the cost table
+  int protocol = kCheapestProtocol;  ///< NCCL_PROTO_*: a column of the cost table
   int channels = 0;                ///< 0: NCCL chooses
   size_t index = 0;                ///< position in the file's "rules", for messages
 

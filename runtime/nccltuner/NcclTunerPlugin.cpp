@@ -74,15 +74,29 @@ ncclResult_t pluginInit(void **context, uint64_t /*commId*/, size_t nRanks, size
   }
 }
 
+/// The protocol column a rule picks in its algorithm's row: its own, or the cheapest NCCL did
+/// not mark unusable; -1 where there is none to pick.
+int chosenProtocol(const NcclRule &rule, const float *row, int numProto) {
+  if (rule.protocol != kCheapestProtocol)
+    return rule.protocol < numProto && row[rule.protocol] != float(NCCL_ALGO_PROTO_IGNORE)
+               ? rule.protocol
+               : -1;
+  int best = -1;
+  for (int p = 0; p < numProto; ++p)
+    if (row[p] != float(NCCL_ALGO_PROTO_IGNORE) && (best < 0 || row[p] < row[best])) best = p;
+  return best;
+}
+
 /// Makes NCCL pick the rule's (algorithm, protocol) by giving it cost 0, unless NCCL marked
-/// that pair unusable for this call; returns whether it did.
+/// that pair (or, without a protocol, every pair of the algorithm) unusable for this call;
+/// returns whether it did.
 bool applyRule(const NcclRule &rule, float **collCostTable, int numAlgo, int numProto) {
-  if (!collCostTable || rule.algorithm >= numAlgo || rule.protocol >= numProto) return false;
+  if (!collCostTable || rule.algorithm >= numAlgo) return false;
   // NCCL passes a float[numAlgo][numProto] array cast to float**.
-  float *entry =
-      reinterpret_cast<float *>(collCostTable) + rule.algorithm * numProto + rule.protocol;
-  if (*entry == float(NCCL_ALGO_PROTO_IGNORE)) return false;
-  *entry = 0.0f;
+  float *row = reinterpret_cast<float *>(collCostTable) + rule.algorithm * numProto;
+  const int protocol = chosenProtocol(rule, row, numProto);
+  if (protocol < 0) return false;
+  row[protocol] = 0.0f;
   return true;
 }
 

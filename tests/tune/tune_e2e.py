@@ -5,6 +5,7 @@ Usage: tune_e2e.py --bin BUILD/bin --work DIR TEST
 Exit 0 on success, 77 when the test cannot run here (skipped), 1 on failure. No timing asserts.
 """
 import csv
+import ctypes
 import json
 import os
 import re
@@ -124,6 +125,56 @@ def test_tune_sim(env):
     check_bundle(bundle, "sim", 4, [("allreduce", "f32", "sum")])
     check_report(rep, ["allreduce-f32-sum"])
     run_bundle(env, bundle, 4, "allreduce", "8", "1M")
+
+
+def plugin_accepts(env, path, ranks, nodes):
+    """Calls libnccl-tuner-collplan.so's init as NCCL does, with COLLPLAN_NCCL_TUNER_FILE=path:
+    the plugin's own reader accepts the file (init returns ncclSuccess)."""
+    lib = ctypes.CDLL(os.path.join(env.bin, "..", "lib", "libnccl-tuner-collplan.so"))
+    init_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64,
+                                 ctypes.c_size_t, ctypes.c_size_t, ctypes.c_void_p,
+                                 ctypes.c_void_p, ctypes.c_void_p)
+    finalize_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+    table = (ctypes.c_void_p * 5).in_dll(lib, "ncclTunerPlugin_v6")  # name, init, ..., finalize
+    os.environ["COLLPLAN_NCCL_TUNER_FILE"] = path
+    try:
+        context = ctypes.c_void_p()
+        nvl, constants = ctypes.create_string_buffer(64), ctypes.create_string_buffer(4096)
+        rc = init_type(table[1])(ctypes.byref(context), 1, ranks, nodes, None,
+                                 ctypes.addressof(nvl), ctypes.addressof(constants))
+        if rc == 0:
+            finalize_type(table[3])(context)
+        return rc == 0
+    finally:
+        del os.environ["COLLPLAN_NCCL_TUNER_FILE"]
+
+
+def test_tune_emit_nccl_tuner(env):
+    """--emit nccl-tuner writes the NCCL tuner plugin's rules: one per bucket whose winner NCCL
+    also has (ring, the double binary tree as NCCL's tree), none where it has not (recursive
+    doubling: NCCL keeps its choice), and the plugin's reader accepts the file."""
+    rules, rep = env.path("nccl-tuner.json"), env.path("nccl-report")
+    env.run("plan-tune", "--topology", "nvswitch-h100", "--backend", "sim", "-c",
+            "allreduce,allgather", "-a", "ring,double-binary-tree,recursive-doubling", "-b", "8",
+            "-e", "64M", "--quick", "-q", "--emit", "nccl-tuner", "-o", rules, "--report-dir", rep)
+    doc = json.load(open(rules))
+    check(doc["format"] == "collplan-nccl-tuner" and doc["version"] == 1, "format")
+    report = json.load(open(os.path.join(rep, "report.json")))
+    nccl = {"ring": "ring", "double-binary-tree": "tree"}
+    expected = []
+    for table in report["tables"]:
+        algorithm = {v["label"]: v["algorithm"] for v in table["variants"]}
+        for b in table["buckets"]:
+            name = nccl.get(algorithm[b["winner"]["variant"]])
+            if name:
+                expected.append((table["collective"], b["min_bytes"], name))
+    got = [(r["collective"], r["min_bytes"], r["algorithm"]) for r in doc["rules"]]
+    check(got == expected and got, f"rules {got}, expected {expected}")
+    check(all(r["ranks"] == 8 and r["nodes"] == 1 and "protocol" not in r for r in doc["rules"]),
+          "ranks, nodes or protocol")
+    check(plugin_accepts(env, rules, 8, 1), "the plugin refused the rules file")
+    p = env.run("plan-tune", "--ranks", "2", "--emit", "nccl-tuner", expect=1)
+    check("--emit nccl-tuner writes to -o FILE" in p.stderr, p.stderr)
 
 
 def test_tune_fixed_order(env):

@@ -1,5 +1,6 @@
 // plan-tune: tunes collective plans for a topology and backend; writes a bundle and a report.
 #include "compiler/template/TemplateAlgorithms.h"
+#include "tuner/NcclTunerRules.h"
 #include "tuner/TuneReport.h"
 #include "tuner/Tuner.h"
 #include "runtime/backends/Backend.h"
@@ -36,6 +37,8 @@ struct Request {
   std::string mpirun, mpiHelper, rulesFormat, rulesFrom;
   int rounds = 3;
   CLI::Option *roundsOption = nullptr;
+  /// What -o receives: the plan bundle, or the NCCL tuner plugin's rules.
+  std::string emit = "bundle";
 };
 
 void addFlags(CLI::App &app, Request &r) {
@@ -81,7 +84,14 @@ void addFlags(CLI::App &app, Request &r) {
                  "Seconds of measuring, checked between sizes; when spent, the bundle covers the sizes "
                  "measured (0: no limit)")
       ->capture_default_str();
-  app.add_option("-o,--output", s.outputPath, "The bundle to write");
+  app.add_option("-o,--output", s.outputPath, "The bundle to write (or, with --emit "
+                 "nccl-tuner, the NCCL tuner plugin's rules)");
+  app.add_option("--emit", r.emit,
+                 "What -o receives: bundle (the winners' plans), or nccl-tuner (rules for "
+                 "libnccl-tuner-collplan.so: each bucket's winner as NCCL's algorithm of the "
+                 "same schedule, where NCCL has one)")
+      ->check(CLI::IsMember({"bundle", "nccl-tuner"}))
+      ->capture_default_str();
   app.add_option("--report-dir", s.reportDir, "Directory for measurements.csv, report.json and SVG plots");
   app.add_flag("--quick", s.quick, "Fewer parameter values and repetitions");
   app.add_flag("--fixed-reduction-order", s.fixedReductionOrder,
@@ -142,8 +152,27 @@ TuneSettings checkedSettings(Request &r) {
   return s;
 }
 
+/// Writes -o: the bundle, or with `emit` "nccl-tuner" the NCCL tuner plugin's rules.
+void writeOutput(const TuneSettings &s, const std::string &emit, const TuneResult &result) {
+  if (emit == "nccl-tuner") {
+    const nlohmann::json rules = ncclTunerRules(result);
+    std::ofstream(s.outputPath) << rules.dump(1) << "\n";
+    if (!s.quiet)
+      std::fprintf(stderr, "plan-tune: wrote %s (%zu NCCL tuner rules); use it with "
+                           "NCCL_TUNER_PLUGIN=libnccl-tuner-collplan.so "
+                           "COLLPLAN_NCCL_TUNER_FILE=%s\n",
+                   s.outputPath.c_str(), rules["rules"].size(),
+                   std::filesystem::absolute(s.outputPath).c_str());
+    return;
+  }
+  writeBundle(result, s.outputPath);
+  if (!s.quiet)
+    std::fprintf(stderr, "plan-tune: wrote %s (%zu tables%s)\n", s.outputPath.c_str(),
+                 result.bundle->tables.size(), result.partial() ? ", partial" : "");
+}
+
 /// Prints the report and writes the files (on the one process that reports); the exit code.
-int report(const TuneSettings &s, const TuneResult &result) {
+int report(const TuneSettings &s, const std::string &emit, const TuneResult &result) {
   // Under mpirun (--backend mpi) every process tuned alike and holds the same result; one
   // prints it and writes the files.
   if (!requireBackend(s.backend).reportsLaunches()) return result.bundle ? 0 : 1;
@@ -153,12 +182,7 @@ int report(const TuneSettings &s, const TuneResult &result) {
   if (!s.reportDir.empty())
     for (const std::string &path : writeReportFiles(result, s.reportDir))
       if (!s.quiet) std::fprintf(stderr, "plan-tune: wrote %s\n", path.c_str());
-  if (!s.outputPath.empty() && result.bundle) {
-    writeBundle(result, s.outputPath);
-    if (!s.quiet)
-      std::fprintf(stderr, "plan-tune: wrote %s (%zu tables%s)\n", s.outputPath.c_str(),
-                   result.bundle->tables.size(), result.partial() ? ", partial" : "");
-  }
+  if (!s.outputPath.empty() && result.bundle) writeOutput(s, emit, result);
   if (result.wrongVariants > 0)
     std::fprintf(stderr,
                  "plan-tune: WARNING: %d variant(s) produced WRONG results and were excluded "
@@ -263,6 +287,9 @@ void writeLibraryFiles(const Request &r, const mpilib::MpiLibrary &library,
 
 /// --backend ompi-tuned|mpich: measure (or read) and write the rules file and the report.
 int tuneLibrary(Request &r, const mpilib::MpiLibrary &library) {
+  if (r.emit != "bundle")
+    throw TuneError("--emit " + r.emit + " maps collplan's winners; --backend " +
+                    std::string(library.name()) + " writes that library's rules file (--rules-format)");
   mpilib::LibraryTuneSettings l = librarySettings(r, library);
   const bool notes = !r.s.quiet;
   mpilib::LibraryTuneResult result;
@@ -306,11 +333,13 @@ int main(int argc, char **argv) {
         request.roundsOption->count())
       throw TuneError("--rules-from, --rules-format and --rounds are for an MPI library's "
                       "rules (--backend " + mpilib::mpiLibraryNames() + ")");
+    if (request.emit != "bundle" && request.s.outputPath.empty())
+      throw TuneError("--emit " + request.emit + " writes to -o FILE: give one");
     const TuneSettings s = checkedSettings(request);
     if (s.outputPath.empty() && !s.quiet && requireBackend(s.backend).reportsLaunches())
       std::fprintf(stderr, "plan-tune: no -o FILE: the report is printed but no bundle will be "
                            "written\n");
-    return report(s, runTune(s));
+    return report(s, request.emit, runTune(s));
   } catch (const std::exception &e) {
     std::fprintf(stderr, "plan-tune: error: %s\n", e.what());
   }

@@ -105,8 +105,8 @@ TEST(NcclChoices, RuleErrorsNameTheRuleAndField) {
   EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","chanels":4)")),
             "x.json: rules[1].chanels: unknown field (expected one of: collective, algorithm, "
             "protocol, min_bytes, max_bytes, ranks, nodes, channels, why)");
-  EXPECT_EQ(errorOf(rule(R"("algorithm":"ring")")),
-            "x.json: rules[1].protocol: missing required field");
+  EXPECT_EQ(errorOf(rule(R"("protocol":"ll")")),
+            "x.json: rules[1].algorithm: missing required field");
   EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","min_bytes":100,"max_bytes":50)")),
             "x.json: rules[1].max_bytes: must be above min_bytes (100), got 50: the range "
             "[min_bytes, max_bytes) would be empty");

@@ -200,6 +200,23 @@ TEST_F(NcclTunerPlugin, NoRuleOrAnIgnoredPairLeavesTheTable) {
   EXPECT_TRUE(logHas("allgather of 1048576 bytes: rules[4] -> nvls/simple is not available"));
 }
 
+TEST_F(NcclTunerPlugin, ARuleWithoutAProtocolTakesNcclsCheapestForItsAlgorithm) {
+  // The cost model above: LL is cheapest for ring at 64 B, Simple at 64 MiB; tree's LL128 is
+  // marked unusable, and a rule for CollNet, whose row is all unusable, changes nothing.
+  const std::string path = writeFile("cheapest.json", R"({"format":"collplan-nccl-tuner",
+    "version":1,"rules":[{"collective":"broadcast","algorithm":"ring"},
+    {"collective":"reduce","algorithm":"tree","max_bytes":1024},
+    {"collective":"reduce","algorithm":"collnet_direct","channels":4}]})");
+  ScopedChoicesFile env(&path);
+  ASSERT_EQ(initRanks(kRanks, kNodes), ncclSuccess);
+  EXPECT_EQ(askAll(ncclFuncBroadcast, 64), (Answer{{chosen(NCCL_ALGO_RING, NCCL_PROTO_LL)}, 0}));
+  EXPECT_EQ(askAll(ncclFuncBroadcast, size_t(64) << 20),
+            (Answer{{chosen(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE)}, 0}));
+  EXPECT_EQ(askAll(ncclFuncReduce, 8), (Answer{{chosen(NCCL_ALGO_TREE, NCCL_PROTO_LL)}, 0}));
+  EXPECT_EQ(askAll(ncclFuncReduce, 4096), (Answer{{}, 0}));
+  EXPECT_TRUE(logHas("reduce of 4096 bytes: rules[2] -> collnet_direct/cheapest is not available"));
+}
+
 TEST_F(NcclTunerPlugin, RanksAndNodesSelectRules) {
   ScopedChoicesFile env(&kExample);
   ASSERT_EQ(initRanks(4, 1), ncclSuccess);
