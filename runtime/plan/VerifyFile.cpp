@@ -77,4 +77,12 @@ FileVerification verifyPlanFile(const std::string &path, const VerifyFileOptions
   return result;
 }
 
+FileVerification verifyPlanOf(const std::string &file, const Plan &plan,
+                              const VerifyFileOptions &options) {
+  FileVerification result{file, 0, {}, {}};
+  OrderReference reference;
+  verifyInto(plan, "", options, reference, result);
+  return result;
+}
+
 }  // namespace collplan

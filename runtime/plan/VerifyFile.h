@@ -40,5 +40,10 @@ struct VerifyFileOptions {
 /// is a problem. Never throws for a bad file.
 FileVerification verifyPlanFile(const std::string &path, const VerifyFileOptions &options = {});
 
+/// verifyPlanFile's proof and order checks of one plan `file` held in another format, already
+/// read (an MSCCL XML algorithm, runtime/interop/MscclXml.h).
+FileVerification verifyPlanOf(const std::string &file, const Plan &plan,
+                              const VerifyFileOptions &options = {});
+
 
 }  // namespace collplan

@@ -4,6 +4,7 @@
 #include "compiler/export/PlanCompiler.h"
 #include "compiler/template/TemplateAlgorithms.h"
 #include "runtime/backends/Backend.h"
+#include "runtime/interop/MscclXml.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/topology/Resolver.h"
@@ -140,8 +141,10 @@ void addFlags(CLI::App &app, Request &r) {
   addParamFlags(app, r);
   app.add_option("-t,--topology", r.topologySpec, "Topology: file, preset or generator spec");
   app.add_option("--symbol", r.symbol, "Which collective/schedule of the input file");
-  app.add_option("--emit", r.emit, "mlir (level 2), program (level 3), plan (JSON), bundle")
-      ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle"}));
+  app.add_option("--emit", r.emit,
+                 "mlir (level 2), program (level 3), plan (JSON), bundle, msccl-xml (an MSCCL "
+                 "executor algorithm)")
+      ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle", "msccl-xml"}));
   app.add_option("--dtype", r.dtypeName, "Bundle dtype: " + dtypeNames());
   app.add_option("--backend", r.backend, "Bundle backend: " + backendNames());
   app.add_option("-o,--output", r.outPath,
@@ -204,7 +207,7 @@ void resolveOptions(Request &r, Topology &topology) {
   if (!findBackend(r.backend))
     throw RequestError("unknown backend '" + r.backend + "' (expected one of: " +
                        backendNames() + ")");
-  r.options.keepIR = r.emit != "plan" && r.emit != "bundle";
+  r.options.keepIR = r.emit != "plan" && r.emit != "bundle" && r.emit != "msccl-xml";
   if (r.topologySpec.empty()) return;
   topology = resolveTopology(r.topologySpec, r.ranks);
   r.options.topology = &topology;
@@ -250,6 +253,13 @@ int writeResult(const Request &r, const CompiledPlan &compiled, DType dtype,
   if (r.cost) info << formatCost(compiled.cost, /*perRank=*/false);
   if (r.emit == "mlir" || r.emit == "schedule") return out.write(compiled.scheduleIR) ? 0 : 1;
   if (r.emit == "program") return out.write(compiled.programIR) ? 0 : 1;
+  if (r.emit == "msccl-xml") {
+    try {
+      return out.write(planToMscclXml(compiled.plan)) ? 0 : 1;
+    } catch (const std::invalid_argument &e) {
+      throw RequestError(e.what());
+    }
+  }
   const DocumentEncoding encoding = !r.encodingName.empty()
                                         ? (r.encodingName == "cbor" ? DocumentEncoding::Cbor
                                                                     : DocumentEncoding::Json)

@@ -1,5 +1,6 @@
-// plan-verify: loads plan and bundle files (JSON or CBOR) and proves every plan in them
-// computes its collective (runtime/plan/PlanVerify.h); exit 1 when any file fails.
+// plan-verify: loads plan and bundle files (JSON or CBOR) and MSCCL XML algorithms, and proves
+// every plan in them computes its collective (runtime/plan/PlanVerify.h); exit 1 when any fails.
+#include "runtime/interop/MscclXml.h"
 #include "runtime/plan/VerifyFile.h"
 #include "tools/CommandLine.h"
 
@@ -13,6 +14,10 @@
 using namespace collplan;
 
 namespace {
+
+bool isMscclXml(const std::string &file) {
+  return file.size() >= 4 && file.compare(file.size() - 4, 4, ".xml") == 0;
+}
 
 nlohmann::json toJson(const FileVerification &r) {
   nlohmann::json problems = nlohmann::json::array();
@@ -48,7 +53,9 @@ int main(int argc, char **argv) {
   std::vector<std::string> files;
   bool json = false;
   VerifyFileOptions options;
-  app.add_option("files", files, "Plan or bundle files (JSON or CBOR)")->required();
+  app.add_option("files", files,
+                 "Plan or bundle files (JSON or CBOR), or MSCCL XML algorithms (.xml)")
+      ->required();
   app.add_flag("--json", json, "Print the results as JSON");
   app.add_flag("--orders", options.orders,
                "List each plan's reduction orders: the fold tree over ranks of its reduced "
@@ -62,7 +69,8 @@ int main(int argc, char **argv) {
   bool allOk = true;
   nlohmann::json out = nlohmann::json::array();
   for (const std::string &file : files) {
-    const FileVerification result = verifyPlanFile(file, options);
+    const FileVerification result =
+        isMscclXml(file) ? verifyMscclXmlFile(file, options) : verifyPlanFile(file, options);
     allOk = allOk && result.problems.empty();
     if (json) {
       out.push_back(toJson(result));
