@@ -92,6 +92,10 @@ TEST(ComposedCompile, StagesThatCannotComposeAreRefusedWithTheReason) {
   EXPECT_NE(error.find("the stages' scratch must hold each block's partial results"),
             std::string::npos)
       << error;
+  CompileOptions sliced = hierarchical({"ranks-per-node=4", "intra=ring"});
+  sliced.slices = 2;
+  EXPECT_TRUE(mlir::failed(compileComposedAllReduce(allreduce(16), sliced, error)));
+  EXPECT_EQ(error.substr(0, 52), "slices=2: a composed plan's stages are not sliced (a");
 }
 
 }  // namespace
