@@ -228,12 +228,25 @@ std::string winnerMarkers(const TableResult &t, const PlotData &p, const Axes &a
   return svg;
 }
 
+/// The legend's text of drawn variant k.
+std::string legendLabel(const TableResult &t, const PlotData &p, size_t k) {
+  return t.variants[p.shown[k]].variant.label + (k < p.chosenCount ? " (chosen)" : "");
+}
+
+/// The drawing's width: the plot's, widened so that the longest legend label fits (7.5 px per
+/// character of 12 px bold sans-serif, an upper bound for Latin text).
+double svgWidth(const TableResult &t, const PlotData &p) {
+  size_t longest = 0;
+  for (size_t k = 0; k < p.shown.size(); ++k)
+    longest = std::max(longest, legendLabel(t, p, k).size());
+  return std::max(kWidth, kWidth - kRight + 44 + 7.5 * double(longest) + 12);
+}
+
 /// The legend at the right: the drawn variants, bucket winners (solid, bold) first.
 std::string legend(const TableResult &t, const PlotData &p) {
   std::string svg = "<g class=\"legend\">\n";
   const double lx = kWidth - kRight + 16;
   for (size_t k = 0; k < p.shown.size(); ++k) {
-    const size_t v = p.shown[k];
     const bool chosen = k < p.chosenCount;
     const double y = kTop + 8 + double(k) * 18;
     svg += "<line x1=\"" + num(lx) + "\" y1=\"" + num(y) + "\" x2=\"" + num(lx + 22) +
@@ -241,7 +254,7 @@ std::string legend(const TableResult &t, const PlotData &p) {
            (chosen ? "3" : "1.5") + "\"" + (chosen ? "" : " stroke-dasharray=\"6,3\"") + "/>\n";
     svg += "<text x=\"" + num(lx + 28) + "\" y=\"" + num(y + 4) + "\" font-size=\"12\"" +
            (chosen ? " font-weight=\"bold\"" : "") + ">" +
-           xmlEscape(t.variants[v].variant.label + (chosen ? " (chosen)" : "")) + "</text>\n";
+           xmlEscape(legendLabel(t, p, k)) + "</text>\n";
   }
   return svg + "</g>\n";
 }
@@ -251,8 +264,9 @@ std::string legend(const TableResult &t, const PlotData &p) {
 std::string plotSvg(const TuneResult &r, const TableResult &t) {
   const PlotData p = plotData(t);
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kWidth) + "\" height=\"" +
-         num(kHeight) + "\" viewBox=\"0 0 " + num(kWidth) + " " + num(kHeight) +
+  const double width = svgWidth(t, p);
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" +
+         num(kHeight) + "\" viewBox=\"0 0 " + num(width) + " " + num(kHeight) +
          "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += titles(r, t, p);
