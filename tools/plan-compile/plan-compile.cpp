@@ -5,6 +5,7 @@
 #include "compiler/template/TemplateAlgorithms.h"
 #include "runtime/backends/Backend.h"
 #include "runtime/interop/MscclXml.h"
+#include "runtime/interop/MscclppJson.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/topology/Resolver.h"
@@ -143,8 +144,9 @@ void addFlags(CLI::App &app, Request &r) {
   app.add_option("--symbol", r.symbol, "Which collective/schedule of the input file");
   app.add_option("--emit", r.emit,
                  "mlir (level 2), program (level 3), plan (JSON), bundle, msccl-xml (an MSCCL "
-                 "executor algorithm)")
-      ->check(CLI::IsMember({"mlir", "schedule", "program", "plan", "bundle", "msccl-xml"}));
+                 "executor algorithm), mscclpp-json (an MSCCL++ execution plan)")
+      ->check(CLI::IsMember(
+          {"mlir", "schedule", "program", "plan", "bundle", "msccl-xml", "mscclpp-json"}));
   app.add_option("--dtype", r.dtypeName, "Bundle dtype: " + dtypeNames());
   app.add_option("--backend", r.backend, "Bundle backend: " + backendNames());
   app.add_option("-o,--output", r.outPath,
@@ -207,7 +209,8 @@ void resolveOptions(Request &r, Topology &topology) {
   if (!findBackend(r.backend))
     throw RequestError("unknown backend '" + r.backend + "' (expected one of: " +
                        backendNames() + ")");
-  r.options.keepIR = r.emit != "plan" && r.emit != "bundle" && r.emit != "msccl-xml";
+  r.options.keepIR = r.emit != "plan" && r.emit != "bundle" && r.emit != "msccl-xml" &&
+                     r.emit != "mscclpp-json";
   if (r.topologySpec.empty()) return;
   topology = resolveTopology(r.topologySpec, r.ranks);
   r.options.topology = &topology;
@@ -256,6 +259,13 @@ int writeResult(const Request &r, const CompiledPlan &compiled, DType dtype,
   if (r.emit == "msccl-xml") {
     try {
       return out.write(planToMscclXml(compiled.plan)) ? 0 : 1;
+    } catch (const std::invalid_argument &e) {
+      throw RequestError(e.what());
+    }
+  }
+  if (r.emit == "mscclpp-json") {
+    try {
+      return out.write(planToMscclppJson(compiled.plan)) ? 0 : 1;
     } catch (const std::invalid_argument &e) {
       throw RequestError(e.what());
     }

@@ -1,12 +1,15 @@
-// plan-verify: loads plan and bundle files (JSON or CBOR) and MSCCL XML algorithms, and proves
-// every plan in them computes its collective (runtime/plan/PlanVerify.h); exit 1 when any fails.
+// plan-verify: loads plan and bundle files (JSON or CBOR), MSCCL XML algorithms and MSCCL++
+// execution plans, and proves every plan in them computes its collective
+// (runtime/plan/PlanVerify.h); exit 1 when any fails.
 #include "runtime/interop/MscclXml.h"
+#include "runtime/interop/MscclppJson.h"
 #include "runtime/plan/VerifyFile.h"
 #include "tools/CommandLine.h"
 
 #include <CLI/CLI.hpp>
 
 #include <optional>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -15,8 +18,16 @@ using namespace collplan;
 
 namespace {
 
-bool isMscclXml(const std::string &file) {
-  return file.size() >= 4 && file.compare(file.size() - 4, 4, ".xml") == 0;
+bool endsWith(const std::string &file, std::string_view suffix) {
+  return file.size() >= suffix.size() &&
+         file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// MSCCL XML by `.xml`, MSCCL++ by `.mscclpp.json`, plan and bundle files otherwise.
+FileVerification verifyFile(const std::string &file, const VerifyFileOptions &options) {
+  if (endsWith(file, ".xml")) return verifyMscclXmlFile(file, options);
+  if (endsWith(file, ".mscclpp.json")) return verifyMscclppJsonFile(file, options);
+  return verifyPlanFile(file, options);
 }
 
 nlohmann::json toJson(const FileVerification &r) {
@@ -54,7 +65,8 @@ int main(int argc, char **argv) {
   bool json = false;
   VerifyFileOptions options;
   app.add_option("files", files,
-                 "Plan or bundle files (JSON or CBOR), or MSCCL XML algorithms (.xml)")
+                 "Plan or bundle files (JSON or CBOR), MSCCL XML algorithms (.xml), or MSCCL++ "
+                 "execution plans (.mscclpp.json)")
       ->required();
   app.add_flag("--json", json, "Print the results as JSON");
   app.add_flag("--orders", options.orders,
@@ -69,8 +81,7 @@ int main(int argc, char **argv) {
   bool allOk = true;
   nlohmann::json out = nlohmann::json::array();
   for (const std::string &file : files) {
-    const FileVerification result =
-        isMscclXml(file) ? verifyMscclXmlFile(file, options) : verifyPlanFile(file, options);
+    const FileVerification result = verifyFile(file, options);
     allOk = allOk && result.problems.empty();
     if (json) {
       out.push_back(toJson(result));
