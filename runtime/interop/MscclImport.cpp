@@ -1,12 +1,12 @@
 // mscclXmlToPlan: runs an MSCCL algorithm's thread blocks symbolically and records each rank's
 // steps per channel in the order they ran, as a collplan plan.
+#include "runtime/interop/Imported.h"
 #include "runtime/interop/MscclAlgo.h"
 #include "runtime/interop/MscclXml.h"
 
 #include "runtime/core/Files.h"
 #include "runtime/plan/PlanError.h"
 #include "runtime/plan/PlanValidate.h"
-#include "runtime/plan/PlanVerify.h"
 
 #include <algorithm>
 #include <array>
@@ -283,17 +283,6 @@ Plan planHeader(const MscclAlgo &algo, const std::string &origin) {
   return plan;
 }
 
-void prove(const Plan &plan, const std::string &origin) {
-  validatePlan(plan, origin);
-  const VerifyResult proof = verifyPlan(plan);
-  if (proof.ok()) return;
-  std::string reason = "does not compute its " + std::string(toString(plan.collective)) + ": " +
-                       proof.problems.front().message;
-  if (proof.problems.size() > 1)
-    reason += " (and " + std::to_string(proof.problems.size() - 1) + " more problems)";
-  throw PlanError(origin, proof.problems.front().path, reason);
-}
-
 } // namespace
 
 Plan mscclXmlToPlan(std::string_view xml, const std::string &origin) {
@@ -309,7 +298,7 @@ Plan mscclXmlToPlan(std::string_view xml, const std::string &origin) {
                         " never runs this step (it waits for its dependency, a message, or "
                         "room to send, that never comes)");
   }
-  prove(plan, origin);
+  proveImportedPlan(plan, origin);
   return plan;
 }
 

@@ -1,4 +1,5 @@
 // mscclppJsonToPlan: put/signal/wait as collplan messages, copy/re as local ops; then proven.
+#include "runtime/interop/Imported.h"
 #include "runtime/interop/MscclppJson.h"
 #include "runtime/interop/MscclppModel.h"
 
@@ -200,17 +201,6 @@ Plan planHeader(const MscclppPlan &doc, const std::string &origin) {
   return plan;
 }
 
-void prove(const Plan &plan, const std::string &origin) {
-  validatePlan(plan, origin);
-  const VerifyResult proof = verifyPlan(plan);
-  if (proof.ok()) return;
-  std::string reason = "does not compute its " + std::string(toString(plan.collective)) + ": " +
-                       proof.problems.front().message;
-  if (proof.problems.size() > 1)
-    reason += " (and " + std::to_string(proof.problems.size() - 1) + " more problems)";
-  throw PlanError(origin, proof.problems.front().path, reason);
-}
-
 } // namespace
 
 Plan mscclppJsonToPlan(std::string_view json, const std::string &origin) {
@@ -220,7 +210,7 @@ Plan mscclppJsonToPlan(std::string_view json, const std::string &origin) {
   for (int r = 0; r < plan.ranks; ++r) importer.collectBatches(r);
   for (int r = 0; r < plan.ranks; ++r) importer.emitRank(r);
   importer.checkAllWaited();
-  prove(plan, origin);
+  proveImportedPlan(plan, origin);
   return plan;
 }
 

@@ -271,12 +271,7 @@ void parseHeader(const json &doc, const std::string &origin, const FieldPath &ro
 } // namespace
 
 MscclppPlan readMscclppPlan(std::string_view text, const std::string &origin) {
-  json doc;
-  try {
-    doc = parseJsonDocument(text, /*cbor=*/false);
-  } catch (const JsonSyntaxError &e) {
-    throwPlanError(origin, FieldPath(), e.what());
-  }
+  const json doc = parseJsonText(text, origin);
   const FieldPath root;
   checkObject<5, 6>(doc, Where{origin, root}, {"name", "collective", "protocol", "inplace", "gpus"},
                     {"reuse_resources", "num_threads_per_block", "use_double_scratch_buffer",

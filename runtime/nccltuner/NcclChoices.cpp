@@ -124,12 +124,7 @@ void checkHeader(const json &doc, const std::string &origin, const FieldPath &ro
 }  // namespace
 
 NcclChoices parseNcclChoices(std::string_view text, const std::string &origin) {
-  json doc;
-  try {
-    doc = parseJsonDocument(text, /*cbor=*/false);
-  } catch (const JsonSyntaxError &e) {
-    throwPlanError(origin, FieldPath(), e.what());
-  }
+  const json doc = parseJsonText(text, origin);
   const FieldPath root;
   checkHeader(doc, origin, root);
   const FieldPath rulesPath = root / "rules";

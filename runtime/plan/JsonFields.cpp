@@ -1,9 +1,19 @@
 // Type and range checks for JSON members, each failing with a PlanError at the member's path.
 #include "runtime/plan/JsonFields.h"
 
+#include "runtime/core/JsonDocument.h"
+
 #include <limits>
 
 namespace collplan::json_access {
+
+json parseJsonText(std::string_view text, const std::string &origin) {
+  try {
+    return parseJsonDocument(text, /*cbor=*/false);
+  } catch (const JsonSyntaxError &e) {
+    throwPlanError(origin, FieldPath(), e.what());
+  }
+}
 
 std::string describeType(const json &value) {
   if (value.is_number_float()) return "a floating-point number";

@@ -14,6 +14,10 @@ namespace collplan::json_access {
 
 using nlohmann::json;
 
+/// `text` parsed as one JSON document (runtime/core/JsonDocument.h's limits); a syntax error is a
+/// PlanError naming `origin`.
+json parseJsonText(std::string_view text, const std::string &origin);
+
 /// Where a loader is in a document: the source label for messages and the current field.
 struct Where {
   const std::string &origin;

@@ -7,6 +7,8 @@
 #include "runtime/plan/PlanVerify.h"
 #include "runtime/plan/Transfers.h"
 
+#include "InteropTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -17,19 +19,8 @@
 namespace collplan {
 namespace {
 
-std::map<std::pair<int, int>, int> messagesPerPair(const Plan &plan) {
-  std::map<std::pair<int, int>, int> count;
-  for (const PlanTransfer &t : planTransfers(plan)) ++count[{t.sender, t.receiver}];
-  return count;
-}
-
-/// The file under tests/runtime/interop/data.
-std::string readData(const std::string &name) {
-  std::ifstream in(std::string(COLLPLAN_SOURCE_DIR) + "/tests/runtime/interop/data/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using interoptest::messagesPerPair;
+using interoptest::readData;
 
 TEST(MscclXml, BuiltInPlansRoundTrip) {
   const CollectiveKind kinds[] = {CollectiveKind::AllReduce, CollectiveKind::AllGather,

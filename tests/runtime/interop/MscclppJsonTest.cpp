@@ -6,6 +6,8 @@
 #include "runtime/plan/PlanVerify.h"
 #include "runtime/plan/Transfers.h"
 
+#include "InteropTestSupport.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -17,18 +19,8 @@
 namespace collplan {
 namespace {
 
-std::map<std::pair<int, int>, int> messagesPerPair(const Plan &plan) {
-  std::map<std::pair<int, int>, int> count;
-  for (const PlanTransfer &t : planTransfers(plan)) ++count[{t.sender, t.receiver}];
-  return count;
-}
-
-std::string readData(const std::string &name) {
-  std::ifstream in(std::string(COLLPLAN_SOURCE_DIR) + "/tests/runtime/interop/data/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using interoptest::messagesPerPair;
+using interoptest::readData;
 
 /// The export refuses these for reasons of the executor's limits, not of the mapping.
 bool isLimitRefusal(const std::string &what) {
