@@ -199,31 +199,6 @@ nlohmann::json paramsRecord(const AlgorithmParams &params, int slices) {
   return j;
 }
 
-FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
-                                          const CompileOptions &options, std::string &error) {
-  const AlgorithmInfo *algorithm = lookupAlgorithm(options.algorithm, error);
-  if (!algorithm) return failure();
-  const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
-  if (!params) return failure();
-  if (composesAtScale(requested, *algorithm, *params)) {
-    FailureOr<CompiledPlan> composed = compileComposedAllReduce(requested, options, error);
-    if (succeeded(composed))
-      composed->explanation.insert(
-          composed->explanation.begin(),
-          std::to_string(requested.ranks) + " ranks are past the positions the verifiers "
-          "index: compiled as stages of their own sizes, each proven on its own");
-    return composed;
-  }
-  CompilerContext ctx;
-  OpBuilder builder(&ctx.get());
-  OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
-  builder.setInsertionPointToEnd(module->getBody());
-  std::string name = std::string(toString(requested.kind)) + "_" + algorithm->name;
-  std::replace(name.begin(), name.end(), '-', '_');
-  createCollectiveOp(builder, builder.getUnknownLoc(), requested, name, algorithm->name);
-  return runCompilePipeline(*module, algorithm, options, ctx, error);
-}
-
 namespace {
 
 /// The stage plans of `form`, each compiled and proven at its own size; the cost summed (the
@@ -281,7 +256,68 @@ FailureOr<HierarchicalStages> compileStages(const CollectiveSpec &spec,
   return stages;
 }
 
+/// The composed plan of `algorithm` (which composes) for the allreduce `spec`.
+FailureOr<CompiledPlan> compileComposed(const CollectiveSpec &spec, const CompileOptions &options,
+                                        const AlgorithmInfo &algorithm,
+                                        const AlgorithmParams &params, std::string &error) {
+  if (options.slices > 1) {
+    // Refused before compiling the stages (a 512-rank 2-slice ring stage takes 109 s and 3.9 GB).
+    error = "slices=" + std::to_string(options.slices) +
+            ": a composed plan's stages are not sliced (a sliced stage reuses a scratch unit "
+            "for the slices of several blocks, whose units differ in size: "
+            "runtime/plan/Composition.h)";
+    return failure();
+  }
+  const std::optional<ComposedAllReduce> form = algorithm.composed(spec, params, error);
+  if (!form) return failure();
+  CompiledPlan out;
+  FailureOr<HierarchicalStages> stages = compileStages(spec, options, *form, out, error);
+  if (failed(stages)) return failure();
+  try {
+    out.plan = composeHierarchicalAllReduce(*stages, spec.ranks);
+  } catch (const std::invalid_argument &e) {
+    error = e.what();
+    return failure();
+  }
+  out.plan.params.update(paramsRecord(params, options.slices));
+  try {
+    validatePlan(out.plan, "the composed plan");
+  } catch (const PlanError &e) {
+    error = std::string(e.what()) +
+            " (the stages' scratch must hold each block's partial results in units of that "
+            "block: runtime/plan/Composition.h)";
+    return failure();
+  }
+  return out;
+}
+
 }  // namespace
+
+FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
+                                          const CompileOptions &options, std::string &error) {
+  const AlgorithmInfo *algorithm = lookupAlgorithm(options.algorithm, error);
+  if (!algorithm) return failure();
+  const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
+  if (!params) return failure();
+  if (composesAtScale(requested, *algorithm, *params)) {
+    FailureOr<CompiledPlan> composed =
+        compileComposed(requested, options, *algorithm, *params, error);
+    if (succeeded(composed))
+      composed->explanation.insert(
+          composed->explanation.begin(),
+          std::to_string(requested.ranks) + " ranks are past the positions the verifiers "
+          "index: compiled as stages of their own sizes, each proven on its own");
+    return composed;
+  }
+  CompilerContext ctx;
+  OpBuilder builder(&ctx.get());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
+  builder.setInsertionPointToEnd(module->getBody());
+  std::string name = std::string(toString(requested.kind)) + "_" + algorithm->name;
+  std::replace(name.begin(), name.end(), '-', '_');
+  createCollectiveOp(builder, builder.getUnknownLoc(), requested, name, algorithm->name);
+  return runCompilePipeline(*module, algorithm, options, ctx, error);
+}
 
 FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
                                                  const CompileOptions &options,
@@ -302,35 +338,7 @@ FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
   }
   const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
   if (!params) return failure();
-  if (options.slices > 1) {
-    // Refused before compiling the stages (a 512-rank 2-slice ring stage takes 109 s and 3.9 GB).
-    error = "slices=" + std::to_string(options.slices) +
-            ": a composed plan's stages are not sliced (a sliced stage reuses a scratch unit "
-            "for the slices of several blocks, whose units differ in size: "
-            "runtime/plan/Composition.h)";
-    return failure();
-  }
-  const std::optional<ComposedAllReduce> form = algorithm->composed(spec, *params, error);
-  if (!form) return failure();
-  CompiledPlan out;
-  FailureOr<HierarchicalStages> stages = compileStages(spec, options, *form, out, error);
-  if (failed(stages)) return failure();
-  try {
-    out.plan = composeHierarchicalAllReduce(*stages, spec.ranks);
-  } catch (const std::invalid_argument &e) {
-    error = e.what();
-    return failure();
-  }
-  out.plan.params.update(paramsRecord(*params, options.slices));
-  try {
-    validatePlan(out.plan, "the composed plan");
-  } catch (const PlanError &e) {
-    error = std::string(e.what()) +
-            " (the stages' scratch must hold each block's partial results in units of that "
-            "block: runtime/plan/Composition.h)";
-    return failure();
-  }
-  return out;
+  return compileComposed(spec, options, *algorithm, *params, error);
 }
 
 FailureOr<CompiledPlan> compileFile(const std::string &path, const std::string &symbol,

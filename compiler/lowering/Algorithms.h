@@ -154,13 +154,13 @@ std::optional<std::string> registerAlgorithm(AlgorithmInfo algorithm);
 CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
                              const AlgorithmParams &params);
 
-/// Why `algorithm` with `params` cannot lower `requested`, or nothing: the checks every
-/// algorithm gets (kinds, the topology's size, the spec) and its own `check`.
 /// True when `requested` is compiled from stages of their own sizes (AlgorithmInfo::composed):
 /// an allreduce of an algorithm that composes, past the positions the verifiers index.
 bool composesAtScale(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
                      const AlgorithmParams &params);
 
+/// Why `algorithm` with `params` cannot lower `requested`, or nothing: the checks every
+/// algorithm gets (kinds, the topology's size, the spec) and its own `check`.
 std::optional<std::string> checkAlgorithm(const CollectiveSpec &requested,
                                           const AlgorithmInfo &algorithm,
                                           const AlgorithmParams &params);

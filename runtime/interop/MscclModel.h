@@ -1,5 +1,5 @@
 // The MSCCL XML vocabulary (step types, buffers, collectives) as enums, for import and export.
-// export.
+// MSCCL++ plans name buffers and collectives alike.
 #pragma once
 
 #include "runtime/core/Collective.h"

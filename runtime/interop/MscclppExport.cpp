@@ -1,4 +1,5 @@
 // planToMscclppJson: a plan's channels as MSCCL++ thread blocks of put/signal/wait/copy/re ops.
+#include "runtime/interop/MscclModel.h"
 #include "runtime/interop/MscclppJson.h"
 
 #include "runtime/plan/PlanValidate.h"
@@ -34,25 +35,6 @@ struct OpContext {
   }
 };
 
-std::string_view bufferName(BufferKind buf) {
-  switch (buf) {
-  case BufferKind::In: return "i";
-  case BufferKind::Out: return "o";
-  case BufferKind::Tmp: return "s";
-  }
-  return "?";
-}
-
-/// The executor's `collective` name, or nothing for collectives it has no plan for.
-std::optional<std::string_view> collectiveName(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllReduce: return "allreduce";
-  case CollectiveKind::AllGather: return "allgather";
-  case CollectiveKind::ReduceScatter: return "reducescatter";
-  case CollectiveKind::AllToAll: return "alltoall";
-  default: return std::nullopt;
-  }
-}
 
 using LinkKey = std::tuple<int, int, uint32_t>; ///< (sender, receiver, channel)
 
@@ -148,7 +130,7 @@ RankLinks buildLinks(const RankProgram &program, int rank) {
 }
 
 json localBuff(const BufRef &ref) {
-  return json{{"type", bufferName(ref.buf)}, {"index", ref.offset}, {"size", ref.length}};
+  return json{{"type", mscclBufferName(ref.buf)}, {"index", ref.offset}, {"size", ref.length}};
 }
 
 /// Emits one thread block's ops, a `nop` (__syncthreads) between two ops unless the first
@@ -296,7 +278,7 @@ std::string_view checkCollective(const Plan &plan, const MscclppExportOptions &o
   if (plan.onlyRank >= 0)
     throw std::invalid_argument("MSCCL++ export: the plan holds rank " +
                                 std::to_string(plan.onlyRank) + "'s program only");
-  const std::optional<std::string_view> name = collectiveName(plan.collective);
+  const std::optional<std::string_view> name = mscclCollectiveName(plan.collective);
   if (!name)
     throw std::invalid_argument("MSCCL++ export: the executor has no collective for " +
                                 std::string(toString(plan.collective)) +

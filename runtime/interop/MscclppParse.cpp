@@ -1,7 +1,7 @@
 // readMscclppPlan: an MSCCL++ execution plan's JSON, checked field by field, as MscclppPlan.
+#include "runtime/interop/MscclModel.h"
 #include "runtime/interop/MscclppModel.h"
 
-#include "runtime/core/JsonDocument.h"
 #include "runtime/plan/JsonFields.h"
 
 #include <array>
@@ -32,26 +32,13 @@ std::optional<MscclppOpType> parseOpType(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<BufferKind> parseBuffer(std::string_view name) {
-  if (name == "i") return BufferKind::In;
-  if (name == "o") return BufferKind::Out;
-  if (name == "s") return BufferKind::Tmp;
-  return std::nullopt;
-}
 
 BufferKind expectBuffer(const json &value, const Where &where) {
-  const std::optional<BufferKind> kind = parseBuffer(expectString(value, where));
+  const std::optional<BufferKind> kind = parseMscclBuffer(expectString(value, where));
   if (!kind) where.fail("unknown buffer type (expected one of: i, o, s)");
   return *kind;
 }
 
-std::optional<CollectiveKind> parseCollective(std::string_view name) {
-  if (name == "allreduce") return CollectiveKind::AllReduce;
-  if (name == "allgather") return CollectiveKind::AllGather;
-  if (name == "reducescatter") return CollectiveKind::ReduceScatter;
-  if (name == "alltoall") return CollectiveKind::AllToAll;
-  return std::nullopt;
-}
 
 /// Import reads memory channels only; port and switch channels are refused by name.
 void expectMemoryChannel(const json &value, const Where &where) {
@@ -243,11 +230,10 @@ void parseHeader(const json &doc, const std::string &origin, const FieldPath &ro
                   minSize = root / "min_message_size", maxSize = root / "max_message_size";
   plan.name = expectString(doc["name"], Where{origin, name});
   const std::string collective = expectString(doc["collective"], Where{origin, coll});
-  const std::optional<CollectiveKind> kind = parseCollective(collective);
+  const std::optional<CollectiveKind> kind = parseMscclCollective(collective);
   if (!kind)
     throwPlanError(origin, coll, "unknown collective \"" + collective +
-                                     "\" (expected one of: allreduce, allgather, reducescatter, "
-                                     "alltoall)");
+                                     "\" (expected one of: " + mscclCollectiveNames() + ")");
   plan.collective = *kind;
   const std::string protocol = expectString(doc["protocol"], Where{origin, proto});
   if (protocol != "Simple")

@@ -152,11 +152,17 @@ TuneSettings checkedSettings(Request &r) {
   return s;
 }
 
+void writeText(const std::filesystem::path &path, const std::string &text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw TuneError("cannot write " + path.string());
+}
+
 /// Writes -o: the bundle, or with `emit` "nccl-tuner" the NCCL tuner plugin's rules.
 void writeOutput(const TuneSettings &s, const std::string &emit, const TuneResult &result) {
   if (emit == "nccl-tuner") {
     const nlohmann::json rules = ncclTunerRules(result);
-    std::ofstream(s.outputPath) << rules.dump(1) << "\n";
+    writeText(s.outputPath, rules.dump(1) + "\n");
     if (!s.quiet)
       std::fprintf(stderr, "plan-tune: wrote %s (%zu NCCL tuner rules); use it with "
                            "NCCL_TUNER_PLUGIN=libnccl-tuner-collplan.so "
@@ -251,12 +257,6 @@ mpilib::LibraryTuneResult rulesFromReport(const std::string &path,
   }
 }
 
-void writeText(const std::filesystem::path &path, const std::string &text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw TuneError("cannot write " + path.string());
-}
-
 /// The report files (--report-dir) and the rules file (-o) of an MPI library's tuning.
 void writeLibraryFiles(const Request &r, const mpilib::MpiLibrary &library,
                        const mpilib::LibraryTuneResult &result, bool notes) {
@@ -289,7 +289,8 @@ void writeLibraryFiles(const Request &r, const mpilib::MpiLibrary &library,
 int tuneLibrary(Request &r, const mpilib::MpiLibrary &library) {
   if (r.emit != "bundle")
     throw TuneError("--emit " + r.emit + " maps collplan's winners; --backend " +
-                    std::string(library.name()) + " writes that library's rules file (--rules-format)");
+                    std::string(library.name()) +
+                    " writes that library's rules file (--rules-format)");
   mpilib::LibraryTuneSettings l = librarySettings(r, library);
   const bool notes = !r.s.quiet;
   mpilib::LibraryTuneResult result;
