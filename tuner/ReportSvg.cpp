@@ -120,6 +120,9 @@ std::string titles(const TuneResult &r, const TableResult &t, const PlotData &p)
          "</text>\n" + "<text x=\"" + num(kLeft) + "\" y=\"42\" fill=\"#555\">" +
          xmlEscape("median time per call relative to the fastest variant at each size (1 = "
                    "fastest); circles: the winner at each size" + drawn +
+                   std::string(t.bound ? "; under each bucket: the topology's lower bound "
+                                         "over its winner's time"
+                                       : "") +
                    std::string(r.partial() ? "; PARTIAL run" : "")) +
          "</text>\n";
 }
@@ -181,6 +184,11 @@ std::string bucketEdges(const TableResult &t, const Axes &a) {
     if (label.size() > fits) label = label.substr(0, fits - 1) + "…";
     svg += "<text class=\"bucket-plan\" x=\"" + num((left + right) / 2) + "\" y=\"" +
            num(kTop + 12) + "\" text-anchor=\"middle\">" + xmlEscape(label) + "</text>\n";
+    const double fraction = boundFraction(t, b);
+    if (!std::isnan(fraction))
+      svg += "<text class=\"bucket-bound\" x=\"" + num((left + right) / 2) + "\" y=\"" +
+             num(kTop + 24) + "\" text-anchor=\"middle\">" + num(100 * fraction) +
+             "% of bound</text>\n";
   }
   return svg + "</g>\n";
 }

@@ -59,17 +59,35 @@ std::string csvField(const std::string &text) {
   return s + "\"";
 }
 
+/// "93%", or "-" without a bound.
+std::string boundText(double fraction) {
+  if (std::isnan(fraction)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f%%", 100 * fraction);
+  return text;
+}
+
+/// The table's bound in report.json: its terms (null without one).
+nlohmann::json boundJson(const TableResult &t) {
+  if (!t.bound) return nullptr;
+  const CollectiveBound &b = *t.bound;
+  return {{"latency_us", b.latencyUs}, {"latency_path", b.latencyPath},
+          {"link_us_per_byte", b.linkUsPerByte}, {"link_cut", b.linkCut},
+          {"reduce_us_per_byte", b.reduceUsPerByte}, {"memory_counted", !b.memory.empty()},
+          {"sampled", b.sampled}};
+}
+
 bool isWinnerAt(const TableResult &t, size_t v, size_t s) {
   return s < t.choices.size() && t.choices[s].winner == int(v);
 }
 
 /// One line per bucket: range, winner, its time with the median's standard error, its time as
-/// plan-bench runs the bundle, the runner-up and margin, how sure the switch into it is, and
-/// the prediction.
+/// plan-bench runs the bundle, the runner-up and margin, how sure the switch into it is, the
+/// prediction, and the topology's lower bound over the winner's time.
 void printBuckets(std::FILE *out, const TableResult &t) {
-  std::fprintf(out, "%-24s %-26s %10s %10s %8s %10s %10s  %-26s %8s %8s %10s %9s\n",
+  std::fprintf(out, "%-24s %-26s %10s %10s %8s %10s %10s  %-26s %8s %8s %10s %9s %7s\n",
                "#   bucket", "winner", "at", "time(us)", "err(us)", "p99(us)", "bench(us)",
-               "runner-up", "margin", "switch", "pred(us)", "pred/meas");
+               "runner-up", "margin", "switch", "pred(us)", "pred/meas", "bound%");
   for (size_t k = 0; k < t.buckets.size(); ++k) {
     const BucketChoice &b = t.buckets[k];
     const Measurement &w = t.measurements.byVariant[size_t(b.winner)][b.sizeIndex];
@@ -83,16 +101,23 @@ void printBuckets(std::FILE *out, const TableResult &t) {
       std::snprintf(m, sizeof m, "%+.1f%%", (ru.medianUs / w.medianUs - 1) * 100);
       margin = m;
     }
-    std::fprintf(out, "    %-20s %-26s %10s %10.2f %8.2f %10.2f %10s  %-26s %8s %8s %10.2f %9.2f\n",
+    std::fprintf(out, "    %-20s %-26s %10s %10.2f %8.2f %10.2f %10s  %-26s %8s %8s %10.2f %9.2f %7s\n",
                  rangeText(b).c_str(), t.variants[size_t(b.winner)].variant.label.c_str(),
                  measure::formatBytes(t.measurements.sizes[b.sizeIndex].bytes).c_str(), w.medianUs,
                  w.medianErrorUs, w.p99Us, confirmedText(t, k).c_str(), runner.c_str(),
                  margin.c_str(), switchText(b.switchSigmas).c_str(), pred,
-                 w.medianUs > 0 ? pred / w.medianUs : 0.0);
+                 w.medianUs > 0 ? pred / w.medianUs : 0.0, boundText(boundFraction(t, b)).c_str());
   }
 }
 
 }  // namespace
+
+double boundFraction(const TableResult &t, const BucketChoice &b) {
+  if (!t.bound || b.winner < 0) return std::nan("");
+  const double us = t.measurements.byVariant[size_t(b.winner)][b.sizeIndex].medianUs;
+  if (us <= 0) return std::nan("");
+  return t.bound->timeUs(t.measurements.sizes[b.sizeIndex].bytes) / us;
+}
 
 std::string tableFileStem(const TableResult &t) {
   std::string s = std::string(toString(t.benchCase.kind)) + "-" + std::string(toString(t.benchCase.dtype));
@@ -131,6 +156,10 @@ void printReport(std::FILE *out, const TuneResult &r) {
       continue;
     }
     printBuckets(out, t);
+    if (t.bound)
+      std::fprintf(out, "   bound%%: the topology's lower bound at the bucket's size over the "
+                        "winner's time (latency %.2f us; links: %s)\n",
+                   t.bound->latencyUs, t.bound->linkCut.empty() ? "-" : t.bound->linkCut.c_str());
   }
 }
 
@@ -228,9 +257,16 @@ nlohmann::json reportJson(const TuneResult &r) {
                          {"at_bytes", t.measurements.sizes[b.sizeIndex].bytes},
                          {"winner", cand(b.winner)}, {"runner_up", cand(b.runnerUp)},
                          {"switch_sigmas", switchJson(b.switchSigmas)},
+                         {"bound_us", t.bound ? nlohmann::json(t.bound->timeUs(
+                                                    t.measurements.sizes[b.sizeIndex].bytes))
+                                              : nlohmann::json(nullptr)},
+                         {"bound_fraction", std::isnan(boundFraction(t, b))
+                                                ? nlohmann::json(nullptr)
+                                                : nlohmann::json(boundFraction(t, b))},
                          {"confirmed", confirmedJson(t, size_t(&b - t.buckets.data()))}});
     }
     tj["buckets"] = buckets;
+    tj["bound"] = boundJson(t);
     tables.push_back(tj);
   }
   j["tables"] = tables;

@@ -26,6 +26,10 @@ nlohmann::json reportJson(const TuneResult &result);
 /// at each size marked, a legend. Self-contained SVG.
 std::string plotSvg(const TuneResult &result, const TableResult &table);
 
+/// The table's lower bound (TableResult::bound) at bucket b's size over its winner's time: 1 is
+/// the best any plan can do on the topology, 0.93 near it; NaN where the table has no bound.
+double boundFraction(const TableResult &table, const BucketChoice &bucket);
+
 /// "allreduce-f32-sum": file-name stem of a table.
 std::string tableFileStem(const TableResult &table);
 

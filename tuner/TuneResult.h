@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/plan/Plan.h"
+#include "runtime/sim/LowerBound.h"
 #include "runtime/topology/Topology.h"
 #include "tuner/CostPrune.h"
 #include "tuner/Selection.h"
@@ -45,6 +46,8 @@ struct TableResult {
   /// [bucket] its plan from the written bundle, timed as plan-bench --bundle times it
   /// (confirmBundle); empty where not confirmed.
   std::vector<Confirmation> confirmed;
+  /// The topology's lower bound of this collective (boundTables), where the topology is known.
+  std::optional<CollectiveBound> bound;
   bool complete = false;                  ///< every planned measurement ran
 
   /// A table of `c` over `set`'s variants at `sizes`: every variant a candidate, nothing

@@ -1,6 +1,7 @@
 // runTune: plan-tune's phases in a row, each in tuner/phases/.
 #include "tuner/Tuner.h"
 
+#include "tuner/phases/Bound.h"
 #include "tuner/phases/Check.h"
 #include "tuner/phases/Compile.h"
 #include "tuner/phases/Confirm.h"
@@ -57,6 +58,7 @@ TuneResult runTune(const TuneSettings &given) {
   r.wrongVariants += m.wrongVariants;
   sayStopped(r, m, plan.totalItems, log);
   selectWinners(r.tables, plan, r.partial());
+  boundTables(r, log);
   r.bundle = buildBundle(r, measurer);
   confirmBundle(r, measurer, log);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -201,93 +201,97 @@ nlohmann::json paramsRecord(const AlgorithmParams &params, int slices) {
 
 namespace {
 
-/// The stage plans of `form`, each compiled and proven at its own size; the cost summed (the
-/// inter-node allreduce on 1/L of the message).
+/// The stage plans of `form`, each compiled and proven at its own size; the cost summed (an
+/// inter-node stage on 1/L of the message).
 FailureOr<HierarchicalStages> compileStages(const CollectiveSpec &spec,
                                             const CompileOptions &options,
-                                            const ComposedAllReduce &form, CompiledPlan &out,
+                                            const ComposedForm &form, CompiledPlan &out,
                                             std::string &error) {
   const int local = form.ranksPerNode;
-  HierarchicalStages stages;
-  stages.ranksPerNode = local;
-  struct StageRequest {
-    CollectiveKind kind;
-    int ranks;
-    const std::string &algorithm;
-    Plan *plan;
-    const char *what;
-  };
-  const StageRequest requests[] = {
-      {CollectiveKind::ReduceScatter, local, form.intraReduceScatter,
-       &stages.intraReduceScatter, "intra-node reduce-scatter"},
-      {CollectiveKind::AllReduce, spec.ranks / local, form.interAllReduce,
-       &stages.interAllReduce, "inter-node allreduce"},
-      {CollectiveKind::AllGather, local, form.intraAllGather, &stages.intraAllGather,
-       "intra-node allgather"}};
-  for (const StageRequest &request : requests) {
+  HierarchicalStages stages{spec.kind, local, {}};
+  const std::vector<StageRole> &roles = composedStages(spec.kind);
+  for (size_t s = 0; s < roles.size(); ++s) {
+    const bool across = stageAcrossNodes(roles[s]);
     CollectiveSpec stageSpec;
-    stageSpec.kind = request.kind;
-    stageSpec.ranks = request.ranks;
-    if (needsReduceOp(request.kind)) stageSpec.op = spec.op;
+    stageSpec.kind = stageCollective(roles[s]);
+    stageSpec.ranks = across ? spec.ranks / local : local;
+    if (needsReduceOp(stageSpec.kind)) stageSpec.op = spec.op;
     CompileOptions stageOptions;
-    stageOptions.algorithm = request.algorithm;
+    stageOptions.algorithm = form.stageAlgorithms.at(s);
     stageOptions.slices = options.slices;
     stageOptions.explain = options.explain;
+    const std::string what(stageDescription(roles[s]));
     std::string stageError;
     FailureOr<CompiledPlan> stage = compileCollective(stageSpec, stageOptions, stageError);
     if (failed(stage)) {
-      error = std::string(request.what) + " (" + request.algorithm + " on " +
-              std::to_string(request.ranks) + " ranks): " + stageError;
+      error = what + " (" + stageOptions.algorithm + " on " + std::to_string(stageSpec.ranks) +
+              " ranks): " + stageError;
       return failure();
     }
-    *request.plan = std::move(stage->plan);
-    // The inter-node stage moves 1/L of the message; K nodes run each intra-node stage and L
-    // local indices the inter-node one.
-    const bool inter = request.kind == CollectiveKind::AllReduce;
-    const double share = inter ? 1.0 / local : 1.0;
-    const int64_t instances = inter ? local : spec.ranks / local;
+    stages.plans.push_back(std::move(stage->plan));
+    // An inter-node stage moves 1/L of the message; K nodes run each intra-node stage and L
+    // local indices each inter-node one.
+    const double share = across ? 1.0 / local : 1.0;
+    const int64_t instances = across ? local : spec.ranks / local;
     out.cost.alphaRounds += stage->cost.alphaRounds;
     out.cost.beta += stage->cost.beta * share;
     out.cost.transfers += stage->cost.transfers * instances;
     out.cost.bytesMoved += stage->cost.bytesMoved * share * double(instances);
-    for (std::string &line : stage->explanation)
-      out.explanation.push_back(std::string(request.what) + ": " + line);
+    for (std::string &line : stage->explanation) out.explanation.push_back(what + ": " + line);
   }
   return stages;
 }
 
-/// The composed plan of `algorithm` (which composes) for the allreduce `spec`.
+/// Past this many ops over every rank's program (about 1.7 GB), a composed plan is not built
+/// whole: an allgather's or reduce-scatter's rank has a copy per block, N² over all ranks.
+constexpr uint64_t kWholeCompositionOps = uint64_t(1) << 23;
+
+/// The composed plan of `stages`: every rank's program when that fits kWholeCompositionOps,
+/// validated as a whole; otherwise the program of rank 0 alone (Plan::onlyRank), with the
+/// programs of the first and last ranks of the first and last nodes validated one by one.
+FailureOr<Plan> composeAndValidate(const HierarchicalStages &stages, int ranks,
+                                   std::string &error) {
+  const std::string advice = " (the stages' scratch must hold each block's partial results in "
+                             "units of that block: runtime/plan/Composition.h)";
+  try {
+    if (composedProgramOps(stages, ranks) <= kWholeCompositionOps) {
+      Plan plan = composeHierarchical(stages, ranks);
+      validatePlan(plan, "the composed plan");
+      return plan;
+    }
+    const int L = stages.ranksPerNode;
+    for (int rank : {0, L - 1, ranks - L, ranks - 1})
+      validatePlan(composeHierarchical(stages, ranks, rank), "the composed plan");
+    return composeHierarchical(stages, ranks, 0);
+  } catch (const std::invalid_argument &e) {
+    error = e.what();
+  } catch (const PlanError &e) {
+    error = std::string(e.what()) + advice;
+  }
+  return failure();
+}
+
+/// The composed plan of `algorithm` (which composes) for `spec`.
 FailureOr<CompiledPlan> compileComposed(const CollectiveSpec &spec, const CompileOptions &options,
                                         const AlgorithmInfo &algorithm,
                                         const AlgorithmParams &params, std::string &error) {
-  if (options.slices > 1) {
+  if (options.slices > 1 && spec.kind == CollectiveKind::AllReduce) {
     // Refused before compiling the stages (a 512-rank 2-slice ring stage takes 109 s and 3.9 GB).
     error = "slices=" + std::to_string(options.slices) +
-            ": a composed plan's stages are not sliced (a sliced stage reuses a scratch unit "
-            "for the slices of several blocks, whose units differ in size: "
+            ": a composed allreduce's stages are not sliced (a sliced stage reuses a scratch "
+            "unit for the slices of several blocks, whose units differ in size: "
             "runtime/plan/Composition.h)";
     return failure();
   }
-  const std::optional<ComposedAllReduce> form = algorithm.composed(spec, params, error);
+  const std::optional<ComposedForm> form = algorithm.composed(spec, params, error);
   if (!form) return failure();
   CompiledPlan out;
   FailureOr<HierarchicalStages> stages = compileStages(spec, options, *form, out, error);
   if (failed(stages)) return failure();
-  try {
-    out.plan = composeHierarchicalAllReduce(*stages, spec.ranks);
-  } catch (const std::invalid_argument &e) {
-    error = e.what();
-    return failure();
-  }
+  FailureOr<Plan> plan = composeAndValidate(*stages, spec.ranks, error);
+  if (failed(plan)) return failure();
+  out.plan = std::move(*plan);
   out.plan.params.update(paramsRecord(params, options.slices));
-  try {
-    validatePlan(out.plan, "the composed plan");
-  } catch (const PlanError &e) {
-    error = std::string(e.what()) +
-            " (the stages' scratch must hold each block's partial results in units of that "
-            "block: runtime/plan/Composition.h)";
-    return failure();
-  }
   return out;
 }
 
@@ -299,14 +303,17 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
   if (!algorithm) return failure();
   const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
   if (!params) return failure();
-  if (composesAtScale(requested, *algorithm, *params)) {
+  if (compiledAsStages(requested, *algorithm, *params)) {
     FailureOr<CompiledPlan> composed =
         compileComposed(requested, options, *algorithm, *params, error);
     if (succeeded(composed))
       composed->explanation.insert(
           composed->explanation.begin(),
-          std::to_string(requested.ranks) + " ranks are past the positions the verifiers "
-          "index: compiled as stages of their own sizes, each proven on its own");
+          algorithmSpec(requested, *algorithm, *params).exceedsPositions()
+              ? std::to_string(requested.ranks) + " ranks are past the positions the "
+                "verifiers index: compiled as stages of their own sizes, each proven on its own"
+              : algorithm->name + " " + std::string(toString(requested.kind)) +
+                    " is compiled as stages of their own sizes, each proven on its own");
     return composed;
   }
   CompilerContext ctx;
@@ -319,13 +326,13 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
   return runCompilePipeline(*module, algorithm, options, ctx, error);
 }
 
-FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
-                                                 const CompileOptions &options,
-                                                 std::string &error) {
+FailureOr<CompiledPlan> compileComposedPlan(const CollectiveSpec &spec,
+                                            const CompileOptions &options, std::string &error) {
   const AlgorithmInfo *algorithm = lookupAlgorithm(options.algorithm, error);
   if (!algorithm) return failure();
-  if (spec.kind != CollectiveKind::AllReduce) {
-    error = "a composed plan is an allreduce, not " + std::string(toString(spec.kind));
+  if (composedStages(spec.kind).empty()) {
+    error = "a composed plan is an allreduce, allgather or reduce_scatter, not " +
+            std::string(toString(spec.kind));
     return failure();
   }
   if (!algorithm->composed) {
@@ -338,6 +345,10 @@ FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
   }
   const std::optional<AlgorithmParams> params = resolveParams(algorithm, options, error);
   if (!params) return failure();
+  if (auto reason = checkAlgorithm(spec, *algorithm, *params)) {
+    error = *reason;
+    return failure();
+  }
   return compileComposed(spec, options, *algorithm, *params, error);
 }
 

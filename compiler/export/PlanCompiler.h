@@ -43,23 +43,24 @@ nlohmann::json paramsRecord(const AlgorithmParams &params, int slices);
 /// Lowers `requested` with `options.algorithm`, slices, verifies (semantics and determinism),
 /// costs, orders by rounds, lowers to per-rank programs, checks them as the runtime will
 /// (deadlock included) and exports the plan. On failure returns failure and sets `error` to
-/// every diagnostic, one per line. An allreduce past the positions the verifiers index, of an
-/// algorithm that composes (AlgorithmInfo::composed), is compiled as compileComposedAllReduce
-/// compiles it.
+/// every diagnostic, one per line. A spec an algorithm builds from stages (compiledAsStages:
+/// past the positions the verifiers index, or hierarchical allgather and reduce-scatter) is
+/// compiled as compileComposedPlan compiles it.
 mlir::FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
                                                 const CompileOptions &options,
                                                 std::string &error);
 
-/// An allreduce stored as its stages (runtime/plan/Composition.h, the "composed" form):
-/// `options.algorithm` is one that composes (AlgorithmInfo::composed: hierarchical, whose nodes
-/// of L consecutive ranks, `intra` and `inter` parameters choose the stages). The intra-node
-/// reduce-scatter and allgather are compiled with `intra` for L ranks and the inter-node
-/// allreduce with `inter` for ranks / L, each proven at its own size; each rank builds its
-/// program from them at load. The cost is the stages' summed (the inter-node one on 1/L of the
-/// message). Compile time and file size grow with the stages, not with the ranks.
-mlir::FailureOr<CompiledPlan> compileComposedAllReduce(const CollectiveSpec &spec,
-                                                       const CompileOptions &options,
-                                                       std::string &error);
+/// A collective stored as its stages (runtime/plan/Composition.h, the "composed" form): an
+/// allreduce, allgather or reduce-scatter, `options.algorithm` one that composes
+/// (AlgorithmInfo::composed: hierarchical, whose nodes of L consecutive ranks, `intra` and
+/// `inter` parameters choose the stages). Each intra-node stage is compiled with `intra` for L
+/// ranks and each inter-node stage with `inter` for ranks / L, each proven at its own size;
+/// each rank builds its program from them at load. The cost is the stages' summed (an
+/// inter-node stage on 1/L of the message). Compile time and file size grow with the stages,
+/// not with the ranks; past 2^23 ops over all ranks the plan holds rank 0's program alone.
+mlir::FailureOr<CompiledPlan> compileComposedPlan(const CollectiveSpec &spec,
+                                                  const CompileOptions &options,
+                                                  std::string &error);
 
 /// The same for a researcher's `.mlir` file holding one coll.collective (with an `algorithm`)
 /// or one coll.schedule (`symbol` picks one when there are several). Errors carry

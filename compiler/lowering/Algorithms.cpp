@@ -2,6 +2,7 @@
 // shared lowering driver.
 #include "compiler/lowering/Algorithms.h"
 #include "runtime/core/Text.h"
+#include "runtime/plan/Composition.h"
 
 #include "runtime/topology/Queries.h"
 #include "runtime/topology/Topology.h"
@@ -231,9 +232,11 @@ CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInf
   return spec;
 }
 
-bool composesAtScale(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
-                     const AlgorithmParams &params) {
-  return algorithm.composed && requested.kind == CollectiveKind::AllReduce &&
+bool compiledAsStages(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
+                      const AlgorithmParams &params) {
+  if (!algorithm.composed || composedStages(requested.kind).empty()) return false;
+  return std::find(algorithm.composedKinds.begin(), algorithm.composedKinds.end(),
+                   requested.kind) != algorithm.composedKinds.end() ||
          algorithmSpec(requested, algorithm, params).exceedsPositions();
 }
 
@@ -248,7 +251,7 @@ std::optional<std::string> checkAlgorithm(const CollectiveSpec &requested,
     return "the topology has " + std::to_string(params.topology->numRanks()) +
            " ranks, the collective " + std::to_string(requested.ranks);
   const CollectiveSpec spec = algorithmSpec(requested, algorithm, params);
-  if (auto reason = spec.check(!composesAtScale(requested, algorithm, params))) return reason;
+  if (auto reason = spec.check(!compiledAsStages(requested, algorithm, params))) return reason;
   if (algorithm.check) return algorithm.check(spec, params);
   return std::nullopt;
 }
@@ -266,6 +269,13 @@ FailureOr<coll::ScheduleOp> buildSchedule(OpBuilder &builder, Location loc,
   try {
     if (auto reason = checkAlgorithm(requested, algorithm, params)) {
       error = *reason;
+      return failure();
+    }
+    if (compiledAsStages(requested, algorithm, params)) {
+      error = "algorithm '" + algorithm.name + "' builds this " +
+              std::string(toString(requested.kind)) + " on " + std::to_string(requested.ranks) +
+              " ranks from stage plans of their own sizes (runtime/plan/Composition.h), not as "
+              "one schedule: compile it to a plan";
       return failure();
     }
     ScheduleBuilder schedule(builder, loc, algorithmSpec(requested, algorithm, params), name,

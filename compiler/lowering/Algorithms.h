@@ -33,12 +33,12 @@ TuningAxis fixedAxis(std::string key, std::vector<std::string> values, size_t qu
 /// topology); a quick tune keeps the first.
 TuningAxis deviceGroupingAxis(std::vector<int> candidates = {1, 2, 4});
 
-/// An allreduce built from stage plans compiled and proven at their own sizes
-/// (runtime/plan/Composition.h): the algorithms of its three stages over nodes of consecutive
-/// ranks.
-struct ComposedAllReduce {
+/// A collective built from stage plans compiled and proven at their own sizes
+/// (runtime/plan/Composition.h): over nodes of consecutive ranks, the algorithm of each stage
+/// composedStages(kind) names, in that order.
+struct ComposedForm {
   int ranksPerNode = 1;
-  std::string intraReduceScatter, interAllReduce, intraAllGather;
+  std::vector<std::string> stageAlgorithms;
 };
 
 /// Where a registered algorithm comes from: a C++ lowering, or a schedule template's file path.
@@ -82,12 +82,15 @@ struct AlgorithmInfo {
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> chunks;
   /// The slices of every chunk the algorithm needs (e.g. one per ring direction); default 1.
   std::function<int(const CollectiveSpec &, const AlgorithmParams &)> slices;
-  /// Set for an algorithm whose allreduce can be built from stages of their own sizes: the
-  /// stages for these parameters, or nothing with the reason in `error`. An allreduce past the
-  /// positions the verifiers index (CollectiveSpec::exceedsPositions) compiles this way.
-  std::function<std::optional<ComposedAllReduce>(const CollectiveSpec &, const AlgorithmParams &,
-                                                 std::string &error)>
+  /// Set for an algorithm that can be built from stages of their own sizes (for the kinds
+  /// composedStages names): the stages for these parameters, or nothing with the reason in
+  /// `error`. A spec past the positions the verifiers index (CollectiveSpec::exceedsPositions),
+  /// or of a kind in `composedKinds`, compiles this way.
+  std::function<std::optional<ComposedForm>(const CollectiveSpec &, const AlgorithmParams &,
+                                            std::string &error)>
       composed;
+  /// Kinds the algorithm implements only as stages (no level-2 schedule of its own).
+  std::vector<CollectiveKind> composedKinds;
   /// Emits the schedule's body.
   std::function<void(ScheduleBuilder &, const AlgorithmParams &)> build;
   /// The messages the busiest rank sends per call in the algorithm's textbook form, one per
@@ -155,8 +158,9 @@ CollectiveSpec algorithmSpec(const CollectiveSpec &requested, const AlgorithmInf
                              const AlgorithmParams &params);
 
 /// True when `requested` is compiled from stages of their own sizes (AlgorithmInfo::composed):
-/// an allreduce of an algorithm that composes, past the positions the verifiers index.
-bool composesAtScale(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
+/// a kind the algorithm composes, past the positions the verifiers index or of its
+/// `composedKinds`.
+bool compiledAsStages(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
                      const AlgorithmParams &params);
 
 /// Why `algorithm` with `params` cannot lower `requested`, or nothing: the checks every

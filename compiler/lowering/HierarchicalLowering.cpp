@@ -9,6 +9,7 @@
 // stage's Ck chunks (chunk i·Ck + c), and slice s·Sk + t is intra slice s, inter slice t.
 #include "compiler/lowering/Algorithms.h"
 
+#include "runtime/plan/Composition.h"
 #include "runtime/topology/Topology.h"
 
 #include <array>
@@ -72,15 +73,19 @@ std::optional<std::string> checkHierarchical(const CollectiveSpec &spec,
   if (nodes.empty()) return std::string("no nodes: set ranks-per-node or topology");
   for (const auto &node : nodes)
     if (node.size() != nodes.front().size())
-      return "hierarchical allreduce needs the same number of ranks on every node: topology '" +
+      return "hierarchical " + std::string(toString(spec.kind)) +
+             " needs the same number of ranks on every node: topology '" +
              p.topology->name + "' has nodes of " + std::to_string(nodes.front().size()) +
              " and " + std::to_string(node.size()) + " ranks";
   const int local = int(nodes.front().size()), count = int(nodes.size());
   const std::string intra = p.getAlgorithmName("intra"), inter = p.getAlgorithmName("inter");
-  for (CollectiveKind kind : {CollectiveKind::ReduceScatter, CollectiveKind::AllGather})
-    if (auto bad = checkStage("intra-node", intra, kind, local, spec)) return bad;
-  if (auto bad = checkStage("inter-node", inter, CollectiveKind::AllReduce, count, spec))
-    return bad;
+  for (StageRole role : composedStages(spec.kind)) {
+    const bool across = stageAcrossNodes(role);
+    if (auto bad = checkStage(across ? "inter-node" : "intra-node", across ? inter : intra,
+                              stageCollective(role), across ? count : local, spec))
+      return bad;
+  }
+  if (spec.kind != CollectiveKind::AllReduce) return std::nullopt;
   Stages s = stagesOf(spec, p, nodes);
   if (s.scatter.slices != s.gather.slices)
     return "intra-node algorithm '" + intra + "' cuts reduce-scatter into " +
@@ -182,7 +187,7 @@ bool stageReadsRemotely(const std::string &name) {
 
 /// The stages of a composed plan (runtime/plan/Composition.h): its nodes must be consecutive
 /// ranks, as the composition numbers them.
-std::optional<ComposedAllReduce> composedHierarchical(const CollectiveSpec &spec,
+std::optional<ComposedForm> composedHierarchical(const CollectiveSpec &spec,
                                                       const AlgorithmParams &p,
                                                       std::string &error) {
   if (auto bad = checkHierarchical(spec, p)) {
@@ -199,17 +204,27 @@ std::optional<ComposedAllReduce> composedHierarchical(const CollectiveSpec &spec
                 std::to_string(nodes[n][size_t(i)]) + " as its local rank " + std::to_string(i);
         return std::nullopt;
       }
-  const std::string intra = p.getAlgorithmName("intra");
-  return ComposedAllReduce{local, intra, p.getAlgorithmName("inter"), intra};
+  ComposedForm form{local, {}};
+  for (StageRole role : composedStages(spec.kind))
+    form.stageAlgorithms.push_back(p.getAlgorithmName(stageAcrossNodes(role) ? "inter" : "intra"));
+  return form;
 }
 
-/// The intra-node algorithms plan-tune tries: the default, or where the allreduce is composed
+/// The intra-node algorithms plan-tune tries: the default, or where an allreduce is composed
 /// of stages at their own sizes, ring, whose stages keep each block's partial results in that
-/// block's units as a composition needs (mesh-two-step's scratch does not).
+/// block's units as the allreduce's composition needs (mesh-two-step's scratch does not).
 std::vector<std::string> intraValues(const CollectiveSpec &spec, bool) {
   const AlgorithmInfo &hier = *findAlgorithm("hierarchical");
-  if (composesAtScale(spec, hier, AlgorithmParams(hier))) return {"ring"};
+  if (spec.kind == CollectiveKind::AllReduce && compiledAsStages(spec, hier, AlgorithmParams(hier)))
+    return {"ring"};
   return {hier.findParam("intra")->defaultValue};
+}
+
+/// The inter-node algorithms plan-tune tries: ring, and the latency-optimal one of the stage's
+/// collective.
+std::vector<std::string> interValues(const CollectiveSpec &spec, bool) {
+  if (spec.kind == CollectiveKind::ReduceScatter) return {"ring", "recursive-halving"};
+  return {"ring", "recursive-doubling"};
 }
 
 }  // namespace
@@ -217,9 +232,12 @@ std::vector<std::string> intraValues(const CollectiveSpec &spec, bool) {
 void registerHierarchicalAlgorithms(AlgorithmRegistry &registry) {
   AlgorithmInfo hier;
   hier.name = "hierarchical";
-  hier.summary = "intra-node reduce-scatter, inter-node allreduce per local index, intra-node "
-                 "allgather: each stage any registered algorithm (intra, inter)";
-  hier.kinds = {CollectiveKind::AllReduce};
+  hier.summary = "stages inside nodes (intra) and across them per local index (inter), each "
+                 "any registered algorithm: allreduce as reduce-scatter, allreduce, allgather; "
+                 "allgather and reduce-scatter as stage plans of their own sizes";
+  hier.kinds = {CollectiveKind::AllReduce, CollectiveKind::AllGather,
+                CollectiveKind::ReduceScatter};
+  hier.composedKinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter};
   hier.params = {
       intParam("ranks-per-node", 0, 0, kMaxRanks, "ranks per node (0: the topology's nodes)",
                "rpn"),
@@ -229,33 +247,36 @@ void registerHierarchicalAlgorithms(AlgorithmRegistry &registry) {
                      "inter-node stage: an algorithm with allreduce, over the ranks of one "
                      "local index")};
   hier.tuning = {TuningAxis{"intra", intraValues},
-                 fixedAxis("inter", {"ring", "recursive-doubling"}, 2)};
+                 TuningAxis{"inter", interValues}};
   hier.example = {"ranks-per-node=2"};
   hier.check = checkHierarchical;
   hier.chunks = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
     Nodes nodes = nodesOf(p, spec.ranks);
-    if (nodes.empty()) return 1;  // bad parameters: `check` reports them
+    // Bad parameters (`check` reports them), or a kind built from stage plans.
+    if (nodes.empty() || spec.kind != CollectiveKind::AllReduce) return 1;
     return int(nodes.front().size()) * stagesOf(spec, p, nodes).allreduce.chunks;
   };
   hier.slices = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
     Nodes nodes = nodesOf(p, spec.ranks);
-    if (nodes.empty()) return 1;
+    if (nodes.empty() || spec.kind != CollectiveKind::AllReduce) return 1;
     Stages s = stagesOf(spec, p, nodes);
     return s.scatter.slices * s.allreduce.slices;
   };
-  // A rank's messages are its three stages' (each stage algorithm's own count, at its
-  // defaults): the intra-node reduce-scatter, the inter-node allreduce, the intra-node allgather.
+  // A rank's messages are its stages' (each stage algorithm's own count, at its defaults).
   hier.messages = [](const CollectiveSpec &spec, const AlgorithmParams &p) -> std::optional<int> {
     Nodes nodes = nodesOf(p, spec.ranks);
     if (nodes.empty()) return std::nullopt;
-    Stages s = stagesOf(spec, p, nodes);
+    const int local = int(nodes.front().size()), count = int(nodes.size());
     int total = 0;
-    for (auto [algorithm, stage] : {std::pair{s.intra, s.scatter}, std::pair{s.inter, s.allreduce},
-                                    std::pair{s.intra, s.gather}}) {
-      if (!algorithm->messages) return std::nullopt;
-      std::optional<int> count = algorithm->messages(stage, AlgorithmParams(*algorithm));
-      if (!count) return std::nullopt;
-      total += *count;
+    for (StageRole role : composedStages(spec.kind)) {
+      const bool across = stageAcrossNodes(role);
+      const AlgorithmInfo *algorithm = findAlgorithm(p.getAlgorithmName(across ? "inter" : "intra"));
+      if (!algorithm || !algorithm->messages) return std::nullopt;
+      const CollectiveSpec stage =
+          stageSpec(spec, stageCollective(role), across ? count : local, *algorithm);
+      std::optional<int> messages = algorithm->messages(stage, AlgorithmParams(*algorithm));
+      if (!messages) return std::nullopt;
+      total += *messages;
     }
     return total;
   };

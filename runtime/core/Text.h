@@ -2,11 +2,15 @@
 // powers of two.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 namespace collplan {
+
+/// "8 B", "64 KiB", "1.5 MiB": byte sizes for progress lines, tables and plot labels.
+std::string formatBytes(uint64_t bytes);
 
 /// One list item as text: strings as they are, integers in decimal.
 template <typename T>

@@ -4,6 +4,8 @@
 
 #include "runtime/plan/PlanValidate.h"
 
+#include <algorithm>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -280,6 +282,12 @@ void checkCollective(const Plan &plan) {
 
 std::string planToMscclXml(const Plan &plan, const MscclExportOptions &options) {
   checkCollective(plan);
+  const uint64_t largest = uint64_t(std::numeric_limits<int64_t>::max());
+  if (options.minBytes > largest || options.minBytes > options.maxBytes)
+    throw std::invalid_argument("MSCCL export: the size range " + std::to_string(options.minBytes) +
+                                ".." + std::to_string(options.maxBytes) +
+                                " bytes cannot be written: the executor reads minBytes and "
+                                "maxBytes as int64, minBytes at most maxBytes");
   validatePlan(plan, "<plan>");
   std::vector<RankSteps> ranks;
   size_t channels = 1;
@@ -301,7 +309,7 @@ std::string planToMscclXml(const Plan &plan, const MscclExportOptions &options) 
      << "\" nchunksperloop=\"" << plan.units << "\" ngpus=\"" << plan.ranks << "\" coll=\""
      << *mscclCollectiveName(plan.collective) << "\" inplace=\"" << (plan.inplaceSafe ? 1 : 0)
      << "\" outofplace=\"1\" minBytes=\"" << options.minBytes << "\" maxBytes=\""
-     << options.maxBytes << "\">\n";
+     << std::min(options.maxBytes, largest) << "\">\n";
   for (int r = 0; r < plan.ranks; ++r) {
     os << "  <gpu id=\"" << r << "\" i_chunks=\"" << bufferUnits(plan, BufferKind::In, r)
        << "\" o_chunks=\"" << bufferUnits(plan, BufferKind::Out, r) << "\" s_chunks=\""

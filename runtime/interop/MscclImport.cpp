@@ -286,8 +286,13 @@ Plan planHeader(const MscclAlgo &algo, const std::string &origin) {
 } // namespace
 
 Plan mscclXmlToPlan(std::string_view xml, const std::string &origin) {
+  return importMscclXml(xml, origin).plan;
+}
+
+ImportedPlan importMscclXml(std::string_view xml, const std::string &origin) {
   const MscclAlgo algo = readMscclAlgo(xml, origin);
-  Plan plan = planHeader(algo, origin);
+  ImportedPlan imported{planHeader(algo, origin), SizeRange{algo.minBytes, algo.maxBytes}};
+  Plan &plan = imported.plan;
   const std::vector<uint32_t> chanIndex = channelIndices(algo);
   if (const auto stuck = Linearizer(algo, plan, chanIndex).run()) {
     const auto [g, t, s] = *stuck;
@@ -299,7 +304,7 @@ Plan mscclXmlToPlan(std::string_view xml, const std::string &origin) {
                         "room to send, that never comes)");
   }
   proveImportedPlan(plan, origin);
-  return plan;
+  return imported;
 }
 
 FileVerification verifyMscclXmlFile(const std::string &path, const VerifyFileOptions &options) {

@@ -203,6 +203,20 @@ void readGpu(const Element &el, MscclAlgo &algo, std::vector<bool> &seen) {
   checkDependencies(gpu, el.origin());
 }
 
+/// `minBytes`/`maxBytes` as the executor reads them (int64; `maxBytes` 0: no bound), with no
+/// bound as UINT64_MAX.
+void readSizeRange(const Element &el, MscclAlgo &algo) {
+  const int64_t largest = std::numeric_limits<int64_t>::max();
+  algo.minBytes =
+      el.xml().attribute("minBytes") ? uint64_t(el.integer("minBytes", 0, largest)) : 0;
+  const int64_t maxBytes =
+      el.xml().attribute("maxBytes") ? el.integer("maxBytes", 0, largest) : largest;
+  algo.maxBytes = maxBytes == 0 || maxBytes == largest ? UINT64_MAX : uint64_t(maxBytes);
+  if (algo.minBytes > algo.maxBytes)
+    el.fail("minBytes " + std::to_string(algo.minBytes) + " is above maxBytes " +
+            std::to_string(algo.maxBytes) + ": the executor never chooses this algorithm");
+}
+
 void readHeader(const Element &el, MscclAlgo &algo) {
   if (el.xml().name != "algo") el.fail("the root element must be <algo>");
   el.checkAttributes({"name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll", "inplace",
@@ -216,11 +230,7 @@ void readHeader(const Element &el, MscclAlgo &algo) {
   algo.inplace = el.flag("inplace");
   // msccl-tools writes no outofplace: its programs run in place exactly when inplace is 1.
   algo.outofplace = el.xml().attribute("outofplace") ? el.flag("outofplace") : !algo.inplace;
-  const int64_t maxBytes = std::numeric_limits<int64_t>::max();
-  algo.minBytes =
-      el.xml().attribute("minBytes") ? uint64_t(el.integer("minBytes", 0, maxBytes)) : 0;
-  algo.maxBytes = el.xml().attribute("maxBytes") ? uint64_t(el.integer("maxBytes", 0, maxBytes))
-                                                 : uint64_t(maxBytes);
+  readSizeRange(el, algo);
 }
 
 } // namespace

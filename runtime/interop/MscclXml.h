@@ -1,6 +1,7 @@
 // MSCCL XML algorithms (the format of microsoft/msccl's executor) to and from collplan plans.
 #pragma once
 
+#include "runtime/interop/Imported.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/VerifyFile.h"
 
@@ -27,7 +28,9 @@ inline constexpr uint32_t kMscclDefaultMaxSteps = 64;
 struct MscclExportOptions {
   std::string name; ///< `name`; empty: the plan's algorithm
   MscclProtocol protocol = MscclProtocol::Simple;
-  /// The size range the executor may choose the algorithm for (`minBytes`, `maxBytes`).
+  /// The size range the executor may choose the algorithm for (`minBytes`, `maxBytes`: bytes of
+  /// the whole message, inclusive; msccl_lifecycle.cc). The executor reads them as int64:
+  /// INT64_MAX (or 0) means no upper bound.
   uint64_t minBytes = 0;
   uint64_t maxBytes = uint64_t(std::numeric_limits<int64_t>::max());
   /// Steps per thread block the target executor was built for (MSCCL_MAX_NUM_STEPS).
@@ -62,6 +65,12 @@ std::string planToMscclXml(const Plan &plan, const MscclExportOptions &options =
 /// block ids, one thread block per peer and channel) and deadlocks, and the validator's and the
 /// proof's messages for plans that do not run or compute their collective.
 Plan mscclXmlToPlan(std::string_view xml, const std::string &origin);
+
+/// mscclXmlToPlan, with the sizes the executor offers the algorithm for: `minBytes` and
+/// `maxBytes` (absent: 0 and no bound; `maxBytes` 0, which the executor reads as no bound, and
+/// INT64_MAX, the largest it can hold, are UINT64_MAX). A `minBytes` above `maxBytes` (an
+/// algorithm the executor never chooses) is a PlanError.
+ImportedPlan importMscclXml(std::string_view xml, const std::string &origin);
 
 /// plan-verify's check of an MSCCL XML file: read (within the limit on a file collplan reads),
 /// imported and proven as verifyPlanFile proves a plan file. Never throws for a bad file: its

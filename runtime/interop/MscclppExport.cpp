@@ -19,7 +19,7 @@ using json = nlohmann::ordered_json; // keeps the executor's field order
 
 /// The executor's limits (execution_common.hpp): ops per thread block (MAX_OPERATION) and
 /// memory channels per rank (MAX_CHANNEL).
-constexpr size_t kMaxOpsPerThreadBlock = 64;
+constexpr size_t kMaxOpsPerThreadBlock = kMscclppMaxOperations;
 constexpr size_t kMaxChannelsPerRank = 16;
 
 /// Names the op an error is about: "rank 2 channel 0 op 5 (recv_reduce_send)".

@@ -1,6 +1,7 @@
 // MSCCL++ execution plans (the JSON that mscclpp's executor loads) to and from collplan plans.
 #pragma once
 
+#include "runtime/interop/Imported.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/VerifyFile.h"
 
@@ -17,6 +18,8 @@ inline constexpr uint32_t kMscclppDefaultThreadsPerBlock = 1024;
 /// The executor's limits on one operation (execution_common.hpp): at most 8 channels, inputs
 /// or outputs each.
 inline constexpr uint32_t kMscclppMaxOperands = 8;
+/// Ops per thread block the executor holds (MAX_OPERATION; it refuses plans with more).
+inline constexpr uint32_t kMscclppMaxOperations = 64;
 
 struct MscclppExportOptions {
   std::string name; ///< `name`; empty: the plan's algorithm
@@ -46,21 +49,28 @@ struct MscclppExportOptions {
 /// blocks' channels to one peer than the executor indexes.
 std::string planToMscclppJson(const Plan &plan, const MscclppExportOptions &options = {});
 
-/// Reads an MSCCL++ execution plan (protocol Simple, memory channels; ops nop, put, signal,
-/// wait, copy, re) as a plan: thread block t of a GPU becomes its collplan channel t; each put
-/// becomes a send of its src_buff, and the `wait` that consumes the `signal` after it (the k-th
-/// memory channel of the sender to the receiver pairs with the receiver's k-th to the sender)
-/// becomes a recv into the put's destination; copy and re become copy and reduce. Reducing
-/// collectives get op sum (the call names the operation). The plan is validated (validatePlan)
-/// and proven (verifyPlan). Throws PlanError "<origin>: <field path>: <reason>" for malformed
-/// JSON, unknown or misspelt fields, out-of-range ids, ops and channel types import does not
-/// read (reads of peers' memory, packets, port and switch channels, semaphores), a signal
-/// without a put, a put never signalled, a wait with no signal, a message between thread
-/// blocks of different ids, and the validator's and the proof's messages.
-/// Limits: a put's data counts as delivered at the receiver's wait, so a receiver touching the
-/// destination between the two is not seen; collplan's senders block after kChannelDepth
-/// unconsumed messages where the executor's never do, so such plans are reported deadlocked.
+/// Reads an MSCCL++ execution plan (protocols Simple and LL; memory channels; the memory-channel
+/// ops put, get, signal, wait and their relaxed forms, copy, re, res, rre, rres, barrier and
+/// the packet ops ppkt, rppkt, cpkt, upkt, repkt, respkt, recpkt, recspkt) as a plan: thread
+/// block t of a GPU becomes its collplan channel t, and data moves as the executor moves it
+/// (lowerMscclppOps, MscclppLower.h): puts land in the peer's buffer and the ops after the
+/// matching wait wait for them; a read of a peer's buffer is sent at the signal the reader's
+/// last wait before it matches, and is refused when no wait guards it; packets are received
+/// where they land and read once they arrived. An in-place plan reads its input through the
+/// output buffer. Reducing collectives get op sum (the call names the operation). The plan is
+/// validated (validatePlan) and proven (verifyPlan). Throws PlanError "<origin>: <field path>:
+/// <reason>" for malformed JSON, unknown or misspelt fields, out-of-range ids, ops and channel
+/// types import does not read (port and switch channels, pipelines, semaphores, thread block
+/// groups), unguarded or racing remote reads, puts without a fenced signal, signals no wait
+/// consumes, packets nothing writes or two ops write, and the validator's and the proof's
+/// messages. Limits: collplan's senders block after kChannelDepth unconsumed messages where the
+/// executor's never do, so such plans are reported deadlocked.
 Plan mscclppJsonToPlan(std::string_view json, const std::string &origin);
+
+/// mscclppJsonToPlan, with the sizes the plan is offered for: `min_message_size` and
+/// `max_message_size` (absent: 0 and UINT64_MAX, the executor's defaults). A minimum above the
+/// maximum (a plan no call selects) is a PlanError.
+ImportedPlan importMscclppJson(std::string_view json, const std::string &origin);
 
 /// plan-verify's check of an MSCCL++ execution plan file: read (within the limit on a file
 /// collplan reads), imported and proven as verifyPlanFile proves a plan file. Never throws for a

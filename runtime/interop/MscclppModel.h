@@ -11,9 +11,29 @@
 
 namespace collplan {
 
-/// The ops import turns into collplan ops; the executor's other ops (reads of peers' memory,
-/// packets, switch channels, semaphores, pipelines) are refused by name.
-enum class MscclppOpType : uint8_t { Nop, Put, Signal, Wait, Copy, Reduce };
+/// The ops import turns into collplan ops (execution_kernel.hpp's handlers); the executor's
+/// other ops (port and switch channels, semaphores, pipelines) are refused by name.
+enum class MscclppOpType : uint8_t {
+  Nop,
+  Barrier,        ///< `barrier`: the rank's thread blocks of one barrier_id meet
+  Put,            ///< `put`: remote writes, visible at the peer's wait after a signal
+  Signal,         ///< `signal`, `rlxsignal` (relaxed: no fence for earlier writes)
+  Wait,           ///< `wait`, `rlxwait`
+  Get,            ///< `get`: reads of peers' buffers into local ones
+  Copy,           ///< `copy`
+  Reduce,         ///< `re`: folds its sources into dst_buff[0]
+  ReduceSend,     ///< `res`: re, then the result written to peers (dst_buff[1..])
+  ReadReduce,     ///< `rre`: src_buff[0] folded with peers' buffers (src_buff[1..])
+  ReadReduceSend, ///< `rres`: rre, then the result written to peers (dst_buff[1..])
+  PutPackets,     ///< `ppkt`: data written as packets (data and flag) into peers' scratch
+  ReadPutPackets, ///< `rppkt`: local packets forwarded to peers' scratch
+  CopyPackets,    ///< `cpkt`: local data written as packets into local scratch
+  UnpackPackets,  ///< `upkt`: local packets, once they arrive, as data
+  ReducePackets,  ///< `repkt`: packets folded, then src_buff[0], into dst_buff[0]
+  ReduceSendPackets,     ///< `respkt`: repkt, then the result as packets to peers
+  ReduceCopyPackets,     ///< `recpkt`: repkt, then the result also as local packets
+  ReduceCopySendPackets, ///< `recspkt`: recpkt, then the result as packets to peers
+};
 
 /// A `src_buff`/`dst_buff` entry: a local buffer (`type`) or a peer's (`buffer_id`, an index
 /// into the thread block's remote buffer references).
@@ -25,6 +45,8 @@ struct MscclppBuff {
 
 struct MscclppOp {
   MscclppOpType type = MscclppOpType::Nop;
+  bool relaxed = false;    ///< rlxsignal, rlxwait
+  uint32_t barrierId = 0;  ///< barrier: which of the rank's barriers
   std::vector<uint32_t> channelIds; ///< indices into the thread block's memory channels
   std::vector<MscclppBuff> srcs, dsts;
   std::string path; ///< `gpus[g].threadblocks[t].ops[o]`, for messages

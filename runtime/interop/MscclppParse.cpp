@@ -1,5 +1,6 @@
 // readMscclppPlan: an MSCCL++ execution plan's JSON, checked field by field, as MscclppPlan.
 #include "runtime/interop/MscclModel.h"
+#include "runtime/interop/MscclppJson.h"
 #include "runtime/interop/MscclppModel.h"
 
 #include "runtime/plan/JsonFields.h"
@@ -12,23 +13,43 @@ namespace {
 
 using namespace json_access;
 
-/// Ops of the executor (execution_plan.cc, getOpType) that import does not turn into messages.
-constexpr std::array<std::string_view, 24> kUnsupportedOps = {
-    "barrier", "pws",     "pwsf",     "get",     "flush",     "res",       "rre",   "rres",
-    "ppkt",    "rppkt",   "respkt",   "cpkt",    "upkt",      "repkt",     "recpkt", "recspkt",
-    "glres",   "gstore",  "gstorepkt", "rlxsignal", "rlxwait", "pipeline", "sem_acquire",
-    "sem_release"};
+/// Ops of the executor (execution_plan.cc, getOpType) that import does not model: port channels
+/// (proxied puts and their flush), switch channels (NVLS), pipelines and semaphores.
+constexpr std::array<std::string_view, 10> kUnsupportedOps = {
+    "pws",       "pwsf",     "flush",       "glres",      "glre",
+    "gstore",    "gstorepkt", "pipeline",   "sem_acquire", "sem_release"};
 
 /// Chunks per buffer import accepts (as many as the MSCCL XML import, kMscclMaxChunks).
 constexpr uint32_t kMaxChunks = 1u << 20;
 
+/// The executor's op names (execution_plan.cc, getOpType) that import models.
+constexpr std::array<std::pair<std::string_view, MscclppOpType>, 21> kOpNames = {{
+    {"nop", MscclppOpType::Nop},
+    {"barrier", MscclppOpType::Barrier},
+    {"put", MscclppOpType::Put},
+    {"signal", MscclppOpType::Signal},
+    {"rlxsignal", MscclppOpType::Signal},
+    {"wait", MscclppOpType::Wait},
+    {"rlxwait", MscclppOpType::Wait},
+    {"get", MscclppOpType::Get},
+    {"copy", MscclppOpType::Copy},
+    {"re", MscclppOpType::Reduce},
+    {"res", MscclppOpType::ReduceSend},
+    {"rre", MscclppOpType::ReadReduce},
+    {"rres", MscclppOpType::ReadReduceSend},
+    {"ppkt", MscclppOpType::PutPackets},
+    {"rppkt", MscclppOpType::ReadPutPackets},
+    {"cpkt", MscclppOpType::CopyPackets},
+    {"upkt", MscclppOpType::UnpackPackets},
+    {"repkt", MscclppOpType::ReducePackets},
+    {"respkt", MscclppOpType::ReduceSendPackets},
+    {"recpkt", MscclppOpType::ReduceCopyPackets},
+    {"recspkt", MscclppOpType::ReduceCopySendPackets},
+}};
+
 std::optional<MscclppOpType> parseOpType(std::string_view name) {
-  if (name == "nop") return MscclppOpType::Nop;
-  if (name == "put") return MscclppOpType::Put;
-  if (name == "signal") return MscclppOpType::Signal;
-  if (name == "wait") return MscclppOpType::Wait;
-  if (name == "copy") return MscclppOpType::Copy;
-  if (name == "re") return MscclppOpType::Reduce;
+  for (const auto &[known, type] : kOpNames)
+    if (name == known) return type;
   return std::nullopt;
 }
 
@@ -87,9 +108,8 @@ MscclppOpType expectOpName(const json &value, const Where &where) {
   const std::string name = expectString(value, where);
   if (const std::optional<MscclppOpType> type = parseOpType(name)) return *type;
   if (contains(kUnsupportedOps, name))
-    where.fail("op \"" + name + "\" is not imported (supported: nop, put, signal, wait, copy, "
-               "re; reads of peers' memory, packets, switch channels and semaphores have no "
-               "collplan counterpart)");
+    where.fail("op \"" + name + "\" is not imported (port and switch channels, pipelines and "
+               "semaphores have no collplan counterpart; memory-channel and packet ops are)");
   where.fail("unknown op \"" + name + "\"");
 }
 
@@ -100,10 +120,22 @@ MscclppOp parseOp(const json &value, const Where &where, const MscclppThreadBloc
                   type = where.path / "channel_type", srcs = where.path / "src_buff",
                   dsts = where.path / "dst_buff";
   // The name first: an op import refuses should be named as such, not by its other fields.
-  if (value.is_object() && value.contains("name"))
+  if (value.is_object() && value.contains("name")) {
     op.type = expectOpName(value["name"], Where{where.origin, name});
-  checkObject<1, 5>(value, where, {"name"},
-                    {"channel_ids", "channel_type", "src_buff", "dst_buff", "reduce_op"});
+    op.relaxed = value["name"] == "rlxsignal" || value["name"] == "rlxwait";
+  }
+  checkObject<1, 8>(value, where, {"name"},
+                    {"channel_ids", "channel_type", "src_buff", "dst_buff", "reduce_op",
+                     "barrier_id", "num_threadblocks", "tbg_info"});
+  if (member(value, "tbg_info"))
+    throwPlanError(where.origin, where.path / "tbg_info",
+                   "thread block groups (an op split over several thread blocks) are not "
+                   "imported");
+  if (const json *b = member(value, "barrier_id"))
+    op.barrierId = uint32_t(expectInteger(*b, Where{where.origin, where.path / "barrier_id"}, 0,
+                                          INT_MAX));
+  if (const json *n = member(value, "num_threadblocks"))
+    expectInteger(*n, Where{where.origin, where.path / "num_threadblocks"}, 1, INT_MAX);
   if (const json *t = member(value, "channel_type"))
     expectMemoryChannel(*t, Where{where.origin, type});
   if (const json *c = member(value, "channel_ids"))
@@ -149,6 +181,9 @@ MscclppThreadBlock parseThreadBlock(const json &value, const Where &where, size_
     tb.remoteBuffers = parseRefs(*r, Where{where.origin, refs}, "access_channel_type",
                                  "remote_buffer_ids", gpu.remoteBuffers.size());
   const json &list = expectArray(value["ops"], Where{where.origin, ops});
+  if (list.size() > kMscclppMaxOperations)
+    throwPlanError(where.origin, ops, std::to_string(list.size()) + " ops; a thread block "
+                   "holds " + std::to_string(kMscclppMaxOperations) + " (MAX_OPERATION)");
   for (size_t o = 0; o < list.size(); ++o)
     tb.ops.push_back(parseOp(list[o], Where{where.origin, ops[o]}, tb));
   return tb;
@@ -164,9 +199,11 @@ void parseChannels(const json &value, const Where &where, MscclppGpu &gpu, int r
   const json &list = expectArray(value, where);
   for (size_t i = 0; i < list.size(); ++i) {
     const FieldPath item = where.path[i];
-    checkObject<2, 0>(list[i], Where{where.origin, item}, {"channel_type", "connected_to"}, {});
     const FieldPath type = item / "channel_type", peers = item / "connected_to";
-    expectMemoryChannel(list[i]["channel_type"], Where{where.origin, type});
+    // The type first: a switch channel (no connected_to) should be named as such.
+    if (list[i].is_object() && list[i].contains("channel_type"))
+      expectMemoryChannel(list[i]["channel_type"], Where{where.origin, type});
+    checkObject<2, 0>(list[i], Where{where.origin, item}, {"channel_type", "connected_to"}, {});
     const json &to = expectArray(list[i]["connected_to"], Where{where.origin, peers});
     for (size_t k = 0; k < to.size(); ++k)
       gpu.channelPeers.push_back(expectPeer(to[k], Where{where.origin, peers[k]}, ranks, self));
@@ -236,8 +273,8 @@ void parseHeader(const json &doc, const std::string &origin, const FieldPath &ro
                                      "\" (expected one of: " + mscclCollectiveNames() + ")");
   plan.collective = *kind;
   const std::string protocol = expectString(doc["protocol"], Where{origin, proto});
-  if (protocol != "Simple")
-    throwPlanError(origin, proto, "protocol \"" + protocol + "\" is not imported (Simple only)");
+  if (protocol != "Simple" && protocol != "LL")
+    throwPlanError(origin, proto, "protocol \"" + protocol + "\" is not imported (Simple, LL)");
   plan.inplace = expectBool(doc["inplace"], Where{origin, inplace});
   if (const json *r = member(doc, "reuse_resources"))
     if (expectBool(*r, Where{origin, reuse}))
@@ -252,6 +289,11 @@ void parseHeader(const json &doc, const std::string &origin, const FieldPath &ro
   plan.maxMessageSize = UINT64_MAX;
   if (const json *m = member(doc, "max_message_size"))
     plan.maxMessageSize = expectUnsigned64(*m, Where{origin, maxSize});
+  if (plan.minMessageSize > plan.maxMessageSize)
+    throwPlanError(origin, minSize, std::to_string(plan.minMessageSize) +
+                                        " is above max_message_size " +
+                                        std::to_string(plan.maxMessageSize) +
+                                        ": no call selects this plan");
 }
 
 } // namespace

@@ -18,8 +18,11 @@ inline constexpr std::array<std::string_view, 10> kPlanOptional = {
     "op",        "root",     "params",    "scratch_units", "inplace_safe", "reduction_order",
     "predicted", "programs", "symmetric", "composed"};
 inline constexpr std::array<std::string_view, 2> kComposedRequired = {"ranks_per_node", "stages"};
-inline constexpr std::array<std::string_view, 3> kComposedStagesRequired = {
-    "intra_reduce_scatter", "inter_allreduce", "intra_allgather"};
+/// Every stage a composed plan may have; which it has follows from its collective
+/// (Composition.h: composedStages, stageKey).
+inline constexpr std::array<std::string_view, 5> kComposedStages = {
+    "intra_reduce_scatter", "inter_allreduce", "inter_allgather", "inter_reduce_scatter",
+    "intra_allgather"};
 inline constexpr std::array<std::string_view, 3> kSymmetricRequired = {"group", "stride",
                                                                       "program"};
 inline constexpr std::array<std::string_view, 1> kSymmetricOptional = {"rank_ordered_receives"};

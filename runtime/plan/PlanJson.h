@@ -1,6 +1,7 @@
 // Plan files: the JSON form of a Plan, its encodings on disk, and loading with full validation.
 #pragma once
 
+#include "runtime/plan/Composition.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/plan/PlanError.h"
 
@@ -57,6 +58,13 @@ Plan planFromJson(const nlohmann::json &json, const std::string &origin,
 /// paths in errors start at `path`.
 Plan planFromJsonAt(const nlohmann::json &json, const std::string &origin, const FieldPath &path,
                     const PlanLoadOptions &options = {});
+
+/// The stage plans of a composed plan document ("composed"), each read, validated and, as
+/// `options` ask, proven at its own size, and checked to compose into the document's
+/// collective, without building any rank's program: what a check of a composed plan too large
+/// to build whole reads (Composition.h). Throws PlanError.
+HierarchicalStages composedStagesFromJson(const nlohmann::json &json, const std::string &origin,
+                                          const PlanLoadOptions &options = {});
 
 /// Reads (JSON or CBOR), parses and validates a plan file. Throws PlanError naming the file.
 Plan loadPlanFile(const std::string &path, const PlanLoadOptions &options = {});

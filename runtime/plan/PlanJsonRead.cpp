@@ -12,8 +12,10 @@
 #include "runtime/plan/Composition.h"
 #include "runtime/plan/Symmetry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
 #include <utility>
 
 namespace collplan {
@@ -148,6 +150,20 @@ struct PlanReader {
     details(doc, root, plan);
     readPrograms(doc, root, options, plan);
     return plan;
+  }
+
+  /// The stage plans of a composed plan document, read and checked to compose, no program built.
+  HierarchicalStages stages(const json &doc, const FieldPath &root,
+                            const PlanLoadOptions &options) const {
+    checkObject(doc, at(root), names::kPlanRequired, names::kPlanOptional);
+    Plan plan;
+    header(doc, root, plan);
+    opAndRoot(doc, root, plan);
+    details(doc, root, plan);
+    const json *composed = member(doc, "composed");
+    if (!composed) at(root / "composed").fail("missing: the plan is not composed of stages");
+    plan.onlyRank = options.onlyRank;
+    return readStages(*composed, root, options, plan);
   }
 
 private:
@@ -297,49 +313,19 @@ private:
                     "you trust");
   }
 
-  /// The "composed" member: the number of ranks per node and the three stage plans, each read,
-  /// validated and proven (as `options` ask) at its own size, from which each rank the load keeps
-  /// builds its program (Composition.h). The plan's own fields must be what the stages compose.
+  /// The "composed" member: the number of ranks per node and the stage plans its collective
+  /// composes from, each read, validated and proven (as `options` ask) at its own size, from
+  /// which each rank the load keeps builds its program (Composition.h). The plan's own fields
+  /// must be what the stages compose.
   void readComposed(const json &value, const FieldPath &root, const PlanLoadOptions &options,
                     Plan &plan) const {
     const FieldPath path = root / "composed";
-    checkObject(value, at(path), names::kComposedRequired, std::array<std::string_view, 0>{});
-    if (plan.collective != CollectiveKind::AllReduce)
-      at(root / "collective")
-          .fail("a composed plan is an allreduce (an intra-node reduce-scatter, an inter-node "
-                "allreduce and an intra-node allgather), not a " +
-                std::string(toString(plan.collective)));
-    HierarchicalStages stages;
-    stages.ranksPerNode =
-        int(expectInteger(value["ranks_per_node"], at(path / "ranks_per_node"), 1, kMaxRanks));
-    const FieldPath stagesPath = path / "stages";
-    const json &stageDocs = value["stages"];
-    checkObject(stageDocs, at(stagesPath), names::kComposedStagesRequired,
-                std::array<std::string_view, 0>{});
-    // A load of one rank takes one program of each stage (its local rank's, its node's) and,
-    // as any one-rank load, proves nothing: the stages are proven by whoever wrote the file
-    // (plan-compile) and by every full load (plan-verify, proof records).
-    const int L = stages.ranksPerNode, rank = plan.onlyRank;
-    const int stageRanks[3] = {rank < 0 ? -1 : rank % L, rank < 0 ? -1 : rank / L,
-                               rank < 0 ? -1 : rank % L};
-    Plan *targets[3] = {&stages.intraReduceScatter, &stages.interAllReduce,
-                        &stages.intraAllGather};
-    for (size_t s = 0; s < 3; ++s) {
-      const std::string name(names::kComposedStagesRequired[s]);
-      PlanLoadOptions stageOptions = options;
-      stageOptions.onlyRank = stageRanks[s];
-      *targets[s] =
-          planFromJsonAt(stageDocs[name], origin, stagesPath / name.c_str(), stageOptions);
-    }
-    try {
-      checkHierarchicalStages(stages, plan.ranks, rank);
-    } catch (const std::invalid_argument &e) {
-      at(path).fail(e.what());
-    }
-    if (plan.onlyRank < 0) refuseOversizedComposition(stages, path, options, plan.ranks);
-    Plan built = composeHierarchicalAllReduce(stages, plan.ranks, plan.onlyRank);
-    if (plan.op != built.op)
-      at(root / "op").fail("the stages reduce with " + std::string(toString(*built.op)));
+    HierarchicalStages stages = readStages(value, root, options, plan);
+    if (plan.onlyRank < 0)
+      refuseUnitsPastLimit(composedProgramUnits(stages, plan.ranks), path, options,
+                           "built for every one of its " + std::to_string(plan.ranks) +
+                               " ranks, its stage programs");
+    Plan built = composeHierarchical(stages, plan.ranks, plan.onlyRank);
     if (plan.units != built.units)
       at(root / "units").fail("is " + std::to_string(plan.units) + " but the stages compose to " +
                               std::to_string(built.units) + " units");
@@ -351,23 +337,65 @@ private:
     plan.composition = std::move(built.composition);
   }
 
-  /// Every rank's programs of a composed plan repeat each inter-node program L times and each
-  /// intra-node one K times: refused before anything is built past the proof's limit (four times
-  /// it for a load without proof), as a symmetric plan's are.
-  void refuseOversizedComposition(const HierarchicalStages &stages, const FieldPath &path,
-                                  const PlanLoadOptions &options, int ranks) const {
-    auto planUnits = [](const Plan &p) {
-      uint64_t units = 0;
-      for (const RankProgram &program : p.programs) units += programUnits(program);
-      return units;
-    };
-    const uint64_t nodes = uint64_t(ranks / stages.ranksPerNode);
-    const uint64_t total = uint64_t(stages.ranksPerNode) * planUnits(stages.interAllReduce) +
-                           nodes * (planUnits(stages.intraReduceScatter) +
-                                    planUnits(stages.intraAllGather));
-    refuseUnitsPastLimit(total, path, options,
-                         "built for every one of its " + std::to_string(ranks) +
-                             " ranks, its stage programs");
+  /// The ranks per node and the stage plans of the "composed" member `value`, each read,
+  /// validated and proven (as `options` ask) at its own size (for `plan.onlyRank`, the one
+  /// program of each it takes), checked to compose into `plan`'s collective and op.
+  HierarchicalStages readStages(const json &value, const FieldPath &root,
+                                const PlanLoadOptions &options, const Plan &plan) const {
+    const FieldPath path = root / "composed";
+    checkObject(value, at(path), names::kComposedRequired, std::array<std::string_view, 0>{});
+    const std::vector<StageRole> &roles = composedStages(plan.collective);
+    if (roles.empty())
+      at(root / "collective")
+          .fail("a composed plan is an allreduce, allgather or reduce_scatter, not " +
+                std::string(toString(plan.collective)));
+    HierarchicalStages stages{plan.collective,
+                              int(expectInteger(value["ranks_per_node"],
+                                                at(path / "ranks_per_node"), 1, kMaxRanks)),
+                              {}};
+    const FieldPath stagesPath = path / "stages";
+    const json &stageDocs = value["stages"];
+    checkStageMembers(stageDocs, stagesPath, roles, plan.collective);
+    // A load of one rank takes one program of each stage (its local rank's, its node's) and,
+    // as any one-rank load, proves nothing: the stages are proven by whoever wrote the file
+    // (plan-compile) and by every full load (plan-verify, proof records).
+    const int L = stages.ranksPerNode, rank = plan.onlyRank;
+    for (StageRole role : roles) {
+      const std::string name(stageKey(role));
+      PlanLoadOptions stageOptions = options;
+      stageOptions.onlyRank = rank < 0 ? -1 : stageAcrossNodes(role) ? rank / L : rank % L;
+      stages.plans.push_back(
+          planFromJsonAt(stageDocs[name], origin, stagesPath / name.c_str(), stageOptions));
+    }
+    try {
+      checkHierarchicalStages(stages, plan.ranks, rank);
+    } catch (const std::invalid_argument &e) {
+      at(path).fail(e.what());
+    }
+    if (plan.op != stages.plans.front().op)
+      at(root / "op").fail("the stages reduce with " +
+                           std::string(stages.plans.front().op
+                                           ? toString(*stages.plans.front().op)
+                                           : "no op"));
+    return stages;
+  }
+
+  /// "stages" holds exactly the stages of `collective`'s composition.
+  void checkStageMembers(const json &stageDocs, const FieldPath &path,
+                         const std::vector<StageRole> &roles, CollectiveKind collective) const {
+    if (!stageDocs.is_object()) at(path).fail("expected an object, got " + describeType(stageDocs));
+    std::string expected;
+    for (StageRole role : roles) {
+      if (!stageDocs.contains(stageKey(role)))
+        at(path / std::string(stageKey(role)).c_str()).fail("missing required field");
+      expected += (expected.empty() ? "" : ", ") + std::string(stageKey(role));
+    }
+    for (auto it = stageDocs.begin(); it != stageDocs.end(); ++it)
+      if (std::none_of(roles.begin(), roles.end(),
+                       [&](StageRole role) { return stageKey(role) == it.key(); }))
+        at(path / it.key().c_str())
+            .fail("is not a stage of a composed " + std::string(toString(collective)) +
+                  " (its stages: " + expected + ")");
   }
 
   /// The "symmetric" member: the group, the stride and rank 0's program, instantiated for every
@@ -420,6 +448,11 @@ uint64_t proofUnits(const Plan &plan, uint64_t limit) {
 }
 
 }  // namespace
+
+HierarchicalStages composedStagesFromJson(const json &doc, const std::string &origin,
+                                          const PlanLoadOptions &options) {
+  return PlanReader{origin}.stages(doc, FieldPath{}, options);
+}
 
 Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath &path,
                     const PlanLoadOptions &options) {

@@ -64,11 +64,11 @@ json planToJson(const Plan &plan) {
                           {"beta", plan.predicted.beta}};
   if (plan.composition) {
     const HierarchicalStages &stages = *plan.composition;
-    out["composed"] = json{{"ranks_per_node", stages.ranksPerNode},
-                           {"stages",
-                            json{{"intra_reduce_scatter", planToJson(stages.intraReduceScatter)},
-                                 {"inter_allreduce", planToJson(stages.interAllReduce)},
-                                 {"intra_allgather", planToJson(stages.intraAllGather)}}}};
+    json stageDocs = json::object();
+    const std::vector<StageRole> &roles = composedStages(stages.collective);
+    for (size_t s = 0; s < roles.size(); ++s)
+      stageDocs[std::string(stageKey(roles[s]))] = planToJson(stages.plans[s]);
+    out["composed"] = json{{"ranks_per_node", stages.ranksPerNode}, {"stages", stageDocs}};
     return out;
   }
   if (plan.symmetry) {

@@ -4,7 +4,11 @@
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/JsonFieldNames.h"
 #include "runtime/plan/JsonFile.h"
+#include "runtime/plan/Composition.h"
 #include "runtime/plan/PlanJson.h"
+#include "runtime/plan/PlanValidate.h"
+
+#include <optional>
 
 namespace collplan {
 namespace {
@@ -48,6 +52,44 @@ void verifyInto(const Plan &plan, const std::string &planPath, const VerifyFileO
   if (options.orders) result.orders.push_back({planPath, std::move(orders)});
 }
 
+/// The stage plans of `document` when it is a composed plan whose programs, built for every
+/// rank, would span more than the proof's limit (an allgather's or reduce-scatter's rank copies
+/// every block: N² over all ranks); nothing otherwise.
+std::optional<HierarchicalStages> stagesPastTheProofLimit(const nlohmann::json &document,
+                                                          const std::string &path) {
+  if (!document.is_object() || !document.contains("composed")) return std::nullopt;
+  PlanLoadOptions structureOnly;
+  structureOnly.verify = false;
+  HierarchicalStages stages = composedStagesFromJson(document, path, structureOnly);
+  if (composedProgramUnits(stages, document.at("ranks").get<int>()) <=
+      PlanLoadOptions{}.maxProofUnits)
+    return std::nullopt;
+  return stages;
+}
+
+/// A composed plan too large to build whole: each stage proven at its own size, and the
+/// programs of the first and last ranks of the first and last nodes built from them and
+/// validated. That the construction computes the collective from proven stages is proven by
+/// instantiating it (CompositionTest).
+void verifyComposedStages(const HierarchicalStages &stages, int ranks, const std::string &path,
+                          FileVerification &result) {
+  ++result.plans;
+  const std::vector<StageRole> &roles = composedStages(stages.collective);
+  for (size_t s = 0; s < roles.size(); ++s)
+    for (PlanProblem &p : verifyPlan(stages.plans[s]).problems)
+      result.problems.push_back(
+          {"composed.stages." + std::string(stageKey(roles[s])) + "." + p.path,
+           std::move(p.message)});
+  const int L = stages.ranksPerNode;
+  for (int rank : {0, L - 1, ranks - L, ranks - 1}) {
+    try {
+      validatePlan(composeHierarchical(stages, ranks, rank), path);
+    } catch (const std::exception &e) {
+      result.problems.push_back({"composed", "rank " + std::to_string(rank) + ": " + e.what()});
+    }
+  }
+}
+
 }  // namespace
 
 FileVerification verifyPlanFile(const std::string &path, const VerifyFileOptions &options) {
@@ -67,6 +109,9 @@ FileVerification verifyPlanFile(const std::string &path, const VerifyFileOptions
                      "tables[" + std::to_string(t) + "].buckets[" + std::to_string(b) + "].plan",
                      options, reference, result);
       }
+    } else if (std::optional<HierarchicalStages> stages =
+                   stagesPastTheProofLimit(document, path)) {
+      verifyComposedStages(*stages, document.at("ranks").get<int>(), path, result);
     } else {
       OrderReference reference;
       verifyInto(planFromJson(document, path, structureOnly), "", options, reference, result);

@@ -1,8 +1,11 @@
 // An allreduce past the positions the verifiers index compiles as stages of their own sizes
-// where its algorithm composes; one that does not compose is still refused by its size.
+// where its algorithm composes, as hierarchical allgathers and reduce-scatters always do; one
+// that does not compose is still refused by its size.
 #include "compiler/export/PlanCompiler.h"
 #include "compiler/lowering/Algorithms.h"
 #include "runtime/plan/Composition.h"
+#include "runtime/plan/PlanJson.h"
+#include "runtime/plan/PlanVerify.h"
 #include "runtime/topology/Generators.h"
 
 #include <gtest/gtest.h>
@@ -36,8 +39,9 @@ TEST(ComposedCompile, AHierarchicalAllReducePastThePositionsLimitIsComposed) {
   ASSERT_TRUE(plan.composition) << "compiled whole, not as stages";
   EXPECT_EQ(plan.ranks, 4096);
   EXPECT_EQ(plan.composition->ranksPerNode, 8);
-  EXPECT_EQ(plan.composition->interAllReduce.ranks, 512);
-  EXPECT_EQ(plan.composition->intraReduceScatter.algorithm, "ring");
+  EXPECT_EQ(plan.composition->stage(StageRole::InterAllReduce).ranks, 512);
+  EXPECT_EQ(plan.composition->stage(StageRole::IntraReduceScatter).algorithm, "ring");
+  EXPECT_EQ(plan.onlyRank, -1) << "small enough to build every rank's program";
   // Ring reduce-scatter and allgather over 8 ranks, 7 rounds each; recursive doubling over 512.
   EXPECT_EQ(compiled->cost.alphaRounds, 7 + 9 + 7);
   // 512 nodes x 2 intra stages x 8 x 7 transfers, and 8 local indices x 512 x 9.
@@ -68,8 +72,63 @@ TEST(ComposedCompile, AnAlgorithmThatDoesNotComposeIsRefusedByItsSize) {
   AlgorithmParams params(*hier);
   ASSERT_FALSE(params.assign({"ranks-per-node=8"}));
   EXPECT_EQ(checkAlgorithm(allreduce(4096), *hier, params), std::nullopt);
-  EXPECT_TRUE(composesAtScale(allreduce(4096), *hier, params));
-  EXPECT_FALSE(composesAtScale(allreduce(2048), *hier, params));
+  EXPECT_TRUE(compiledAsStages(allreduce(4096), *hier, params));
+  EXPECT_FALSE(compiledAsStages(allreduce(2048), *hier, params));
+}
+
+CollectiveSpec spec(CollectiveKind kind, int ranks) {
+  CollectiveSpec s;
+  s.kind = kind;
+  s.ranks = ranks;
+  if (needsReduceOp(kind)) s.op = ReduceOp::Sum;
+  return s;
+}
+
+TEST(ComposedCompile, HierarchicalAllGatherAndReduceScatterAreStagesAtEverySize) {
+  for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
+    SCOPED_TRACE(toString(kind));
+    std::string error;
+    auto compiled = compileCollective(
+        spec(kind, 8), hierarchical({"ranks-per-node=2", "intra=ring", "inter=ring"}), error);
+    ASSERT_TRUE(mlir::succeeded(compiled)) << error;
+    const Plan &plan = compiled->plan;
+    ASSERT_TRUE(plan.composition);
+    EXPECT_EQ(plan.composition->plans.size(), 2u);
+    EXPECT_EQ(plan.programs.size(), 8u);
+    EXPECT_EQ(plan.onlyRank, -1);
+    EXPECT_TRUE(verifyPlan(plan).ok()) << verifyPlan(plan).describe();
+    // Ring over 4 nodes (3 rounds) and over 2 local ranks (1 round); 2 local indices x 4 x 3
+    // transfers and 4 nodes x 2 x 1.
+    EXPECT_EQ(compiled->cost.alphaRounds, 3 + 1);
+    EXPECT_EQ(compiled->cost.transfers, 2 * 4 * 3 + 4 * 2 * 1);
+    const AlgorithmInfo *hier = findAlgorithm("hierarchical");
+    AlgorithmParams params(*hier);
+    ASSERT_FALSE(params.assign({"ranks-per-node=2"}));
+    EXPECT_TRUE(compiledAsStages(spec(kind, 8), *hier, params));
+  }
+}
+
+// Past 2^23 ops over all ranks (an allgather's rank copies each of its N blocks into place) the
+// plan holds rank 0's program; its file stores the stages all the same.
+TEST(ComposedCompile, AComposedPlanTooLargeToBuildWholeHoldsRankZerosProgram) {
+  std::string error;
+  auto compiled = compileCollective(
+      spec(CollectiveKind::AllGather, 4096),
+      hierarchical({"ranks-per-node=64", "intra=ring", "inter=ring"}), error);
+  ASSERT_TRUE(mlir::succeeded(compiled)) << error;
+  const Plan &plan = compiled->plan;
+  EXPECT_EQ(plan.onlyRank, 0);
+  ASSERT_TRUE(plan.composition);
+  // Rank 0's program: its 4096 copies after the two stages.
+  EXPECT_GE(plan.programs[0].numOps(), 4096u);
+  EXPECT_EQ(composedProgramOps(*plan.composition, 4096) >= 4096ull * 4096, true);
+  const std::string path = ::testing::TempDir() + "/composed-allgather-4096.json";
+  ASSERT_NO_THROW(savePlanFile(plan, path));
+  PlanLoadOptions one;
+  one.onlyRank = 4095;
+  const Plan mine = loadPlanFile(path, one);
+  EXPECT_EQ(mine.programs[4095].numOps(), plan.programs[0].numOps());
+  std::remove(path.c_str());
 }
 
 TEST(ComposedCompile, NodesOfInterleavedRanksAreRefused) {
@@ -79,7 +138,7 @@ TEST(ComposedCompile, NodesOfInterleavedRanksAreRefused) {
   CompileOptions options = hierarchical({"intra=ring"});
   options.topology = &topo;
   std::string error;
-  EXPECT_TRUE(mlir::failed(compileComposedAllReduce(allreduce(4), options, error)));
+  EXPECT_TRUE(mlir::failed(compileComposedPlan(allreduce(4), options, error)));
   EXPECT_EQ(error, "a composed plan needs nodes of consecutive ranks, but node 0 of the "
                    "topology holds rank 2 as its local rank 1");
 }
@@ -87,15 +146,23 @@ TEST(ComposedCompile, NodesOfInterleavedRanksAreRefused) {
 TEST(ComposedCompile, StagesThatCannotComposeAreRefusedWithTheReason) {
   // mesh-two-step's reduce-scatter keeps partial sums in scratch units of other blocks.
   std::string error;
-  EXPECT_TRUE(mlir::failed(compileComposedAllReduce(
+  EXPECT_TRUE(mlir::failed(compileComposedPlan(
       allreduce(16), hierarchical({"ranks-per-node=4", "intra=mesh-two-step"}), error)));
   EXPECT_NE(error.find("the stages' scratch must hold each block's partial results"),
             std::string::npos)
       << error;
   CompileOptions sliced = hierarchical({"ranks-per-node=4", "intra=ring"});
   sliced.slices = 2;
-  EXPECT_TRUE(mlir::failed(compileComposedAllReduce(allreduce(16), sliced, error)));
-  EXPECT_EQ(error.substr(0, 52), "slices=2: a composed plan's stages are not sliced (a");
+  EXPECT_TRUE(mlir::failed(compileComposedPlan(allreduce(16), sliced, error)));
+  EXPECT_EQ(error.substr(0, 57), "slices=2: a composed allreduce's stages are not sliced (a");
+  EXPECT_TRUE(mlir::failed(compileComposedPlan(spec(CollectiveKind::Broadcast, 4),
+                                               hierarchical({"ranks-per-node=2"}), error)));
+  EXPECT_EQ(error, "a composed plan is an allreduce, allgather or reduce_scatter, not broadcast");
+  EXPECT_TRUE(mlir::failed(compileCollective(
+      spec(CollectiveKind::ReduceScatter, 8),
+      hierarchical({"ranks-per-node=2", "inter=recursive-doubling"}), error)));
+  EXPECT_EQ(error, "inter-node algorithm 'recursive-doubling' does not implement reduce_scatter "
+                   "(it implements: allgather, allreduce)");
 }
 
 }  // namespace

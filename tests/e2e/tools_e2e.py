@@ -478,9 +478,9 @@ def test_verify_errors(env):
 
 
 def test_verify_composed(env):
-    """plan-compile --composed stores a hierarchical allreduce as its stages: the file names
-    them, plan-verify proves it, plan-bench runs it with checked results, and what cannot
-    compose is refused with its reason."""
+    """plan-compile --composed stores a hierarchical allreduce as its stages (allgather and
+    reduce-scatter always): the file names them, plan-verify proves it, plan-bench runs it with
+    checked results, and what cannot compose is refused with its reason."""
     if not env.has_compiler():
         return SKIP
     plan = env.path("composed.plan.json")
@@ -498,6 +498,23 @@ def test_verify_composed(env):
     p = env.run("plan-bench", "--plan", plan, "-b", "8", "-e", "64K", "-f", "64", "--json")
     rows = json.loads(p.stdout)["rows"]
     check(rows and all(r["wrong"] == 0 for r in rows), f"wrong results: {rows}")
+    # Hierarchical allgather and reduce-scatter are always stored as their stages.
+    for coll, names in (("allgather", ["inter_allgather", "intra_allgather"]),
+                        ("reduce_scatter", ["intra_reduce_scatter", "inter_reduce_scatter"])):
+        staged = env.path(f"composed-{coll}.plan.json")
+        env.run("plan-compile", "-c", coll, "-n", "6", "-a", "hierarchical",
+                "--ranks-per-node", "3", "--intra", "ring", "--inter", "ring", "-o", staged)
+        doc = json.load(open(staged, encoding="utf-8"))
+        check(sorted(doc["composed"]["stages"]) == sorted(names), f"{coll} stages")
+        p = env.run("plan-verify", staged)
+        check("ok" in p.stdout, p.stdout)
+        p = env.run("plan-bench", "--plan", staged, "-b", "8", "-e", "64K", "-f", "64", "--json")
+        rows = json.loads(p.stdout)["rows"]
+        check(rows and all(r["wrong"] == 0 for r in rows), f"{coll} wrong results: {rows}")
+        p = env.run("plan-compile", "-c", coll, "-n", "6", "-a", "hierarchical",
+                    "--ranks-per-node", "3", "--emit", "mlir", expect=1)
+        check("from stage plans of their own sizes" in p.stderr and "not as one schedule"
+              in p.stderr, p.stderr)
     cases = [
         (["-n", "6", "--ranks-per-node", "4"], "ranks per node 4 does not divide 6 ranks"),
         (["-n", "6"], "ranks per node is 0 (take it from the topology) but no topology"),
@@ -507,9 +524,10 @@ def test_verify_composed(env):
         p = env.run("plan-compile", "-c", "allreduce", "-a", "hierarchical", "--composed",
                     *extra, "-o", env.path("x.json"), expect=1)
         check(reason in p.stderr, f"{extra}: {p.stderr}")
-    p = env.run("plan-compile", "-c", "allgather", "-n", "4", "-a", "ring", "--composed",
+    p = env.run("plan-compile", "-c", "broadcast", "-n", "4", "-a", "hierarchical", "--composed",
                 "-o", env.path("x.json"), expect=1)
-    check("a composed plan is an allreduce, not allgather" in p.stderr, p.stderr)
+    check("a composed plan is an allreduce, allgather or reduce_scatter, not broadcast"
+          in p.stderr, p.stderr)
     p = env.run("plan-compile", "-c", "allreduce", "-n", "4", "-a", "ring", "--composed",
                 "-o", env.path("x.json"), expect=1)
     check("algorithm 'ring' is not built from stages (those that are: hierarchical)" in p.stderr,

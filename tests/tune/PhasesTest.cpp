@@ -1,5 +1,7 @@
 // Unit tests of plan-tune's phases, each on its own, on the simulator (exact, deterministic).
+#include "tuner/TuneReport.h"
 #include "tuner/Tuner.h"
+#include "tuner/phases/Bound.h"
 #include "tuner/phases/Check.h"
 #include "tuner/phases/Compile.h"
 #include "tuner/phases/Confirm.h"
@@ -218,4 +220,38 @@ TEST(TunePhaseConfirm, TimesEveryBucketOfTheBundleAsPlanBenchRunsIt) {
     EXPECT_LE(c.minUs, c.medianUs);
     EXPECT_LE(c.medianUs, c.maxUs);
   }
+}
+
+/// The bound is set beside the winners only where the topology is known: simulated, or named
+/// with --topology (not `local`, whose figures are estimates, nor the job's own nodes); and no
+/// simulated winner beats it.
+TEST_F(Phases, BoundIsSetWhereTheTopologyIsKnownAndNoSimulatedWinnerBeatsIt) {
+  EXPECT_TRUE(topologyKnown(result));
+  TuneResult real = result;
+  real.settings.backend = "cpu-threads";
+  EXPECT_TRUE(topologyKnown(real)) << "ring:4 named with --topology";
+  for (const char *spec : {"local", "local:4", "job"}) {
+    real.settings.topologySpec = spec;
+    EXPECT_FALSE(topologyKnown(real)) << spec;
+  }
+  result.tables = compiled();
+  pruneTables(result.tables, chooseAlphaBeta(result.topology, measurer, result.tables),
+              kNoPruning, log);
+  const MeasurementPlan plan = planMeasurements(result.tables, measurer);
+  measureTables(result.tables, plan, measurer, 0, log);
+  selectWinners(result.tables, plan, false);
+  boundTables(result, log);
+  const TableResult &t = result.tables[0];
+  ASSERT_TRUE(t.bound.has_value());
+  EXPECT_GT(t.bound->latencyUs, 0);
+  ASSERT_FALSE(t.buckets.empty());
+  for (const BucketChoice &b : t.buckets) {
+    const double fraction = boundFraction(t, b);
+    EXPECT_GT(fraction, 0);
+    EXPECT_LE(fraction, 1 + 1e-9) << "a simulated winner beat the bound at " << b.sizeIndex;
+  }
+  real.tables = result.tables;
+  real.tables[0].bound.reset();
+  boundTables(real, log);  // `job`: unknown, left unbounded
+  EXPECT_FALSE(real.tables[0].bound.has_value());
 }

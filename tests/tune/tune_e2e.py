@@ -123,7 +123,14 @@ def test_tune_sim(env):
     check("## allreduce f32 sum on 4 ranks" in p.stdout, "no report table")
     check("pruned" in p.stderr, "no pruning summary on stderr")
     check_bundle(bundle, "sim", 4, [("allreduce", "f32", "sum")])
-    check_report(rep, ["allreduce-f32-sum"])
+    report = check_report(rep, ["allreduce-f32-sum"])
+    # The topology's lower bound beside every winner: simulated, so no winner beats it.
+    check("bound%" in p.stdout and "bound%: the topology's lower bound" in p.stdout,
+          "the table lacks the bound% column")
+    for b in report["tables"][0]["buckets"]:
+        check(b["bound_fraction"] is not None and 0 < b["bound_fraction"] <= 1 + 1e-9,
+              f"bucket at {b['at_bytes']}: bound fraction {b['bound_fraction']}")
+    check(report["tables"][0]["bound"]["latency_us"] > 0, "no latency bound in report.json")
     run_bundle(env, bundle, 4, "allreduce", "8", "1M")
 
 
@@ -239,6 +246,7 @@ def test_tune_threads(env):
     report = check_report(rep, ["allreduce-f32-sum", "allgather-f32"])
     check("bench(us)" in p.stdout, "the table lacks the plan-bench confirmation column")
     for t in report["tables"]:
+        check(t["bound"] is None, "a bound on the local topology, whose figures are estimates")
         for b in t["buckets"]:
             c = b["confirmed"]
             check(c and 0 < c["min_us"] <= c["median_us"] <= c["max_us"],

@@ -4,13 +4,16 @@
 #include "compiler/export/PlanCompiler.h"
 #include "compiler/template/TemplateAlgorithms.h"
 #include "runtime/backends/Backend.h"
+#include "runtime/interop/BundleExport.h"
 #include "runtime/interop/MscclXml.h"
 #include "runtime/interop/MscclppJson.h"
 #include "runtime/plan/BundleJson.h"
 #include "runtime/plan/PlanJson.h"
+#include "runtime/sim/LowerBound.h"
 #include "runtime/topology/Resolver.h"
 #include "runtime/topology/Topology.h"
 #include "tools/CommandLine.h"
+#include "tuner/measure/ByteSize.h"
 
 #include <CLI/CLI.hpp>
 
@@ -97,9 +100,12 @@ std::vector<std::string> registerTemplatesOf(int argc, char **argv) {
 struct Request {
   std::string input, collective, opName, topologySpec, emit = "plan", outPath, symbol;
   std::string dtypeName = "f32", backend = "cpu-threads", encodingName;
+  std::string fromBundle;  ///< --from-bundle: a bundle to convert (--emit msccl-xml|mscclpp-json)
   int ranks = 0, root = 0;
   CompileOptions options;
   bool cost = false, list = false, composed = false;
+  bool bound = false;                   ///< --bound: print the topology's lower bound instead
+  std::vector<std::string> boundSizes;  ///< --bytes, as typed
   std::vector<std::string> schedules;  // registered before the flags were made
   std::vector<std::pair<std::string, std::string>> paramFlags;  // key, value as typed
 };
@@ -147,6 +153,10 @@ void addFlags(CLI::App &app, Request &r) {
                  "executor algorithm), mscclpp-json (an MSCCL++ execution plan)")
       ->check(CLI::IsMember(
           {"mlir", "schedule", "program", "plan", "bundle", "msccl-xml", "mscclpp-json"}));
+  app.add_option("--from-bundle", r.fromBundle,
+                 "With --emit msccl-xml or mscclpp-json and -o DIR: convert this bundle (e.g. "
+                 "plan-tune's) instead of compiling, one file per size bucket, its range in the "
+                 "format's size fields");
   app.add_option("--dtype", r.dtypeName, "Bundle dtype: " + dtypeNames());
   app.add_option("--backend", r.backend, "Bundle backend: " + backendNames());
   app.add_option("-o,--output", r.outPath,
@@ -163,12 +173,20 @@ void addFlags(CLI::App &app, Request &r) {
                "so results are bitwise identical whatever plan or message size; mark the plan "
                "so (reduction_order \"rank\"). Algorithms that fold otherwise fail");
   app.add_flag("--composed", r.composed,
-               "With -c allreduce -a hierarchical --ranks-per-node L: store the plan as its "
-               "stages (intra-node reduce-scatter and allgather on L ranks, inter-node allreduce "
-               "on N/L), each compiled and proven at its own size; each rank builds its program "
-               "at load");
+               "With -c allreduce|allgather|reduce_scatter -a hierarchical --ranks-per-node L: "
+               "store the plan as its stages (intra-node ones on L ranks, inter-node ones on "
+               "N/L), each compiled and proven at its own size; each rank builds its program at "
+               "load (hierarchical allgather and reduce-scatter are always so stored)");
   app.add_flag("--list", r.list,
                "List the algorithms: collectives, parameters (default, range, help), origin");
+  app.add_flag("--bound", r.bound,
+               "Print the lower bound of -c on every rank of -t instead of compiling: the "
+               "throughput bound of the links' cuts (max-flow), memory and reduction, and the "
+               "latency bound; no plan simulated on the topology runs faster");
+  app.add_option("-b,--bytes", r.boundSizes,
+                 "With --bound: message sizes for the table, comma separated, K/M/G suffixes "
+                 "(default 8,4K,64K,1M,16M,256M,1G)")
+      ->delimiter(',');
 }
 
 /// The collective -c, -n, --root and --op ask for.
@@ -239,11 +257,18 @@ CompiledPlan compileRequest(Request &r, const std::vector<std::string> &inputTem
     if (r.emit != "plan" && r.emit != "bundle")
       throw RequestError("--composed writes a plan or a bundle (--emit plan|bundle), not " +
                          r.emit + ": each stage is its own program");
-    compiled = compileComposedAllReduce(requestedSpec(r), r.options, error);
+    compiled = compileComposedPlan(requestedSpec(r), r.options, error);
   } else {
     compiled = compileCollective(requestedSpec(r), r.options, error);
   }
   if (failed(compiled)) throw RequestError(error);
+  const bool levelTwoOrThree = r.emit == "mlir" || r.emit == "schedule" || r.emit == "program";
+  if (levelTwoOrThree && compiled->plan.composition)
+    throw RequestError(compiled->plan.algorithm + " " +
+                       std::string(toString(compiled->plan.collective)) + " on " +
+                       std::to_string(compiled->plan.ranks) +
+                       " ranks is built from stage plans of their own sizes, not as one "
+                       "schedule: --emit plan or bundle");
   return std::move(*compiled);
 }
 
@@ -297,6 +322,61 @@ int writeResult(const Request &r, const CompiledPlan &compiled, DType dtype,
   return out.write(document.dump() + "\n") ? 0 : 1;
 }
 
+/// --from-bundle: the bundle's buckets as one MSCCL or MSCCL++ file each in the directory -o;
+/// a line per bucket (skipped ones with the reason); the exit code (1 when none was written).
+int convertBundle(const Request &r) {
+  const std::optional<InteropFormat> format = parseInteropFormat(r.emit);
+  if (!format) throw RequestError("--from-bundle converts to --emit msccl-xml or mscclpp-json");
+  if (r.outPath.empty() || r.outPath == "-")
+    throw RequestError("--from-bundle writes one file per size bucket: give -o DIR");
+  if (!r.input.empty() || !r.collective.empty())
+    throw RequestError("give either --from-bundle or something to compile, not both");
+  const BundleExport exported = exportBundle(loadBundleFile(r.fromBundle), *format, r.outPath);
+  for (const ExportedBucket &bucket : exported.buckets)
+    (bucket.file.empty() ? std::cerr : std::cout) << "plan-compile: " << describe(bucket) << "\n";
+  if (exported.written() > 0) return 0;
+  std::cerr << "plan-compile: error: " << r.fromBundle << ": no bucket could be exported\n";
+  return 1;
+}
+
+/// --bound's collective and topology: -c and -t are required, -n (when given) must be the
+/// topology's rank count, and nothing that names a plan may come with them.
+std::pair<CollectiveKind, Topology> boundRequest(const Request &r) {
+  if (!r.input.empty() || !r.options.algorithm.empty() || !r.fromBundle.empty())
+    throw RequestError("--bound bounds every plan of -c on -t at once: give no input file, -a "
+                       "or --from-bundle");
+  if (r.collective.empty()) throw RequestError("--bound needs a collective (-c)");
+  const std::optional<CollectiveKind> kind = parseCollectiveKind(r.collective);
+  if (!kind)
+    throw RequestError("unknown collective '" + r.collective + "' (expected one of: " +
+                       collectiveKindNames() + ")");
+  if (r.topologySpec.empty())
+    throw RequestError("--bound needs a topology (-t): the bound comes from its links, memory "
+                       "and latencies");
+  if (r.ranks < 0)
+    throw RequestError("--ranks must be at least 1 (got " + std::to_string(r.ranks) + ")");
+  Topology topology = resolveTopology(r.topologySpec, r.ranks);
+  if (r.ranks > 0 && r.ranks != topology.numRanks())
+    throw RequestError("--ranks " + std::to_string(r.ranks) + " but topology '" +
+                       r.topologySpec + "' has " + std::to_string(topology.numRanks()) +
+                       " ranks (the bound is for all of a topology's ranks)");
+  return {*kind, std::move(topology)};
+}
+
+/// --bound: the lower bound's terms and a row per --bytes size; the exit code.
+int printBound(const Request &r) {
+  const auto [kind, topology] = boundRequest(r);
+  std::vector<uint64_t> sizes;
+  for (const std::string &text : r.boundSizes)
+    sizes.push_back(measure::parseByteSizeOption("--bytes", text));
+  if (sizes.empty())
+    sizes = {8, 4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20, uint64_t(1) << 30};
+  BoundOptions options;
+  options.root = r.root;
+  const CollectiveBound bound = collectiveBound(topology, kind, options);
+  return Output(r.outPath).write(formatBound(bound, topology, sizes)) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -316,6 +396,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   try {
+    if (request.bound) return printBound(request);
+    if (!request.fromBundle.empty()) return convertBundle(request);
     Topology topology;
     resolveOptions(request, topology);
     const std::optional<DType> dtype = parseDType(request.dtypeName);

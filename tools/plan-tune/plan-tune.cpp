@@ -1,5 +1,6 @@
 // plan-tune: tunes collective plans for a topology and backend; writes a bundle and a report.
 #include "compiler/template/TemplateAlgorithms.h"
+#include "runtime/interop/BundleExport.h"
 #include "tuner/NcclTunerRules.h"
 #include "tuner/TuneReport.h"
 #include "tuner/Tuner.h"
@@ -85,12 +86,14 @@ void addFlags(CLI::App &app, Request &r) {
                  "measured (0: no limit)")
       ->capture_default_str();
   app.add_option("-o,--output", s.outputPath, "The bundle to write (or, with --emit "
-                 "nccl-tuner, the NCCL tuner plugin's rules)");
+                 "nccl-tuner, the NCCL tuner plugin's rules; with msccl-xml or mscclpp-json, "
+                 "a directory)");
   app.add_option("--emit", r.emit,
-                 "What -o receives: bundle (the winners' plans), or nccl-tuner (rules for "
+                 "What -o receives: bundle (the winners' plans), nccl-tuner (rules for "
                  "libnccl-tuner-collplan.so: each bucket's winner as NCCL's algorithm of the "
-                 "same schedule, where NCCL has one)")
-      ->check(CLI::IsMember({"bundle", "nccl-tuner"}))
+                 "same schedule, where NCCL has one), or msccl-xml / mscclpp-json (a directory "
+                 "of one MSCCL algorithm or MSCCL++ execution plan per size bucket)")
+      ->check(CLI::IsMember({"bundle", "nccl-tuner", "msccl-xml", "mscclpp-json"}))
       ->capture_default_str();
   app.add_option("--report-dir", s.reportDir, "Directory for measurements.csv, report.json and SVG plots");
   app.add_flag("--quick", s.quick, "Fewer parameter values and repetitions");
@@ -158,8 +161,25 @@ void writeText(const std::filesystem::path &path, const std::string &text) {
   if (!out) throw TuneError("cannot write " + path.string());
 }
 
-/// Writes -o: the bundle, or with `emit` "nccl-tuner" the NCCL tuner plugin's rules.
+/// --emit msccl-xml|mscclpp-json: one file per size bucket in the directory -o; a line per
+/// bucket skipped (always) and written (unless quiet). Throws TuneError when none was written.
+void writeInteropFiles(const TuneSettings &s, InteropFormat format, const TuneResult &result) {
+  const BundleExport exported = exportBundle(*result.bundle, format, s.outputPath);
+  for (const ExportedBucket &bucket : exported.buckets)
+    if (!bucket.skipped.empty() || !s.quiet)
+      std::fprintf(stderr, "plan-tune: %s\n", describe(bucket).c_str());
+  if (exported.written() == 0)
+    throw TuneError("--emit " + std::string(toString(format)) +
+                    ": no bucket could be exported (see above)");
+}
+
+/// Writes -o: the bundle, or with `emit` "nccl-tuner" the NCCL tuner plugin's rules, or with
+/// "msccl-xml" / "mscclpp-json" a directory of one file per bucket.
 void writeOutput(const TuneSettings &s, const std::string &emit, const TuneResult &result) {
+  if (const std::optional<InteropFormat> format = parseInteropFormat(emit)) {
+    writeInteropFiles(s, *format, result);
+    return;
+  }
   if (emit == "nccl-tuner") {
     const nlohmann::json rules = ncclTunerRules(result);
     writeText(s.outputPath, rules.dump(1) + "\n");
@@ -335,7 +355,8 @@ int main(int argc, char **argv) {
       throw TuneError("--rules-from, --rules-format and --rounds are for an MPI library's "
                       "rules (--backend " + mpilib::mpiLibraryNames() + ")");
     if (request.emit != "bundle" && request.s.outputPath.empty())
-      throw TuneError("--emit " + request.emit + " writes to -o FILE: give one");
+      throw TuneError("--emit " + request.emit + " writes to -o " +
+                      (parseInteropFormat(request.emit) ? "DIR" : "FILE") + ": give one");
     const TuneSettings s = checkedSettings(request);
     if (s.outputPath.empty() && !s.quiet && requireBackend(s.backend).reportsLaunches())
       std::fprintf(stderr, "plan-tune: no -o FILE: the report is printed but no bundle will be "

@@ -38,22 +38,6 @@ uint64_t parseByteSizeOption(const std::string &flag, const std::string &text) {
                               "e.g. 64M)");
 }
 
-std::string formatBytes(uint64_t bytes) {
-  static const char *const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  if (u == 0 || v == double(uint64_t(v)))
-    std::snprintf(buf, sizeof buf, "%llu %s", static_cast<unsigned long long>(v), kUnits[u]);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g %s", v, kUnits[u]);
-  return buf;
-}
-
 std::vector<uint64_t> sizeSweep(uint64_t minBytes, uint64_t maxBytes, int64_t signedFactor) {
   if (minBytes == 0) throw std::invalid_argument("--min-bytes must be at least 1");
   if (minBytes > maxBytes)

@@ -1,6 +1,8 @@
 // Byte sizes on the command line ("64M", "8K", "1G") and the geometric size sweeps of nccl-tests.
 #pragma once
 
+#include "runtime/core/Text.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,8 +17,7 @@ std::optional<uint64_t> parseByteSize(const std::string &text);
 /// a byte size (...)": the one error every tool gives.
 uint64_t parseByteSizeOption(const std::string &flag, const std::string &text);
 
-/// "8 B", "64 KiB", "1.5 MiB": for progress lines and plot labels.
-std::string formatBytes(uint64_t bytes);
+using collplan::formatBytes;
 
 /// min, min*factor, min*factor^2, ... up to and including max (nccl-tests -b/-e/-f). Throws
 /// std::invalid_argument naming the bad bound (min 0 or > max, factor < 2).

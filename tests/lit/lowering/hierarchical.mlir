@@ -85,8 +85,8 @@ coll.collective @nodes allreduce ranks 4 op sum algorithm "hierarchical"
 
 // -----
 
-// expected-error @+1 {{algorithm 'hierarchical' does not implement allgather (it implements: allreduce)}}
-coll.collective @ag allgather ranks 4 algorithm "hierarchical"
+// expected-error @+1 {{algorithm 'hierarchical' does not implement alltoall (it implements: allreduce, allgather, reduce_scatter)}}
+coll.collective @a2a alltoall ranks 4 algorithm "hierarchical"
 
 //--- not-dividing.mlir
 // expected-error @+1 {{ranks per node 3 does not divide 8 ranks}}

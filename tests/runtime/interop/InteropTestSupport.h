@@ -19,12 +19,17 @@ inline std::map<std::pair<int, int>, int> messagesPerPair(const Plan &plan) {
   return count;
 }
 
-/// The file `name` under tests/runtime/interop/data.
-inline std::string readData(const std::string &name) {
-  std::ifstream in(std::string(COLLPLAN_SOURCE_DIR) + "/tests/runtime/interop/data/" + name);
+/// The whole file at `path` ("" when it cannot be read).
+inline std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// The file `name` under tests/runtime/interop/data.
+inline std::string readData(const std::string &name) {
+  return readFile(std::string(COLLPLAN_SOURCE_DIR) + "/tests/runtime/interop/data/" + name);
 }
 
 }  // namespace collplan::interoptest

@@ -118,8 +118,8 @@ TEST(MscclppJson, ImportRejectsMalformedPlans) {
   EXPECT_EQ(importError(edited([](nlohmann::json &d) { d["collective"] = "broadcast"; })),
             "bad.json: collective: unknown collective \"broadcast\" (expected one of: allreduce, "
             "allgather, reducescatter, alltoall)");
-  EXPECT_EQ(importError(edited([](nlohmann::json &d) { d["protocol"] = "LL"; })),
-            "bad.json: protocol: protocol \"LL\" is not imported (Simple only)");
+  EXPECT_EQ(importError(edited([](nlohmann::json &d) { d["protocol"] = "LL128"; })),
+            "bad.json: protocol: protocol \"LL128\" is not imported (Simple, LL)");
   EXPECT_EQ(importError(edited([](nlohmann::json &d) { d["gpus"][1]["id"] = 0; })),
             "bad.json: gpus[1].id: expected 1 (the executor reads gpus[rank])");
   EXPECT_EQ(importError(edited([](nlohmann::json &d) { d["gpus"][0]["output_chunks"] = 0; })),
@@ -129,11 +129,22 @@ TEST(MscclppJson, ImportRejectsMalformedPlans) {
             "bad.json: gpus[1]: input_chunks 2 and output_chunks 2, expected 1 and 2 (allgather "
             "of 2 units on 2 ranks)");
   EXPECT_EQ(importError(edited([](nlohmann::json &d) {
-              d["gpus"][0]["threadblocks"][0]["ops"][0]["name"] = "rres";
+              d["gpus"][0]["threadblocks"][0]["ops"][0]["name"] = "glres";
             })),
-            "bad.json: gpus[0].threadblocks[0].ops[0].name: op \"rres\" is not imported "
-            "(supported: nop, put, signal, wait, copy, re; reads of peers' memory, packets, "
-            "switch channels and semaphores have no collplan counterpart)");
+            "bad.json: gpus[0].threadblocks[0].ops[0].name: op \"glres\" is not imported (port "
+            "and switch channels, pipelines and semaphores have no collplan counterpart; "
+            "memory-channel and packet ops are)");
+  EXPECT_EQ(importError(edited([](nlohmann::json &d) {
+              nlohmann::json &ops = d["gpus"][0]["threadblocks"][0]["ops"];
+              while (ops.size() <= 64) ops.push_back({{"name", "nop"}});
+            })),
+            "bad.json: gpus[0].threadblocks[0].ops: 65 ops; a thread block holds 64 "
+            "(MAX_OPERATION)");
+  EXPECT_EQ(importError(edited([](nlohmann::json &d) {
+              d["gpus"][0]["threadblocks"][0]["ops"][0]["tbg_info"] = {{"tb_id", 0}};
+            })),
+            "bad.json: gpus[0].threadblocks[0].ops[0].tbg_info: thread block groups (an op "
+            "split over several thread blocks) are not imported");
   EXPECT_EQ(importError(edited([](nlohmann::json &d) {
               d["gpus"][0]["threadblocks"][0]["ops"][0]["name"] = "jump";
             })),
@@ -167,7 +178,7 @@ TEST(MscclppJson, ImportChecksMessagesAndTheProof) {
                 if (op["name"] == "copy" && op["src_buff"][0]["type"] == "s")
                   op["dst_buff"][0]["index"] = 0;
             })),
-            "bad.json: programs[0].channels[0].ops[3]: does not compute its allgather: out[0] of "
+            "bad.json: programs[0].channels[0].ops[1]: does not compute its allgather: out[0] of "
             "rank 0 holds in[0] of rank 1 instead of in[0] of rank 0 (and 1 more problems)");
 }
 
@@ -184,13 +195,144 @@ TEST(MscclppJson, EveryEditIsAPlanOrAPlanError) {
   EXPECT_GT(checked, 100);
 }
 
-TEST(MscclppJson, PublicExamplesAreRefusedByName) {
-  const std::string json = readData("mscclpp_allreduce_2.mscclpp.json");
-  ASSERT_FALSE(json.empty());
-  EXPECT_EQ(importError(json),
-            "bad.json: gpus[0].threadblocks[0].ops[0].name: op \"rlxsignal\" is not imported "
-            "(supported: nop, put, signal, wait, copy, re; reads of peers' memory, packets, "
-            "switch channels and semaphores have no collplan counterpart)");
+/// MSCCL++'s public plans (data/, MIT): its test/execution-files and plans its Python DSL
+/// writes (python/mscclpp/language/tests, test/executor-tests) at commit 1f5f065.
+TEST(MscclppJson, PublicPlansProveOrAreRefusedWithTheirReason) {
+  const std::pair<const char *, const char *> plans[] = {
+      {"mscclpp_allreduce_2.mscclpp.json", "imported"},
+      {"mscclpp_dsl_allreduce_4.mscclpp.json", "imported"},
+      {"mscclpp_dsl_allgather_pkt_2.mscclpp.json", "imported"},
+      {"mscclpp_dsl_allgather_pkt_rppkt_4.mscclpp.json", "imported"},
+      {"mscclpp_dsl_alltoall_4.mscclpp.json", "imported"},
+      {"mscclpp_dsl_reduce_2.mscclpp.json", "imported"},
+      {"mscclpp_dsl_transfer_pack_2.mscclpp.json", "imported"},
+      // Rank 1 unpacks the packets of scratch chunks 2-3 into its chunks 0-1: the executor
+      // sizes chunk k of every buffer alike, so the two differ when the size does not divide.
+      {"mscclpp_allreduce_packet_2.mscclpp.json",
+       "bad.json: programs[1].channels[0].ops[1].src[1]: out[2:3] starts at unit phase 2 but "
+       "the op's value has phase 0 (offset mod 4 units per block): units of different phases "
+       "differ in size when the count does not divide evenly, so one op must use a single "
+       "phase"}};
+  int proven = 0;
+  for (const auto &[file, expected] : plans) {
+    const std::string json = readData(file);
+    ASSERT_FALSE(json.empty()) << file;
+    EXPECT_EQ(importError(json), expected) << file;
+    proven += std::string(expected) == "imported";
+  }
+  EXPECT_EQ(proven, 7);
+}
+
+/// The public 2-rank allreduce (rres after relaxed signals) with `edit` applied to rank 0's
+/// thread block 0: rlxsignal, rlxwait, nop, rres, nop, signal, wait.
+std::string editedAllReduce(const std::function<void(nlohmann::json &)> &edit) {
+  nlohmann::json doc = nlohmann::json::parse(readData("mscclpp_allreduce_2.mscclpp.json"));
+  edit(doc["gpus"][0]["threadblocks"][0]["ops"]);
+  return doc.dump();
+}
+
+/// A local copy in[from] → in[to], as the DSL writes it.
+nlohmann::json copyOp(int from, int to) {
+  return {{"name", "copy"},
+          {"src_buff", {{{"type", "i"}, {"index", from}, {"size", 1}}}},
+          {"dst_buff", {{{"type", "i"}, {"index", to}, {"size", 1}}}}};
+}
+
+TEST(MscclppJson, RemoteReadsNeedTheOwnersSignal) {
+  EXPECT_EQ(importError(editedAllReduce([](nlohmann::json &ops) { ops[1] = {{"name", "nop"}}; })),
+            "bad.json: gpus[0].threadblocks[0].ops[3]: reads rank 1's out[0:1] with no wait on a "
+            "channel from rank 1 before it in its thread block: nothing says the data is ready");
+  // Rank 1 reads rank 0's chunk 8 after rank 0's relaxed signal: rank 0 may not write it
+  // before that signal (a relaxed signal orders nothing) ...
+  EXPECT_EQ(importError(editedAllReduce(
+                [](nlohmann::json &ops) { ops.insert(ops.begin(), copyOp(8, 8)); })),
+            "bad.json: gpus[0].threadblocks[0].ops[1]: rank 1 reads out[8:9] after this relaxed "
+            "signal (rlxsignal), which does not order this thread block's earlier write of it");
+  // ... nor after it, until it has waited for rank 1.
+  EXPECT_EQ(importError(editedAllReduce(
+                [](nlohmann::json &ops) { ops.insert(ops.begin() + 1, copyOp(8, 8)); })),
+            "bad.json: gpus[0].threadblocks[0].ops[1]: overwrites out[8:9], which rank 1 may "
+            "still be reading: it reads out[8:9] after this thread block's signal, and this "
+            "thread block has not waited for it since");
+}
+
+TEST(MscclppJson, PutsNeedAFencedSignalAndWait) {
+  EXPECT_EQ(importError(edited([](nlohmann::json &d) {
+              for (nlohmann::json &op : d["gpus"][0]["threadblocks"][0]["ops"])
+                if (op["name"] == "signal") op["name"] = "rlxsignal";
+            })),
+            "bad.json: gpus[0].threadblocks[0].ops[2]: a relaxed signal (rlxsignal) does not make "
+            "the puts to rank 1 before it visible; use signal");
+  EXPECT_EQ(importError(edited([](nlohmann::json &d) {
+              for (nlohmann::json &op : d["gpus"][1]["threadblocks"][0]["ops"])
+                if (op["name"] == "wait") op["name"] = "rlxwait";
+            })),
+            "bad.json: gpus[1].threadblocks[0].ops[5]: a relaxed wait (rlxwait) does not make "
+            "rank 0's puts visible; use wait");
+}
+
+TEST(MscclppJson, PacketsAreReadWhereTheyLand) {
+  const auto packets = [](const std::function<void(nlohmann::json &)> &edit) {
+    nlohmann::json doc =
+        nlohmann::json::parse(readData("mscclpp_dsl_allgather_pkt_2.mscclpp.json"));
+    edit(doc["gpus"]);
+    return importError(doc.dump());
+  };
+  EXPECT_EQ(packets([](nlohmann::json &) {}), "imported");
+  EXPECT_EQ(packets([](nlohmann::json &g) {
+              g[0]["threadblocks"][1]["ops"][0]["src_buff"][0]["index"] = 0;
+            }),
+            "bad.json: gpus[0].threadblocks[1].ops[0]: reads packets at tmp[0] of rank 0 that no "
+            "op writes: it would wait for them forever");
+  EXPECT_EQ(packets([](nlohmann::json &g) {
+              nlohmann::json &ops = g[1]["threadblocks"][0]["ops"];
+              ops.push_back(ops[0]);
+            }),
+            "bad.json: gpus[1].threadblocks[0].ops[1]: writes packets to tmp[1] of rank 0, which "
+            "another op writes too: with one flag per call, its reader cannot tell them apart");
+}
+
+/// A 2-rank packet allgather whose thread block 1 sends what thread block 0 copied: a barrier
+/// between them (with `barrier`) or nothing.
+std::string barrierAllGather(bool barrier) {
+  using nlohmann::json;
+  json gpus = json::array();
+  for (int r = 0; r < 2; ++r) {
+    const auto buff = [](const char *type, int index) {
+      return json{{"type", type}, {"index", index}, {"size", 1}};
+    };
+    const json sync = barrier ? json{{"name", "barrier"}, {"barrier_id", 0},
+                                     {"num_threadblocks", 2}}
+                              : json{{"name", "nop"}};
+    json tb0 = {{"id", 0}, {"channels", json::array()},
+                {"ops", {{{"name", "copy"}, {"src_buff", {buff("i", 0)}},
+                          {"dst_buff", {buff("o", r)}}},
+                         sync}}};
+    json tb1 = {{"id", 1},
+                {"channels", {{{"channel_type", "memory"}, {"channel_ids", {0}}}}},
+                {"remote_buffer_refs",
+                 {{{"access_channel_type", "memory"}, {"remote_buffer_ids", {0}}}}},
+                {"ops", {sync,
+                         {{"name", "ppkt"}, {"channel_ids", {0}}, {"channel_type", "memory"},
+                          {"src_buff", {buff("o", r)}},
+                          {"dst_buff", {{{"buffer_id", 0}, {"index", 0}, {"size", 1}}}}},
+                         {{"name", "upkt"}, {"src_buff", {buff("s", 0)}},
+                          {"dst_buff", {buff("o", 1 - r)}}}}}};
+    gpus.push_back({{"id", r}, {"input_chunks", 1}, {"output_chunks", 2}, {"scratch_chunks", 1},
+                    {"channels", {{{"channel_type", "memory"}, {"connected_to", {1 - r}}}}},
+                    {"remote_buffers",
+                     {{{"rank", 1 - r}, {"type", "s"}, {"access_channel_types", {"memory"}}}}},
+                    {"semaphores", json::array()}, {"threadblocks", {tb0, tb1}}});
+  }
+  return json{{"name", "barrier"}, {"collective", "allgather"}, {"protocol", "LL"},
+              {"inplace", false}, {"gpus", gpus}}
+      .dump();
+}
+
+TEST(MscclppJson, BarriersOrderThreadBlocks) {
+  EXPECT_EQ(importError(barrierAllGather(true)), "imported");
+  const std::string unordered = importError(barrierAllGather(false));
+  EXPECT_NE(unordered.find("does not compute its allgather"), std::string::npos) << unordered;
 }
 
 } // namespace

@@ -50,7 +50,7 @@ TEST(PlanSchema, PlanSchemaMatchesTheLoader) {
                    kNone, "symmetric program");
   const json &composed = schema.at("properties").at("composed");
   expectSameFields(composed, names::kComposedRequired, kNone, "composed");
-  expectSameFields(composed.at("properties").at("stages"), names::kComposedStagesRequired, kNone,
+  expectSameFields(composed.at("properties").at("stages"), kNone, names::kComposedStages,
                    "composed stages");
   const json &defs = schema.at("$defs");
   expectSameFields(defs.at("program"), names::kProgramRequired, kNone, "program");
