@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstdio>
 #include <limits>
 
@@ -120,9 +121,6 @@ std::string titles(const TuneResult &r, const TableResult &t, const PlotData &p)
          "</text>\n" + "<text x=\"" + num(kLeft) + "\" y=\"42\" fill=\"#555\">" +
          xmlEscape("median time per call relative to the fastest variant at each size (1 = "
                    "fastest); circles: the winner at each size" + drawn +
-                   std::string(t.bound ? "; under each bucket: the topology's lower bound "
-                                         "over its winner's time"
-                                       : "") +
                    std::string(r.partial() ? "; PARTIAL run" : "")) +
          "</text>\n";
 }
@@ -263,6 +261,14 @@ std::string legend(const TableResult &t, const PlotData &p) {
     svg += "<text x=\"" + num(lx + 28) + "\" y=\"" + num(y + 4) + "\" font-size=\"12\"" +
            (chosen ? " font-weight=\"bold\"" : "") + ">" +
            xmlEscape(legendLabel(t, p, k)) + "</text>\n";
+  }
+  if (t.bound) {  // what "x% of bound" under each bucket's name means, below the entries
+    const double y = kTop + 8 + double(p.shown.size()) * 18 + 14;
+    const char *lines[] = {"x% of bound, under each bucket:", "the topology's lower bound at",
+                           "the bucket's size over its winner's", "time (plan-compile --bound)"};
+    for (size_t i = 0; i < std::size(lines); ++i)
+      svg += "<text x=\"" + num(lx) + "\" y=\"" + num(y + double(i) * 15) +
+             "\" font-size=\"12\" fill=\"#555\">" + xmlEscape(lines[i]) + "</text>\n";
   }
   return svg + "</g>\n";
 }
