@@ -47,8 +47,8 @@ constexpr std::array<Named<int>, 3> kProtocols = {{
 constexpr std::array<std::string_view, 3> kTopRequired = {"format", "version", "rules"};
 constexpr std::array<std::string_view, 1> kTopOptional = {"description"};
 constexpr std::array<std::string_view, 2> kRuleRequired = {"collective", "algorithm"};
-constexpr std::array<std::string_view, 7> kRuleOptional = {
-    "protocol", "min_bytes", "max_bytes", "ranks", "nodes", "channels", "why"};
+constexpr std::array<std::string_view, 8> kRuleOptional = {
+    "protocol", "min_bytes", "max_bytes", "ranks", "nodes", "channels", "chunk_bytes", "why"};
 
 /// The value named by the string at `where`, or an error listing the names it may be.
 template <typename T, size_t N>
@@ -101,6 +101,9 @@ NcclRule parseRule(const json &value, const std::string &origin, const FieldPath
     rule.nodes = size_t(expectInteger(*v, Where{origin, path / "nodes"}, 1, 1 << 24));
   if (const json *v = member(value, "channels"))
     rule.channels = int(expectInteger(*v, Where{origin, path / "channels"}, 0, kMaxNcclChannels));
+  if (const json *v = member(value, "chunk_bytes"))
+    rule.chunkBytes = uint64_t(expectInteger(*v, Where{origin, path / "chunk_bytes"}, 1,
+                                             int64_t(kMaxNcclChunkBytes)));
   if (const json *v = member(value, "why")) expectString(*v, Where{origin, path / "why"});
   return rule;
 }

@@ -18,13 +18,16 @@ inline constexpr int kChoicesVersion = 1;
 /// The most channels a rule may ask for: NCCL's MAXCHANNELS (src/include/device.h).
 inline constexpr int kMaxNcclChannels = 64;
 
+/// The largest chunk a rule may set: NCCL clamps larger ones to its buffer's maximum anyway.
+inline constexpr uint64_t kMaxNcclChunkBytes = uint64_t(1) << 30;
+
 /// A rule without a protocol: NCCL's cheapest usable protocol for the rule's algorithm (the
 /// algorithm measured, the protocol NCCL's own model picks within it).
 inline constexpr int kCheapestProtocol = -1;
 
 /// One rule: calls of `collective` with min_bytes <= nBytes < max_bytes, on communicators of
 /// `ranks` ranks over `nodes` nodes (0: any), get (algorithm, protocol) and, when not 0,
-/// `channels` channels.
+/// `channels` channels and chunks of `chunkBytes` bytes.
 struct NcclRule {
   ncclFunc_t collective = ncclFuncAllReduce;
   uint64_t minBytes = 0;
@@ -34,6 +37,9 @@ struct NcclRule {
   int algorithm = NCCL_ALGO_RING;  ///< NCCL_ALGO_*: a row of the cost table
   int protocol = kCheapestProtocol;  ///< NCCL_PROTO_*: a column of the cost table
   int channels = 0;                ///< 0: NCCL chooses
+  /// Bytes per chunk (getChunkSize) when NCCL runs the rule's algorithm and protocol; 0: NCCL's
+  /// own chunk size.
+  uint64_t chunkBytes = 0;
   size_t index = 0;                ///< position in the file's "rules", for messages
 
   bool appliesTo(size_t commRanks, size_t commNodes) const {

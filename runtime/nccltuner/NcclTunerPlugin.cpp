@@ -120,6 +120,20 @@ ncclResult_t pluginGetCollInfo(void *context, ncclFunc_t collType, size_t nBytes
   return ncclSuccess;
 }
 
+/// The chunk size of the rule that serves the call, when NCCL runs that rule's algorithm and
+/// protocol (its own choice otherwise, or with no rule); NCCL clamps it to its buffers.
+ncclResult_t pluginGetChunkSize(void *context, ncclFunc_t collType, size_t nBytes, int algo,
+                                int proto, int /*nChannels*/, size_t *chunkSize) noexcept {
+  const auto *ctx = static_cast<const TunerContext *>(context);
+  if (!ctx || !chunkSize) return ncclInternalError;
+  const NcclRule *rule = ctx->choices.match(collType, nBytes);
+  if (!rule || rule->chunkBytes == 0 || rule->algorithm != algo ||
+      (rule->protocol != kCheapestProtocol && rule->protocol != proto))
+    return ncclSuccess;
+  *chunkSize = size_t(rule->chunkBytes);
+  return ncclSuccess;
+}
+
 ncclResult_t pluginFinalize(void *context) noexcept {
   delete static_cast<TunerContext *>(context);
   return ncclSuccess;
@@ -128,11 +142,12 @@ ncclResult_t pluginFinalize(void *context) noexcept {
 }  // namespace
 }  // namespace collplan::nccltuner
 
-// The tables NCCL looks up by name (NCCL 2.30 tries v6 first; v5 serves older NCCLs). No
-// getChunkSize: NCCL keeps its own chunk size.
+// The tables NCCL looks up by name (NCCL 2.30 tries v6 first; v5, without getChunkSize, serves
+// older NCCLs).
 extern "C" __attribute__((visibility("default"))) const ncclTuner_v6_t ncclTunerPlugin_v6 = {
     collplan::nccltuner::kPluginName, collplan::nccltuner::pluginInit,
-    collplan::nccltuner::pluginGetCollInfo, collplan::nccltuner::pluginFinalize, nullptr};
+    collplan::nccltuner::pluginGetCollInfo, collplan::nccltuner::pluginFinalize,
+    collplan::nccltuner::pluginGetChunkSize};
 extern "C" __attribute__((visibility("default"))) const ncclTuner_v5_t ncclTunerPlugin_v5 = {
     collplan::nccltuner::kPluginName, collplan::nccltuner::pluginInit,
     collplan::nccltuner::pluginGetCollInfo, collplan::nccltuner::pluginFinalize};

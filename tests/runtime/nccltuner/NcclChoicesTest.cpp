@@ -104,7 +104,7 @@ TEST(NcclChoices, RuleErrorsNameTheRuleAndField) {
             "reduce_scatter, broadcast, reduce");
   EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","chanels":4)")),
             "x.json: rules[1].chanels: unknown field (expected one of: collective, algorithm, "
-            "protocol, min_bytes, max_bytes, ranks, nodes, channels, why)");
+            "protocol, min_bytes, max_bytes, ranks, nodes, channels, chunk_bytes, why)");
   EXPECT_EQ(errorOf(rule(R"("protocol":"ll")")),
             "x.json: rules[1].algorithm: missing required field");
   EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","min_bytes":100,"max_bytes":50)")),
@@ -117,6 +117,10 @@ TEST(NcclChoices, RuleErrorsNameTheRuleAndField) {
             "x.json: rules[1].min_bytes: must be non-negative, got -1");
   EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","channels":65)")),
             "x.json: rules[1].channels: must be between 0 and 64, got 65");
+  EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","chunk_bytes":0)")),
+            "x.json: rules[1].chunk_bytes: must be between 1 and 1073741824, got 0");
+  EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","chunk_bytes":2147483648)")),
+            "x.json: rules[1].chunk_bytes: must be between 1 and 1073741824, got 2147483648");
   EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","ranks":0)")),
             "x.json: rules[1].ranks: must be between 1 and 16777216, got 0");
   EXPECT_EQ(errorOf(rule(R"("algorithm":"ring","protocol":"ll","nodes":1.5)")),

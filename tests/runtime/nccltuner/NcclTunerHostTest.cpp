@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -162,7 +163,7 @@ std::string chosen(int algo, int proto) {
 
 TEST_F(NcclTunerPlugin, ExportsV6AndV5Tables) {
   EXPECT_STREQ(tuner_->name, "collplan");
-  EXPECT_EQ(tuner_->getChunkSize, nullptr);
+  EXPECT_NE(tuner_->getChunkSize, nullptr);
   const auto *v5 = static_cast<const ncclTuner_v5_t *>(dlsym(lib_, NCCL_TUNER_PLUGIN_SYMBOL_V5));
   ASSERT_NE(v5, nullptr);
   EXPECT_EQ(v5->init, tuner_->init);
@@ -215,6 +216,40 @@ TEST_F(NcclTunerPlugin, ARuleWithoutAProtocolTakesNcclsCheapestForItsAlgorithm) 
   EXPECT_EQ(askAll(ncclFuncReduce, 8), (Answer{{chosen(NCCL_ALGO_TREE, NCCL_PROTO_LL)}, 0}));
   EXPECT_EQ(askAll(ncclFuncReduce, 4096), (Answer{{}, 0}));
   EXPECT_TRUE(logHas("reduce of 4096 bytes: rules[2] -> collnet_direct/cheapest is not available"));
+}
+
+// getChunkSize sets the chunk of the rule that serves the call, only when NCCL runs that
+// rule's algorithm (and protocol, when the rule names one); every other call keeps NCCL's.
+TEST_F(NcclTunerPlugin, ChunkSizeFollowsTheRuleWhenNcclRunsItsAlgorithm) {
+  const std::string path = writeFile("chunks.json", R"({"format":"collplan-nccl-tuner",
+    "version":1,"rules":[{"collective":"allreduce","algorithm":"ring","protocol":"simple",
+    "min_bytes":1048576,"chunk_bytes":262144},
+    {"collective":"allgather","algorithm":"ring","chunk_bytes":65536},
+    {"collective":"broadcast","algorithm":"tree"}]})");
+  ScopedChoicesFile env(&path);
+  ASSERT_EQ(initRanks(kRanks, kNodes), ncclSuccess);
+  auto chunk = [&](ncclFunc_t func, size_t bytes, int algo, int proto) {
+    std::set<size_t> answers;  // every rank's
+    for (void *ctx : contexts_) {
+      size_t size = 131072;  // NCCL's own
+      EXPECT_EQ(tuner_->getChunkSize(ctx, func, bytes, algo, proto, 16, &size), ncclSuccess);
+      answers.insert(size);
+    }
+    EXPECT_EQ(answers.size(), 1u) << "ranks answered differently";
+    return *answers.begin();
+  };
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 1 << 24, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE), 262144u);
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 1 << 24, NCCL_ALGO_RING, NCCL_PROTO_LL128), 131072u);
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 1 << 24, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE), 131072u);
+  EXPECT_EQ(chunk(ncclFuncAllReduce, 4096, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE), 131072u);
+  EXPECT_EQ(chunk(ncclFuncAllGather, 4096, NCCL_ALGO_RING, NCCL_PROTO_LL), 65536u);
+  EXPECT_EQ(chunk(ncclFuncBroadcast, 4096, NCCL_ALGO_TREE, NCCL_PROTO_LL), 131072u);
+  EXPECT_EQ(chunk(ncclFuncReduce, 4096, NCCL_ALGO_RING, NCCL_PROTO_LL), 131072u);
+  size_t size = 1;
+  EXPECT_EQ(tuner_->getChunkSize(nullptr, ncclFuncAllReduce, 8, 0, 0, 1, &size),
+            ncclInternalError);
+  EXPECT_EQ(tuner_->getChunkSize(contexts_[0], ncclFuncAllReduce, 8, 0, 0, 1, nullptr),
+            ncclInternalError);
 }
 
 TEST_F(NcclTunerPlugin, RanksAndNodesSelectRules) {
