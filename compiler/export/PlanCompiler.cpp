@@ -254,15 +254,16 @@ FailureOr<Plan> composeAndValidate(const HierarchicalStages &stages, int ranks,
   const std::string advice = " (the stages' scratch must hold each block's partial results in "
                              "units of that block: runtime/plan/Composition.h)";
   try {
-    if (composedProgramOps(stages, ranks) <= kWholeCompositionOps) {
+    if (composedProgramSize(stages, ranks).ops <= kWholeCompositionOps) {
       Plan plan = composeHierarchical(stages, ranks);
       validatePlan(plan, "the composed plan");
       return plan;
     }
-    const int L = stages.ranksPerNode;
-    for (int rank : {0, L - 1, ranks - L, ranks - 1})
-      validatePlan(composeHierarchical(stages, ranks, rank), "the composed plan");
-    return composeHierarchical(stages, ranks, 0);
+    Plan first = composeHierarchical(stages, ranks, 0);
+    validatePlan(first, "the composed plan");
+    for (int rank : sampledRanks(stages, ranks))
+      if (rank != 0) validatePlan(composeHierarchical(stages, ranks, rank), "the composed plan");
+    return first;
   } catch (const std::invalid_argument &e) {
     error = e.what();
   } catch (const PlanError &e) {

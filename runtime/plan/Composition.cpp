@@ -446,28 +446,30 @@ Plan composeHierarchical(const HierarchicalStages &stages, int ranks, int onlyRa
   return plan;
 }
 
-uint64_t composedProgramUnits(const HierarchicalStages &stages, int ranks) {
+ComposedSize composedProgramSize(const HierarchicalStages &stages, int ranks) {
   const Grid g = gridOf(stages, ranks);
   const std::vector<StageRole> &roles = composedStages(stages.collective);
-  uint64_t units = uint64_t(ranks);  // one per program
+  ComposedSize size{0, uint64_t(ranks)};  // a unit per program
   for (size_t s = 0; s < roles.size(); ++s) {
     // An inter-node program runs on L ranks, an intra-node one on K.
     const uint64_t runs = uint64_t(stageAcrossNodes(roles[s]) ? g.ranksPerNode : g.nodes);
-    for (const RankProgram &program : stages.plans[s].programs)
-      units += runs * scaledProgramUnits(program, g.scales[s]);
+    for (const RankProgram &program : stages.plans[s].programs) {
+      size.ops += runs * program.numOps();
+      size.units += runs * scaledProgramUnits(program, g.scales[s]);
+    }
   }
-  return units + uint64_t(ranks) * scaledProgramUnits(g.copies(), 1);
+  const RankProgram copies = g.copies();
+  size.ops += uint64_t(ranks) * copies.numOps();
+  size.units += uint64_t(ranks) * scaledProgramUnits(copies, 1);
+  return size;
 }
 
-uint64_t composedProgramOps(const HierarchicalStages &stages, int ranks) {
-  const Grid g = gridOf(stages, ranks);
-  const std::vector<StageRole> &roles = composedStages(stages.collective);
-  uint64_t ops = 0;
-  for (size_t s = 0; s < roles.size(); ++s) {
-    const uint64_t runs = uint64_t(stageAcrossNodes(roles[s]) ? g.ranksPerNode : g.nodes);
-    for (const RankProgram &program : stages.plans[s].programs) ops += runs * program.numOps();
-  }
-  return ops + (g.permutes ? uint64_t(ranks) * uint64_t(ranks) : 0);
+std::vector<int> sampledRanks(const HierarchicalStages &stages, int ranks) {
+  const int L = stages.ranksPerNode;
+  std::vector<int> sample = {0, L - 1, ranks - L, ranks - 1};
+  std::sort(sample.begin(), sample.end());
+  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  return sample;
 }
 
 }  // namespace collplan

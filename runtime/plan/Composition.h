@@ -85,12 +85,16 @@ void checkHierarchicalStages(const HierarchicalStages &stages, int ranks, int fo
 /// proportional to it, and the stage plans need only the programs it takes.
 Plan composeHierarchical(const HierarchicalStages &stages, int ranks, int onlyRank = -1);
 
-/// Units over every rank's program of the composed plan, computed from the stages without
-/// building it: what a full load would build (the loaders refuse past their limits).
-uint64_t composedProgramUnits(const HierarchicalStages &stages, int ranks);
+/// What every rank's program of the composed plan would hold, computed from the stages without
+/// building it: ops, and units as the loaders' size guards count them (PlanJsonRead's
+/// programUnits). The loaders and the compiler refuse or sample past their limits.
+struct ComposedSize {
+  uint64_t ops = 0, units = 0;
+};
+ComposedSize composedProgramSize(const HierarchicalStages &stages, int ranks);
 
-/// Ops over every rank's program of the composed plan, computed from the stages without
-/// building it.
-uint64_t composedProgramOps(const HierarchicalStages &stages, int ranks);
+/// The ranks whose programs stand for a composed plan too large to build whole: the first and
+/// last local ranks of the first and last nodes.
+std::vector<int> sampledRanks(const HierarchicalStages &stages, int ranks);
 
 }  // namespace collplan

@@ -322,7 +322,7 @@ private:
     const FieldPath path = root / "composed";
     HierarchicalStages stages = readStages(value, root, options, plan);
     if (plan.onlyRank < 0)
-      refuseUnitsPastLimit(composedProgramUnits(stages, plan.ranks), path, options,
+      refuseUnitsPastLimit(composedProgramSize(stages, plan.ranks).units, path, options,
                            "built for every one of its " + std::to_string(plan.ranks) +
                                " ranks, its stage programs");
     Plan built = composeHierarchical(stages, plan.ranks, plan.onlyRank);

@@ -61,7 +61,7 @@ std::optional<HierarchicalStages> stagesPastTheProofLimit(const nlohmann::json &
   PlanLoadOptions structureOnly;
   structureOnly.verify = false;
   HierarchicalStages stages = composedStagesFromJson(document, path, structureOnly);
-  if (composedProgramUnits(stages, document.at("ranks").get<int>()) <=
+  if (composedProgramSize(stages, document.at("ranks").get<int>()).units <=
       PlanLoadOptions{}.maxProofUnits)
     return std::nullopt;
   return stages;
@@ -80,8 +80,7 @@ void verifyComposedStages(const HierarchicalStages &stages, int ranks, const std
       result.problems.push_back(
           {"composed.stages." + std::string(stageKey(roles[s])) + "." + p.path,
            std::move(p.message)});
-  const int L = stages.ranksPerNode;
-  for (int rank : {0, L - 1, ranks - L, ranks - 1}) {
+  for (int rank : sampledRanks(stages, ranks)) {
     try {
       validatePlan(composeHierarchical(stages, ranks, rank), path);
     } catch (const std::exception &e) {

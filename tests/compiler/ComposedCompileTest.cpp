@@ -14,13 +14,15 @@ using namespace collplan;
 
 namespace {
 
-CollectiveSpec allreduce(int ranks) {
-  CollectiveSpec spec;
-  spec.kind = CollectiveKind::AllReduce;
-  spec.ranks = ranks;
-  spec.op = ReduceOp::Sum;
-  return spec;
+CollectiveSpec spec(CollectiveKind kind, int ranks) {
+  CollectiveSpec s;
+  s.kind = kind;
+  s.ranks = ranks;
+  if (needsReduceOp(kind)) s.op = ReduceOp::Sum;
+  return s;
 }
+
+CollectiveSpec allreduce(int ranks) { return spec(CollectiveKind::AllReduce, ranks); }
 
 CompileOptions hierarchical(std::vector<std::string> params) {
   CompileOptions options;
@@ -76,14 +78,6 @@ TEST(ComposedCompile, AnAlgorithmThatDoesNotComposeIsRefusedByItsSize) {
   EXPECT_FALSE(compiledAsStages(allreduce(2048), *hier, params));
 }
 
-CollectiveSpec spec(CollectiveKind kind, int ranks) {
-  CollectiveSpec s;
-  s.kind = kind;
-  s.ranks = ranks;
-  if (needsReduceOp(kind)) s.op = ReduceOp::Sum;
-  return s;
-}
-
 TEST(ComposedCompile, HierarchicalAllGatherAndReduceScatterAreStagesAtEverySize) {
   for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
     SCOPED_TRACE(toString(kind));
@@ -121,7 +115,7 @@ TEST(ComposedCompile, AComposedPlanTooLargeToBuildWholeHoldsRankZerosProgram) {
   ASSERT_TRUE(plan.composition);
   // Rank 0's program: its 4096 copies after the two stages.
   EXPECT_GE(plan.programs[0].numOps(), 4096u);
-  EXPECT_EQ(composedProgramOps(*plan.composition, 4096) >= 4096ull * 4096, true);
+  EXPECT_EQ(composedProgramSize(*plan.composition, 4096).ops >= 4096ull * 4096, true);
   const std::string path = ::testing::TempDir() + "/composed-allgather-4096.json";
   ASSERT_NO_THROW(savePlanFile(plan, path));
   PlanLoadOptions one;
