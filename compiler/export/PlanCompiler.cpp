@@ -11,6 +11,7 @@
 #include "runtime/core/Files.h"
 #include "runtime/core/Text.h"
 #include "runtime/plan/PlanVerify.h"
+#include "runtime/plan/Symmetry.h"
 #include "runtime/topology/Topology.h"
 #include "dialects/coll/CollOps.h"
 
@@ -296,6 +297,70 @@ FailureOr<CompiledPlan> compileComposed(const CollectiveSpec &spec, const Compil
   return out;
 }
 
+/// `form`, rank 0's program of `algorithm` for `spec`, as a plan: every rank's instance,
+/// validated and proven as the runtime loads it (a wrong rule is a compiler defect, reported as
+/// such rather than returned as a plan).
+FailureOr<CompiledPlan> compileSymmetric(const CollectiveSpec &spec,
+                                         const AlgorithmInfo &algorithm,
+                                         const AlgorithmParams &params,
+                                         const CompileOptions &options, SymmetricProgram form,
+                                         std::string &error) {
+  const CollectiveSpec lowered = algorithmSpec(spec, algorithm, params);
+  CompiledPlan out;
+  Plan &plan = out.plan;
+  plan.collective = spec.kind;
+  plan.ranks = spec.ranks;
+  plan.op = spec.op;
+  plan.algorithm = algorithm.name;
+  plan.params = {{"chunks", lowered.chunks}, {"slices", lowered.slices}};
+  plan.params.update(paramsRecord(params, options.slices));
+  plan.units = form.units;
+  plan.scratchUnits = form.scratchUnits;
+  plan.inplaceSafe = form.inplaceSafe;
+  plan.predicted = {double(form.alphaRounds), form.beta};
+  out.cost.alphaRounds = form.alphaRounds;
+  out.cost.beta = form.beta;
+  out.cost.transfers = form.transfers;
+  out.cost.bytesMoved = form.bytesMoved;
+  const std::string origin = algorithm.name + "'s " + std::string(toString(spec.kind)) +
+                             " stated under " + std::string(toString(form.symmetry.group));
+  const FieldPath root;
+  try {
+    checkSymmetryForm(plan, form.symmetry, form.base, origin, root / "symmetric");
+    plan.programs.reserve(size_t(spec.ranks));
+    for (int rank = 0; rank < spec.ranks; ++rank)
+      plan.programs.push_back(instantiateProgram(plan, form.symmetry, form.base, rank));
+    validatePlan(plan, origin);  // before the symmetry is set: it holds by construction
+    plan.symmetry = std::move(form.symmetry);
+  } catch (const PlanError &e) {
+    error = "compiler defect: " + std::string(e.what());
+    return failure();
+  }
+  const VerifyResult proof = verifyPlan(plan);
+  if (!proof.ok()) {
+    error = "compiler defect: " + origin + " does not compute its collective: " +
+            proof.describe(4);
+    return failure();
+  }
+  return out;
+}
+
+/// The plan `algorithm` states directly under a symmetry for `requested`, when it has such a
+/// rule for these parameters and the options ask for nothing only the pipeline gives (its IR,
+/// what each pass did, slicing, a rank-order check); nothing otherwise.
+std::optional<FailureOr<CompiledPlan>>
+compileSymmetricIfStated(const CollectiveSpec &requested, const AlgorithmInfo &algorithm,
+                         const AlgorithmParams &params, const CompileOptions &options,
+                         std::string &error) {
+  if (!algorithm.symmetricProgram || options.everyRank || options.keepIR || options.explain ||
+      options.rankOrderReductions || options.slices != 1)
+    return std::nullopt;
+  if (checkAlgorithm(requested, algorithm, params)) return std::nullopt;  // the pipeline says why
+  std::optional<SymmetricProgram> form = algorithm.symmetricProgram(requested, params);
+  if (!form) return std::nullopt;
+  return compileSymmetric(requested, algorithm, params, options, std::move(*form), error);
+}
+
 }  // namespace
 
 FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
@@ -317,6 +382,8 @@ FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
                     " is compiled as stages of their own sizes, each proven on its own");
     return composed;
   }
+  if (auto symmetric = compileSymmetricIfStated(requested, *algorithm, *params, options, error))
+    return std::move(*symmetric);
   CompilerContext ctx;
   OpBuilder builder(&ctx.get());
   OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());

@@ -25,6 +25,10 @@ struct CompileOptions {
   /// (Plan::rankOrderReductions); an algorithm that folds otherwise fails with the first unit
   /// that differs.
   bool rankOrderReductions = false;
+  /// Lower and schedule every rank even where the algorithm states rank 0's program under a
+  /// symmetry (AlgorithmInfo::symmetricProgram), which is otherwise built directly: the
+  /// reference the direct form is tested against. `keepIR` and `explain` imply it.
+  bool everyRank = false;
 };
 
 struct CompiledPlan {
@@ -45,7 +49,9 @@ nlohmann::json paramsRecord(const AlgorithmParams &params, int slices);
 /// (deadlock included) and exports the plan. On failure returns failure and sets `error` to
 /// every diagnostic, one per line. A spec an algorithm builds from stages (compiledAsStages:
 /// past the positions the verifiers index, or hierarchical allgather and reduce-scatter) is
-/// compiled as compileComposedPlan compiles it.
+/// compiled as compileComposedPlan compiles it. Where the algorithm states rank 0's program under
+/// a symmetry for these parameters, that program is built directly and every rank's instance
+/// proven, in time that grows with the rank count times one rank's program.
 mlir::FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
                                                 const CompileOptions &options,
                                                 std::string &error);

@@ -4,6 +4,7 @@
 
 #include "compiler/lowering/AlgorithmParams.h"
 #include "compiler/lowering/ScheduleBuilder.h"
+#include "runtime/plan/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -39,6 +40,24 @@ TuningAxis deviceGroupingAxis(std::vector<int> candidates = {1, 2, 4});
 struct ComposedForm {
   int ranksPerNode = 1;
   std::vector<std::string> stageAlgorithms;
+};
+
+/// Rank 0's level-3 program of a plan whose ranks all run it under `symmetry`
+/// (runtime/plan/Symmetry.h), stated by the algorithm for N ranks: the plan the pipeline compiles
+/// from every rank's schedule, op for op (tests/compiler/SymmetricCompileTest.cpp compares
+/// them), built in time proportional to one rank's program instead of N².
+struct SymmetricProgram {
+  PlanSymmetry symmetry;
+  RankProgram base;
+  uint32_t units = 1;
+  uint32_t scratchUnits = 0;
+  bool inplaceSafe = false;
+  /// The cost model's figures for the whole level-2 schedule (ScheduleCost: `transfers` counts
+  /// block moves, before level 3 joins a round's blocks to one peer into one message).
+  int64_t alphaRounds = 0;
+  double beta = 0;
+  int64_t transfers = 0;
+  double bytesMoved = 0;
 };
 
 /// Where a registered algorithm comes from: a C++ lowering, or a schedule template's file path.
@@ -89,6 +108,11 @@ struct AlgorithmInfo {
   std::function<std::optional<ComposedForm>(const CollectiveSpec &, const AlgorithmParams &,
                                             std::string &error)>
       composed;
+  /// Set where the algorithm states rank 0's program under a symmetry for some parameters: that
+  /// program for `spec` (which passed `check`), or nothing where these parameters have no such
+  /// rule (the pipeline then compiles every rank's schedule).
+  std::function<std::optional<SymmetricProgram>(const CollectiveSpec &, const AlgorithmParams &)>
+      symmetricProgram;
   /// Kinds the algorithm implements only as stages (no level-2 schedule of its own).
   std::vector<CollectiveKind> composedKinds;
   /// Emits the schedule's body.

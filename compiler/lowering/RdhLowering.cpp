@@ -400,6 +400,87 @@ void buildRdh(ScheduleBuilder &b, const AlgorithmParams &p) {
   if (!rdhGrid(b.spec(), p, grid)) buildOverGrid(b, grid);
 }
 
+/// A run of `length` units of `buffer` from `offset`.
+BufRef unitsOf(BufferKind buffer, int offset, int length) {
+  return BufRef{buffer, uint32_t(offset), uint32_t(length)};
+}
+
+/// Rank 0's program of recursive doubling on a power of two, every other rank's its XOR image:
+/// in round j rank 0 exchanges with rank 2^j. The allgather sends the 2^j blocks it holds and
+/// receives the partner's 2^j; the allreduce sends its partial sum and folds the partner's in,
+/// the lower rank's partial first (a rank-ordered receive), into scratch until the last round
+/// writes the output. Other rank counts fold ranks in and are compiled from every rank's
+/// schedule.
+std::optional<SymmetricProgram> doublingSymmetricProgram(const CollectiveSpec &spec,
+                                                         const AlgorithmParams &) {
+  const int n = spec.ranks;
+  if (n < 2 || (n & (n - 1)) != 0) return std::nullopt;
+  int rounds = 0;
+  while ((1 << rounds) < n) ++rounds;
+  // On 2 ranks XOR and rotation are one map; plans name it rotation (findSymmetry's order).
+  const SymmetryGroup group = n == 2 ? SymmetryGroup::Rotation : SymmetryGroup::Xor;
+  SymmetricProgram out;
+  out.alphaRounds = rounds;
+  std::vector<PlanOp> &ops = out.base.channel(0);
+  auto op = [&](OpKind kind, int step) -> PlanOp & {
+    ops.emplace_back();
+    ops.back().kind = kind;
+    ops.back().step = step;
+    return ops.back();
+  };
+  if (spec.kind == CollectiveKind::AllGather) {
+    out.symmetry = PlanSymmetry{group, 1, {}};
+    out.units = uint32_t(n);
+    // The own block is copied into the output before the first send reads it from the input
+    // when a later round sends it from the output; in place that reads `in` after writing the
+    // `out` unit it aliases, so only a 2-rank plan (its copy after the send) is in-place safe.
+    const bool copyFirst = rounds > 1;
+    out.inplaceSafe = !copyFirst;
+    auto copyOwn = [&] {
+      PlanOp &own = op(OpKind::Copy, -1);
+      own.srcs = {unitsOf(BufferKind::In, 0, 1)};
+      own.dsts = {unitsOf(BufferKind::Out, 0, 1)};
+    };
+    if (copyFirst) copyOwn();
+    for (int j = 0, held = 1; j < rounds; ++j, held *= 2) {
+      PlanOp &send = op(OpKind::Send, j + 1);
+      send.srcs = {j == 0 ? unitsOf(BufferKind::In, 0, 1) : unitsOf(BufferKind::Out, 0, held)};
+      send.sends = {held};
+      if (!copyFirst) copyOwn();
+      PlanOp &recv = op(OpKind::Recv, j + 1);
+      recv.recv = held;
+      recv.dsts = {unitsOf(BufferKind::Out, held, held)};
+      out.beta += double(held) / n;
+    }
+    out.transfers = int64_t(n) * (n - 1);  // block moves of the schedule, before coalescing
+    out.bytesMoved = double(n - 1);        // each rank sends N-1 blocks of M / N
+    return out;
+  }
+  out.symmetry = PlanSymmetry{group, 0, {}};
+  out.units = 1;
+  // Partial sums alternate between two scratch units (one is read while the next is written).
+  out.scratchUnits = uint32_t(std::min(rounds - 1, 2));
+  out.inplaceSafe = true;
+  PlanOp &first = op(OpKind::Send, 1);
+  first.srcs = {unitsOf(BufferKind::In, 0, 1)};
+  first.sends = {1};
+  for (int j = 0; j < rounds; ++j) {
+    const bool last = j == rounds - 1;
+    PlanOp &fold = op(last ? OpKind::RecvReduce : OpKind::RecvReduceSend, j + 1);
+    fold.recv = 1 << j;
+    fold.recvPos = 1;
+    fold.srcs = {j == 0 ? unitsOf(BufferKind::In, 0, 1)
+                        : unitsOf(BufferKind::Tmp, (j - 1) % 2, 1)};
+    fold.dsts = {last ? unitsOf(BufferKind::Out, 0, 1) : unitsOf(BufferKind::Tmp, j % 2, 1)};
+    if (!last) fold.sends = {2 << j};
+    out.symmetry.rankOrderedReceives.push_back(OpRef{0, uint32_t(ops.size() - 1)});
+    out.beta += 1.0;
+  }
+  out.transfers = int64_t(rounds) * n;
+  out.bytesMoved = double(rounds) * n;
+  return out;
+}
+
 }  // namespace
 
 void registerRdhAlgorithms(AlgorithmRegistry &registry) {
@@ -410,6 +491,7 @@ void registerRdhAlgorithms(AlgorithmRegistry &registry) {
   doubling.kinds = {CollectiveKind::AllGather, CollectiveKind::AllReduce};
   doubling.chunks = [](const CollectiveSpec &, const AlgorithmParams &) { return 1; };
   doubling.build = buildRecursiveDoubling;
+  doubling.symmetricProgram = doublingSymmetricProgram;
   doubling.messages = foldedMessages;
   registry.add(std::move(doubling));
 

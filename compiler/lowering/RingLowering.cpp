@@ -156,6 +156,70 @@ void buildLine(ScheduleBuilder &b, const AlgorithmParams &p) {
   b.setStep(-1);
 }
 
+/// One chunk (= one unit: a one-lane ring cuts M into N chunks of one slice) of `buffer`.
+BufRef chunkOf(BufferKind buffer, int chunk) { return BufRef{buffer, uint32_t(chunk), 1}; }
+
+/// An op of rank 0's ring program, receiving from N-1 and/or sending to 1 as `kind` says.
+PlanOp ringOp(OpKind kind, int ranks, int step) {
+  PlanOp op;
+  op.kind = kind;
+  if (kind != OpKind::Send && kind != OpKind::Copy) op.recv = ranks - 1;
+  if (kind == OpKind::Send || kind == OpKind::RecvReduceSend || kind == OpKind::RecvCopySend)
+    op.sends = {1};
+  op.step = step;
+  return op;
+}
+
+/// Rank 0's program of the one-lane ring in rank order, every other rank's its rotation. In
+/// step s rank 0 receives from N-1 the block s positions behind its own and passes it on to 1:
+/// the reduce-scatter folds its own chunk N-1-s in, ending with chunk 0 reduced; the allgather
+/// stores and forwards block N-s; an allreduce does both, the second phase on the reduced
+/// chunks. Other lane counts and rank orders are compiled from every rank's schedule.
+std::optional<SymmetricProgram> ringSymmetricProgram(const CollectiveSpec &spec,
+                                                     const AlgorithmParams &p) {
+  const int n = spec.ranks;
+  const std::vector<int> order = ringOrderFor(p, n);  // a permutation (checkRing)
+  if (n < 2 || lanesOf(p) != 1 || !std::is_sorted(order.begin(), order.end()))
+    return std::nullopt;
+  const bool reduces = spec.kind != CollectiveKind::AllGather;
+  const bool gathers = spec.kind != CollectiveKind::ReduceScatter;
+  SymmetricProgram out;
+  out.symmetry = PlanSymmetry{SymmetryGroup::Rotation, 1, {}};
+  out.units = uint32_t(n);
+  out.inplaceSafe = true;
+  std::vector<PlanOp> &ops = out.base.channel(0);
+  int step = 0;
+  if (reduces) {
+    ops.push_back(ringOp(OpKind::Send, n, 1));
+    ops.back().srcs = {chunkOf(BufferKind::In, n - 1)};
+    for (step = 1; step < n; ++step) {
+      const bool last = step == n - 1;
+      ops.push_back(ringOp(last && !gathers ? OpKind::RecvReduce : OpKind::RecvReduceSend, n,
+                           step));
+      ops.back().srcs = {chunkOf(BufferKind::In, n - 1 - step)};
+      if (last) ops.back().dsts = {chunkOf(BufferKind::Out, 0)};
+    }
+    --step;
+  } else {
+    ops.push_back(ringOp(OpKind::Send, n, 1));
+    ops.back().srcs = {chunkOf(BufferKind::In, 0)};
+    ops.push_back(ringOp(OpKind::Copy, n, -1));
+    ops.back().srcs = {chunkOf(BufferKind::In, 0)};
+    ops.back().dsts = {chunkOf(BufferKind::Out, 0)};
+  }
+  if (gathers)
+    for (int block = n - 1; block >= 1; --block) {
+      ops.push_back(ringOp(block == 1 ? OpKind::Recv : OpKind::RecvCopySend, n, ++step));
+      ops.back().dsts = {chunkOf(BufferKind::Out, block)};
+    }
+  const int messages = (reduces ? n - 1 : 0) + (gathers ? n - 1 : 0);
+  out.alphaRounds = messages;
+  for (int round = 0; round < messages; ++round) out.beta += 1.0 / n;  // as the cost model sums
+  out.transfers = int64_t(messages) * n;
+  out.bytesMoved = double(messages);  // N ranks send messages of M / N each
+  return out;
+}
+
 /// The ring and line orders: a permutation of the ranks.
 ParamSpec orderParam() {
   return intListParam("order", 0, kMaxRanks - 1,
@@ -183,6 +247,7 @@ void registerRingAlgorithms(AlgorithmRegistry &registry) {
   ring.chunks = [](const CollectiveSpec &s, const AlgorithmParams &) { return s.ranks; };
   ring.slices = [](const CollectiveSpec &, const AlgorithmParams &p) { return lanesOf(p); };
   ring.build = buildRing;
+  ring.symmetricProgram = ringSymmetricProgram;
   ring.ncclAlgorithm = "ring";
   ring.messages = [](const CollectiveSpec &s, const AlgorithmParams &p) -> std::optional<int> {
     return (s.kind == CollectiveKind::AllReduce ? 2 : 1) * (s.ranks - 1) * lanesOf(p);

@@ -24,13 +24,16 @@ public:
     }
     channelBase_.push_back(uint32_t(pc_.size()));
     progressWaiters_.resize(pc_.size());
-    // Number the FIFOs every send and recv uses.
-    for (int r = 0; r < ranks; ++r)
-      for (uint32_t c = 0; c < plan.programs[size_t(r)].channels.size(); ++c)
-        for (const PlanOp &op : plan.programs[size_t(r)].channels[c].ops) {
-          if (op.recv) fifo(*op.recv, r, c);
-          for (int32_t q : op.sends) fifo(r, q, c);
-        }
+    // Number the FIFOs every send and recv uses, once: the run looks them up by op.
+    opFifos_.resize(pc_.size());
+    for (uint32_t ch = 0; ch < pc_.size(); ++ch) {
+      const auto [r, c] = owner_[ch];
+      for (const PlanOp &op : opsOf(ch)) {
+        opFifos_[ch].push_back({op.recv ? fifo(*op.recv, r, c) : kNoFifo,
+                                uint32_t(sendFifos_.size())});
+        for (int32_t q : op.sends) sendFifos_.push_back(fifo(r, q, c));
+      }
+    }
   }
 
   DeadlockReport run() {
@@ -52,6 +55,17 @@ private:
     int rank;
     uint32_t channel;
   };
+  static constexpr uint32_t kNoFifo = ~uint32_t(0);
+  /// The FIFOs of one op: the one it receives from (kNoFifo: none), and where the FIFOs of its
+  /// sends start in sendFifos_ (one per entry of `sends`).
+  struct OpFifos {
+    uint32_t recv;
+    uint32_t firstSend;
+  };
+  Fifo &recvFifo(uint32_t ch, size_t op) { return fifos_[opFifos_[ch][op].recv]; }
+  Fifo &sendFifo(uint32_t ch, size_t op, size_t k) {
+    return fifos_[sendFifos_[opFifos_[ch][op].firstSend + k]];
+  }
 
   uint32_t fifo(int sender, int receiver, uint32_t channel) {
     auto [it, fresh] = fifoIndex_.emplace(fifoKey(sender, receiver, channel, plan_.ranks),
@@ -73,20 +87,20 @@ private:
   /// step is one op, or a fused chain of ops (fusedChainLengths) run together as the executors
   /// run them: once every message of the chain is in and its sends have room.
   void advance(uint32_t ch) {
-    const auto [rank, channel] = owner_[ch];
+    const int rank = owner_[ch].rank;
     const std::vector<PlanOp> &ops = opsOf(ch);
     while (pc_[ch] < ops.size()) {
       const size_t first = pc_[ch], last = first + chainLength_[ch][first];
-      if (!ready(ops, first, last, rank, channel, ch)) return;
+      if (!ready(ops, first, last, rank, ch)) return;
       for (size_t i = first; i < last; ++i) {
         const PlanOp &op = ops[i];
         if (op.recv) {
-          Fifo &f = fifos_[fifo(*op.recv, rank, channel)];
+          Fifo &f = recvFifo(ch, i);
           ++f.consumed;
           wake(f.waitRoom);
         }
-        for (int32_t q : op.sends) {
-          Fifo &f = fifos_[fifo(rank, q, channel)];
+        for (size_t k = 0; k < op.sends.size(); ++k) {
+          Fifo &f = sendFifo(ch, i, k);
           ++f.sent;
           wake(f.waitMessage);
         }
@@ -99,8 +113,7 @@ private:
   /// Whether ops [first, last) of a channel can run now as one step (only the first may name
   /// `after` ops; the ops of a chain receive from distinct peers); when not, registers `ch`
   /// where it will be woken.
-  bool ready(const std::vector<PlanOp> &ops, size_t first, size_t last, int rank,
-             uint32_t channel, uint32_t ch) {
+  bool ready(const std::vector<PlanOp> &ops, size_t first, size_t last, int rank, uint32_t ch) {
     for (const OpRef &dep : ops[first].after) {
       const uint32_t other = channelId(rank, dep.channel);
       if (pc_[other] <= dep.op) {
@@ -110,21 +123,22 @@ private:
     }
     for (size_t i = first; i < last; ++i)
       if (ops[i].recv) {
-        Fifo &f = fifos_[fifo(*ops[i].recv, rank, channel)];
+        Fifo &f = recvFifo(ch, i);
         if (f.sent <= f.consumed) {
           f.waitMessage.push_back(ch);
           return false;
         }
       }
     for (size_t i = first; i < last; ++i)
-      if (!roomToSend(ops[i], rank, channel, ch)) return false;
+      if (!roomToSend(ops[i], i, ch)) return false;
     return true;
   }
 
-  /// Whether each send of `op` finds room on its (peer, channel); when not, registers `ch`.
-  bool roomToSend(const PlanOp &op, int rank, uint32_t channel, uint32_t ch) {
+  /// Whether each send of `op` (op `index` of `ch`) finds room on its (peer, channel); when
+  /// not, registers `ch`.
+  bool roomToSend(const PlanOp &op, size_t index, uint32_t ch) {
     for (size_t k = 0; k < op.sends.size(); ++k) {
-      Fifo &f = fifos_[fifo(rank, op.sends[k], channel)];
+      Fifo &f = sendFifo(ch, index, k);
       uint64_t mine = 0;  // sends of this op to the same peer
       for (int32_t q : op.sends) mine += q == op.sends[k] ? 1 : 0;
       if (f.sent - f.consumed + mine > kChannelDepth) {
@@ -206,6 +220,8 @@ private:
   std::vector<std::vector<uint32_t>> progressWaiters_;  ///< per channel: waiting on its progress
   std::unordered_map<uint64_t, uint32_t> fifoIndex_;
   std::vector<Fifo> fifos_;
+  std::vector<std::vector<OpFifos>> opFifos_;  ///< per channel, per op
+  std::vector<uint32_t> sendFifos_;            ///< the FIFOs of every op's sends, in order
   std::vector<uint32_t> work_;
 };
 

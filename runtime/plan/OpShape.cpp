@@ -42,24 +42,25 @@ std::string countRule(size_t min, size_t max) {
 
 std::string opShapeError(const PlanOp &op, const char *&field) {
   const Shape shape = shapeOf(op.kind);
-  const std::string kind(toString(op.kind));
+  const std::string_view kindName = toString(op.kind);
+  auto kind = [&] { return std::string(kindName); };  // built only for an error
   const bool token = op.srcs.empty() && op.dsts.empty();
   auto checkCount = [&](const char *name, size_t count, size_t min, size_t max) -> std::string {
     if (token && shape.tokenAllowed && count == 0) min = 0;
     if (count >= min && count <= max) return "";
     field = name;
     const std::string what = std::string(name) == "send" ? " send peer" : std::string(" ") + name + " reference";
-    return kind + " takes " + countRule(min, max) + what + (max == 1 && min == 1 ? "" : "s") +
+    return kind() + " takes " + countRule(min, max) + what + (max == 1 && min == 1 ? "" : "s") +
            ", got " + std::to_string(count);
   };
 
   if (shape.recv == RecvRule::Required && !op.recv) {
     field = "recv";
-    return kind + " needs a recv peer";
+    return kind() + " needs a recv peer";
   }
   if (shape.recv == RecvRule::Forbidden && op.recv) {
     field = "recv";
-    return kind + " does not receive; remove recv or use a recv_* op";
+    return kind() + " does not receive; remove recv or use a recv_* op";
   }
   if (std::string e = checkCount("src", op.srcs.size(), shape.minSrcs, shape.maxSrcs); !e.empty())
     return e;
@@ -89,7 +90,7 @@ std::string opShapeError(const PlanOp &op, const char *&field) {
   }
   if (!op.recv && op.recvPos != 0) {
     field = "recv_pos";
-    return "recv_pos is set but " + kind + " receives nothing";
+    return "recv_pos is set but " + kind() + " receives nothing";
   }
   return "";
 }
