@@ -330,8 +330,8 @@ FailureOr<CompiledPlan> compileSymmetric(const CollectiveSpec &spec,
     plan.programs.reserve(size_t(spec.ranks));
     for (int rank = 0; rank < spec.ranks; ++rank)
       plan.programs.push_back(instantiateProgram(plan, form.symmetry, form.base, rank));
-    validatePlan(plan, origin);  // before the symmetry is set: it holds by construction
     plan.symmetry = std::move(form.symmetry);
+    validatePlan(plan, origin, SymmetrySource::Instantiated);
   } catch (const PlanError &e) {
     error = "compiler defect: " + std::string(e.what());
     return failure();

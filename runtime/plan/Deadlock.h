@@ -52,7 +52,13 @@ struct DeadlockReport {
 /// does not depend on the order in which ready ops run (each FIFO has one writer and one
 /// reader, and a ready op stays ready), so one run decides it. O(total ops + sends).
 /// Requires a plan with every program (Plan::onlyRank < 0) whose peers and `after` references
-/// are in range (validatePlan checks them first).
+/// are in range (validatePlan checks them first). A plan with `symmetry`, whose programs must
+/// hold it (validatePlan checks that first), runs rank 0's program alone in lockstep with its
+/// images, in O(rank 0's ops); only one that stalls so runs every rank, for the report.
 DeadlockReport checkDeadlockFree(const Plan &plan);
+
+/// checkDeadlockFree's run of a symmetric plan: whether rank 0's program, in lockstep with its
+/// images under `plan.symmetry`, finishes (false for a plan without symmetry).
+bool symmetricRunCompletes(const Plan &plan);
 
 }  // namespace collplan

@@ -457,12 +457,9 @@ HierarchicalStages composedStagesFromJson(const json &doc, const std::string &or
 Plan planFromJsonAt(const json &doc, const std::string &origin, const FieldPath &path,
                     const PlanLoadOptions &options) {
   Plan plan = PlanReader{origin}.plan(doc, path, options);
-  // Programs instantiated from a symmetric form hold its symmetry by construction: validate
-  // them as programs and record the form afterwards, rather than have checkSymmetryHolds
-  // instantiate every rank a second time to compare.
-  std::optional<PlanSymmetry> symmetry = std::exchange(plan.symmetry, std::nullopt);
-  validatePlanAt(plan, origin, path);
-  plan.symmetry = std::move(symmetry);
+  // Programs instantiated from a symmetric form hold its symmetry by construction: no rank is
+  // instantiated a second time to compare.
+  validatePlanAt(plan, origin, path, SymmetrySource::Instantiated);
   // A composed plan's stages were each proven at their own size while it was read, and the
   // composition of proven stages is proven by instantiation in the tests (CompositionTest): the
   // whole plan is proven again only while it fits the proof's limit.

@@ -176,7 +176,8 @@ uint32_t bufferUnits(const Plan &plan, BufferKind buffer, int rank) {
   return uint32_t(uint64_t(held) * unitsPerBlock);
 }
 
-void validatePlanAt(const Plan &plan, const std::string &origin, const FieldPath &path) {
+void validatePlanAt(const Plan &plan, const std::string &origin, const FieldPath &path,
+                    SymmetrySource source) {
   PlanChecker checker{plan, origin, path};
   checker.checkHeader();
   checker.unitsPerBlock = checker.checkUnits();
@@ -187,7 +188,7 @@ void validatePlanAt(const Plan &plan, const std::string &origin, const FieldPath
     checker.checkProgram(plan.programs[r], int(r), programPath);
   }
   if (plan.onlyRank >= 0) return;
-  checkSymmetryHolds(plan, origin, path);
+  if (source == SymmetrySource::Claimed) checkSymmetryHolds(plan, origin, path);
   checkTransfersMatched(plan, origin, path);
   DeadlockReport report = checkDeadlockFree(plan);
   if (!report.deadlockFree()) {
@@ -200,8 +201,8 @@ void validatePlanAt(const Plan &plan, const std::string &origin, const FieldPath
   }
 }
 
-void validatePlan(const Plan &plan, const std::string &origin) {
-  validatePlanAt(plan, origin, FieldPath());
+void validatePlan(const Plan &plan, const std::string &origin, SymmetrySource source) {
+  validatePlanAt(plan, origin, FieldPath(), source);
 }
 
 }  // namespace collplan

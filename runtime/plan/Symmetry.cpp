@@ -238,6 +238,11 @@ int32_t symmetricImage(SymmetryGroup group, int64_t x, int rank, int ranks) {
   return int32_t((x + rank) % ranks);
 }
 
+int32_t symmetricPreimage(SymmetryGroup group, int64_t x, int rank, int ranks) {
+  if (group == SymmetryGroup::Xor) return int32_t(x ^ rank);
+  return int32_t((x - rank % ranks + ranks) % ranks);
+}
+
 void checkSymmetryForm(const Plan &plan, const PlanSymmetry &symmetry, const RankProgram &base,
                        const std::string &origin, const FieldPath &path) {
   const std::string kind(toString(plan.collective));

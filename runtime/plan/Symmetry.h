@@ -18,6 +18,8 @@ std::string symmetryGroupNames();
 /// σ_r(x) of the group on `ranks` ranks: the rank (or chunk) that x of rank 0's program
 /// stands for in rank r's.
 int32_t symmetricImage(SymmetryGroup group, int64_t x, int rank, int ranks);
+/// σ_r⁻¹(x): the rank (or chunk) of rank 0's program that stands for x in rank r's.
+int32_t symmetricPreimage(SymmetryGroup group, int64_t x, int rank, int ranks);
 
 /// Checks that `symmetry` can describe `plan` at all, from rank 0's program (`base`) alone:
 /// at least 2 ranks, a collective without a root, XOR only on a power-of-two rank count, a stride

@@ -41,6 +41,18 @@ void checkTransfersMatched(const Plan &plan, const std::string &origin, const Fi
     return 0;
   };
 
+  // Under a symmetry whose programs hold it, every FIFO is the image of one from rank 0, both
+  // ends moved by the same map, so rank 0's FIFOs stand for all where the map keeps lengths
+  // (always) and unit phases: a chunk is a block (its phase is the offset within the chunk),
+  // nothing moves, a block is one unit, or a block is the message and every buffer moves with
+  // the chunks (a send and its receive hold the same chunks, so they move alike).
+  const auto phasesKept = [&] {
+    if (!plan.symmetry) return false;
+    const uint32_t stride = plan.symmetry->stride;
+    if (blocks == plan.ranks || stride == 0 || unitsPerBlock <= 1) return true;
+    return blocks == 1 && plan.scratchUnits % plan.units == 0;
+  };
+  const bool fromRankZero = phasesKept();
   // (sender, receiver, channel) -> both ends; an ordered map reports in a stable order.
   std::map<std::tuple<int, int, uint32_t>, FifoEnds> fifos;
   for (size_t r = 0; r < plan.programs.size(); ++r) {
@@ -48,7 +60,9 @@ void checkTransfersMatched(const Plan &plan, const std::string &origin, const Fi
     for (uint32_t c = 0; c < channels.size(); ++c)
       for (size_t i = 0; i < channels[c].ops.size(); ++i) {
         const PlanOp &op = channels[c].ops[i];
-        if (op.recv) fifos[{*op.recv, int(r), c}].recvs.push_back(Site{int(r), c, i, 0});
+        if (op.recv && (!fromRankZero || *op.recv == 0))
+          fifos[{*op.recv, int(r), c}].recvs.push_back(Site{int(r), c, i, 0});
+        if (fromRankZero && r != 0) continue;
         for (size_t k = 0; k < op.sends.size(); ++k)
           fifos[{int(r), op.sends[k], c}].sends.push_back(Site{int(r), c, i, k});
       }

@@ -1,6 +1,7 @@
 // Compiled plans whose ranks run one program up to a rotation or XOR of ranks are stored as that
 // program, and every rank's instantiation from the file is the explicit compile, op for op.
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/plan/Deadlock.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/plan/Symmetry.h"
 #include "tests/compiler/ScheduleTestSupport.h"
@@ -49,6 +50,8 @@ TEST_P(SymmetricPlan, EveryRanksInstantiationIsTheExplicitCompile) {
       ASSERT_FALSE(doc.contains("programs"));
       const Plan every = planFromJson(doc, "compiled");  // validated and proven
       for (int r = 0; r < n; ++r) expectSameProgram(plan, every, r);
+      // Its deadlock check ran rank 0 in lockstep, not every rank.
+      EXPECT_TRUE(symmetricRunCompletes(every));
       for (int r : sampleRanks(n)) {
         PlanLoadOptions options;
         options.onlyRank = r;

@@ -4,6 +4,8 @@
 
 #include "runtime/plan/Deadlock.h"
 #include "runtime/plan/DefaultPlans.h"
+#include "runtime/plan/PlanValidate.h"
+#include "runtime/plan/Symmetry.h"
 
 #include <algorithm>
 
@@ -198,4 +200,53 @@ TEST(PlanDeadlock, ManyStuckRanksAreSummarised) {
   DeadlockReport report = checkDeadlockFree(recvBeforeSendRing(32));
   EXPECT_EQ(report.stuck.size(), 32u);
   EXPECT_NE(report.describe().find("... and 24 more"), std::string::npos);
+}
+
+namespace {
+
+/// `plan` with the symmetry its programs hold, which the test requires to exist.
+Plan withFoundSymmetry(Plan plan) {
+  plan.symmetry = findSymmetry(plan);
+  EXPECT_TRUE(plan.symmetry.has_value()) << plan.algorithm << " on " << plan.ranks << " ranks";
+  return plan;
+}
+
+}  // namespace
+
+TEST(PlanDeadlock, SymmetricPlansAreRunAsRankZeroInLockstep) {
+  for (int n : {2, 3, 5, 8, 64}) {
+    EXPECT_TRUE(symmetricRunCompletes(withFoundSymmetry(ringAllReducePlan(n)))) << n;
+    EXPECT_TRUE(symmetricRunCompletes(withFoundSymmetry(ringAllGatherPlan(n)))) << n;
+  }
+  EXPECT_FALSE(symmetricRunCompletes(ringAllReducePlan(4)));  // no symmetry: not this run
+  // A stall found in lockstep is reported as the run of every rank reports it.
+  const Plan cyclic = withFoundSymmetry(recvBeforeSendRing(4));
+  EXPECT_FALSE(symmetricRunCompletes(cyclic));
+  DeadlockReport report = checkDeadlockFree(cyclic);
+  ASSERT_FALSE(report.deadlockFree());
+  EXPECT_EQ(report.stuck.size(), 4u);
+  EXPECT_EQ(report.cycle, (std::vector<size_t>{0, 3, 2, 1}));
+  // Room in a FIFO: every rank sends one message more than the FIFO holds before receiving.
+  EXPECT_TRUE(symmetricRunCompletes(withFoundSymmetry(exchangeAllFirst(int(kChannelDepth)))));
+  const Plan overfull = withFoundSymmetry(exchangeAllFirst(int(kChannelDepth) + 1));
+  EXPECT_FALSE(symmetricRunCompletes(overfull));
+  report = checkDeadlockFree(overfull);
+  ASSERT_FALSE(report.deadlockFree());
+  EXPECT_EQ(report.first().waits, WaitKind::Room);
+}
+
+TEST(PlanDeadlock, SymmetricTransfersAreMatchedFromRankZero) {
+  // Every rank's instance of a program that receives one block fewer than it sends.
+  Plan plan = withFoundSymmetry(ringAllGatherPlan(4));
+  RankProgram base = plan.programs[0];
+  base.channels[0].ops.pop_back();
+  for (int r = 0; r < plan.ranks; ++r)
+    plan.programs[size_t(r)] = instantiateProgram(plan, *plan.symmetry, base, r);
+  try {
+    validatePlan(plan, "lost-recv", SymmetrySource::Instantiated);
+    ADD_FAILURE() << "a plan whose ranks drop a receive was accepted";
+  } catch (const PlanError &e) {
+    EXPECT_NE(std::string(e.what()).find("unmatched send: rank 0 to rank 1"), std::string::npos)
+        << e.what();
+  }
 }
