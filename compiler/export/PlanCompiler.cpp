@@ -243,9 +243,11 @@ FailureOr<HierarchicalStages> compileStages(const CollectiveSpec &spec,
   return stages;
 }
 
-/// Past this many ops over every rank's program (about 1.7 GB), a composed plan is not built
-/// whole: an allgather's or reduce-scatter's rank has a copy per block, N² over all ranks.
-constexpr uint64_t kWholeCompositionOps = uint64_t(1) << 23;
+/// Past this many ops over every rank's program (about 250 MB), a composed plan is not built
+/// whole: an allgather's or reduce-scatter's rank has a copy per block, N² over all ranks, and a
+/// 4 096-rank allreduce of 512 nodes has 4.3 M ops (1.3 GB built and validated). The simulator
+/// builds such a plan's programs when it runs it.
+constexpr uint64_t kWholeCompositionOps = uint64_t(1) << 20;
 
 /// The composed plan of `stages`: every rank's program when that fits kWholeCompositionOps,
 /// validated as a whole; otherwise the program of rank 0 alone (Plan::onlyRank), with the

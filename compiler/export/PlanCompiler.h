@@ -63,7 +63,7 @@ mlir::FailureOr<CompiledPlan> compileCollective(const CollectiveSpec &requested,
 /// ranks and each inter-node stage with `inter` for ranks / L, each proven at its own size;
 /// each rank builds its program from them at load. The cost is the stages' summed (an
 /// inter-node stage on 1/L of the message). Compile time and file size grow with the stages,
-/// not with the ranks; past 2^23 ops over all ranks the plan holds rank 0's program alone.
+/// not with the ranks; past 2^20 ops over all ranks the plan holds rank 0's program alone.
 mlir::FailureOr<CompiledPlan> compileComposedPlan(const CollectiveSpec &spec,
                                                   const CompileOptions &options,
                                                   std::string &error);

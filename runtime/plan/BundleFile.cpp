@@ -1,5 +1,6 @@
 // loadBundleFile / saveBundleFile: bundle documents on disk.
 #include "runtime/plan/BundleJson.h"
+#include "runtime/plan/Composition.h"
 #include "runtime/core/Sha256.h"
 #include "runtime/plan/JsonFile.h"
 
@@ -26,7 +27,7 @@ Bundle loadBundleFileForRank(const std::string &path, const BundleExpectations &
 void saveBundleFile(const Bundle &bundle, const std::string &path, DocumentEncoding encoding) {
   for (const BucketTable &table : bundle.tables)
     for (const Bucket &bucket : table.buckets)
-      if (bucket.plan.onlyRank >= 0)
+      if (bucket.plan.onlyRank >= 0 && !buildableFromStages(bucket.plan))
         throw PlanError(path, "tables",
                         "holds plans loaded for rank " + std::to_string(bucket.plan.onlyRank) +
                             " only: a bundle file needs every rank's programs");

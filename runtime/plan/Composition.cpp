@@ -405,6 +405,13 @@ void checkHierarchicalStages(const HierarchicalStages &stages, int ranks, int fo
   gridOf(stages, ranks);  // the units and scratch limits
 }
 
+bool buildableFromStages(const Plan &plan) {
+  if (!plan.composition || plan.composition->plans.empty()) return false;
+  for (const Plan &stage : plan.composition->plans)
+    if (stage.onlyRank >= 0) return false;
+  return true;
+}
+
 Plan composeHierarchical(const HierarchicalStages &stages, int ranks, int onlyRank) {
   if (onlyRank < -1 || onlyRank >= ranks)
     throw std::invalid_argument(composedName(stages.collective) + ": rank " +

@@ -85,6 +85,11 @@ void checkHierarchicalStages(const HierarchicalStages &stages, int ranks, int fo
 /// proportional to it, and the stage plans need only the programs it takes.
 Plan composeHierarchical(const HierarchicalStages &stages, int ranks, int onlyRank = -1);
 
+/// True when `plan` is composed and its stages hold every stage rank's program, so every rank's
+/// program can be built from them (and its file written from them) even when `programs` holds
+/// rank 0's alone (a plan the compiler kept for one rank, Plan::onlyRank).
+bool buildableFromStages(const Plan &plan);
+
 /// What every rank's program of the composed plan would hold, computed from the stages without
 /// building it: ops, and units as the loaders' size guards count them (PlanJsonRead's
 /// programUnits). The loaders and the compiler refuse or sample past their limits.

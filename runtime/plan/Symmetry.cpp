@@ -122,11 +122,6 @@ bool canOrderByRank(const PlanOp &op) {
   return op.recv && op.srcs.size() == 1 && op.recvPos == 1;
 }
 
-bool sameOp(const PlanOp &a, const PlanOp &b) {
-  return a.kind == b.kind && a.srcs == b.srcs && a.recv == b.recv && a.recvPos == b.recvPos &&
-         a.dsts == b.dsts && a.sends == b.sends && a.after == b.after && a.step == b.step;
-}
-
 /// The first place where a program differs from rank 0's instantiated for its rank.
 struct SymmetryBreak {
   enum class Level : uint8_t { Program, Channel, Op };  ///< what differs: counts or an op
@@ -137,25 +132,50 @@ struct SymmetryBreak {
   std::string reason;
 };
 
+/// Whether `actual` is `op` of rank 0 instantiated for `rank` (instantiateOp, without building
+/// it: the check runs over every op of every rank).
+bool isImage(const ChunkSpace &space, const PlanOp &op, const PlanOp &actual, int rank,
+             bool rankOrdered) {
+  const SymmetryGroup group = space.symmetry.group;
+  const int ranks = space.plan.ranks;
+  auto sameRefs = [&](const std::vector<BufRef> &refs, const std::vector<BufRef> &images) {
+    if (refs.size() != images.size()) return false;
+    for (size_t k = 0; k < refs.size(); ++k)
+      if (!(space.image(refs[k], rank) == images[k])) return false;
+    return true;
+  };
+  if (actual.kind != op.kind || actual.after != op.after || actual.step != op.step ||
+      actual.recv.has_value() != op.recv.has_value() || actual.sends.size() != op.sends.size())
+    return false;
+  if (op.recv && *actual.recv != symmetricImage(group, *op.recv, rank, ranks)) return false;
+  const uint32_t recvPos = rankOrdered && op.recv ? (*actual.recv < rank ? 0 : 1) : op.recvPos;
+  if (actual.recvPos != recvPos) return false;
+  for (size_t k = 0; k < op.sends.size(); ++k)
+    if (actual.sends[k] != symmetricImage(group, op.sends[k], rank, ranks)) return false;
+  return sameRefs(op.srcs, actual.srcs) && sameRefs(op.dsts, actual.dsts);
+}
+
 std::optional<SymmetryBreak> firstBreak(const Plan &plan, const PlanSymmetry &symmetry) {
   const RankProgram &base = plan.programs[0];
+  const ChunkSpace space{plan, symmetry};
+  const std::vector<std::vector<bool>> rankOrdered = rankOrderedMask(symmetry, base);
   for (int r = 1; r < plan.ranks; ++r) {
-    const RankProgram expected = instantiateProgram(plan, symmetry, base, r);
     const RankProgram &actual = plan.programs[size_t(r)];
-    if (actual.channels.size() != expected.channels.size())
+    if (actual.channels.size() != base.channels.size())
       return SymmetryBreak{SymmetryBreak::Level::Program, r, 0, 0,
                            "has " + std::to_string(actual.channels.size()) +
                                " channels where rank 0's program has " +
-                               std::to_string(expected.channels.size())};
-    for (size_t c = 0; c < expected.channels.size(); ++c) {
-      const std::vector<PlanOp> &want = expected.channels[c].ops;
+                               std::to_string(base.channels.size())};
+    for (size_t c = 0; c < base.channels.size(); ++c) {
+      const std::vector<PlanOp> &want = base.channels[c].ops;
       const std::vector<PlanOp> &have = actual.channels[c].ops;
       for (size_t i = 0; i < std::min(want.size(), have.size()); ++i)
-        if (!sameOp(want[i], have[i]))
-          return SymmetryBreak{SymmetryBreak::Level::Op, r, c, i,
-                               "is " + planOpToJson(have[i]).dump() + ", but rank 0's op " +
-                                   "instantiated for rank " + std::to_string(r) + " is " +
-                                   planOpToJson(want[i]).dump()};
+        if (!isImage(space, want[i], have[i], r, rankOrdered[c][i]))
+          return SymmetryBreak{
+              SymmetryBreak::Level::Op, r, c, i,
+              "is " + planOpToJson(have[i]).dump() + ", but rank 0's op instantiated for rank " +
+                  std::to_string(r) + " is " +
+                  planOpToJson(instantiateOp(space, want[i], r, rankOrdered[c][i])).dump()};
       if (want.size() != have.size())
         return SymmetryBreak{SymmetryBreak::Level::Channel, r, c, 0,
                              "has " + std::to_string(have.size()) + " ops where rank 0's has " +

@@ -2,6 +2,8 @@
 // rate the FairShare solver sets from the links, memories and reduction units it shares.
 #include "runtime/sim/Simulator.h"
 
+#include "runtime/plan/Composition.h"
+
 #include "runtime/sim/EventQueue.h"
 #include "runtime/sim/FairShare.h"
 #include "runtime/sim/SimModel.h"
@@ -374,6 +376,11 @@ void Engine::throwDeadlock() const {
 
 SimResult simulate(const Plan &plan, const Topology &topo, uint64_t messageBytes,
                    const SimOptions &options) {
+  if (plan.onlyRank >= 0 && buildableFromStages(plan)) {
+    // A composed plan the compiler kept for rank 0 alone: every rank's program from the stages.
+    return simulate(composeHierarchical(*plan.composition, plan.ranks), topo, messageBytes,
+                    options);
+  }
   SimModel model = buildSimModel(plan, topo, messageBytes, options);
   SimResult result;
   result.timelines.resize(plan.ranks);

@@ -87,7 +87,9 @@ struct SimResult {
 
 /// Simulates `plan` on `topo` for a message of `messageBytes` bytes (M, see Plan::units: a unit
 /// is messageBytes / units bytes, fractional allowed). Throws SimError on any input it cannot
-/// simulate; never returns a partial result.
+/// simulate; never returns a partial result. A composed plan the compiler kept for rank 0 alone
+/// (Plan::onlyRank, Plan::composition) is simulated as every rank's program built from its
+/// stages (composeHierarchical); its result's timelines refer to that plan.
 SimResult simulate(const Plan &plan, const Topology &topo, uint64_t messageBytes,
                    const SimOptions &options = {});
 

@@ -22,14 +22,7 @@ using collplan::testing::IRFixture;
 
 namespace {
 
-/// `kind` on `ranks` ranks, summing where it reduces.
-CollectiveSpec specOf(CollectiveKind kind, int ranks) {
-  CollectiveSpec spec;
-  spec.kind = kind;
-  spec.ranks = ranks;
-  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
-  return spec;
-}
+using collplan::testing::summingSpec;
 
 /// The printed module holding `algorithm`'s schedule of `spec` (named "k"), or nothing with
 /// buildSchedule's `error`.
@@ -167,7 +160,7 @@ TEST(AlgorithmParams, ReadingAnUndeclaredParameterFailsLoudly) {
   sloppy.kinds = {CollectiveKind::AllReduce};
   sloppy.build = [](ScheduleBuilder &, const AlgorithmParams &p) { (void)p.getInt("fanout"); };
   std::string error;
-  EXPECT_EQ(scheduleText(sloppy, specOf(CollectiveKind::AllReduce, 4), AlgorithmParams(), error),
+  EXPECT_EQ(scheduleText(sloppy, summingSpec(CollectiveKind::AllReduce, 4), AlgorithmParams(), error),
             std::nullopt);
   EXPECT_EQ(error, "algorithm 'reads-fanout' reads parameter fanout, which it does not declare "
                    "(add a ParamSpec to its registry entry)");
@@ -224,7 +217,7 @@ std::string lowerText(const std::string &text, const std::string &pipeline) {
 std::string buildText(const AlgorithmParams &params) {
   std::string error;
   std::optional<std::string> text = scheduleText(
-      *findAlgorithm("kangaring"), specOf(CollectiveKind::AllGather, 6), params, error);
+      *findAlgorithm("kangaring"), summingSpec(CollectiveKind::AllGather, 6), params, error);
   EXPECT_TRUE(text) << error;
   return text.value_or("");
 }
@@ -243,7 +236,7 @@ TEST(AlgorithmParams, EveryEntryPointLowersWithTheSpecDefaults) {
   EXPECT_EQ(buildText(AlgorithmParams()), pass);
   // plan-compile, plan-tune, plan-view / plan-bench --param and the Python module compile
   // through compileCollective: it takes the same defaults (1 would be refused: odd devices).
-  const CollectiveSpec spec = specOf(CollectiveKind::AllGather, 6);
+  const CollectiveSpec spec = summingSpec(CollectiveKind::AllGather, 6);
   CompileOptions options;
   options.algorithm = "kangaring";
   std::string error;

@@ -131,10 +131,7 @@ TEST(CoalesceTransfers, ProgramsWithoutStepsAreLeftAlone) {
 }
 
 Plan compile(CollectiveKind kind, int ranks, const std::string &algorithm, int slices = 1) {
-  CollectiveSpec spec;
-  spec.kind = kind;
-  spec.ranks = ranks;
-  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
+  const CollectiveSpec spec = collplan::testing::summingSpec(kind, ranks);
   CompileOptions options;
   options.algorithm = algorithm;
   options.slices = slices;

@@ -3,10 +3,14 @@
 // that does not compose is still refused by its size.
 #include "compiler/export/PlanCompiler.h"
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/plan/BundleJson.h"
 #include "runtime/plan/Composition.h"
 #include "runtime/plan/PlanJson.h"
 #include "runtime/plan/PlanVerify.h"
+#include "runtime/sim/Simulator.h"
 #include "runtime/topology/Generators.h"
+#include "runtime/topology/Resolver.h"
+#include "tests/compiler/ScheduleTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -14,15 +18,9 @@ using namespace collplan;
 
 namespace {
 
-CollectiveSpec spec(CollectiveKind kind, int ranks) {
-  CollectiveSpec s;
-  s.kind = kind;
-  s.ranks = ranks;
-  if (needsReduceOp(kind)) s.op = ReduceOp::Sum;
-  return s;
-}
+using collplan::testing::summingSpec;
 
-CollectiveSpec allreduce(int ranks) { return spec(CollectiveKind::AllReduce, ranks); }
+CollectiveSpec allreduce(int ranks) { return summingSpec(CollectiveKind::AllReduce, ranks); }
 
 CompileOptions hierarchical(std::vector<std::string> params) {
   CompileOptions options;
@@ -83,7 +81,8 @@ TEST(ComposedCompile, HierarchicalAllGatherAndReduceScatterAreStagesAtEverySize)
     SCOPED_TRACE(toString(kind));
     std::string error;
     auto compiled = compileCollective(
-        spec(kind, 8), hierarchical({"ranks-per-node=2", "intra=ring", "inter=ring"}), error);
+        summingSpec(kind, 8), hierarchical({"ranks-per-node=2", "intra=ring", "inter=ring"}),
+        error);
     ASSERT_TRUE(mlir::succeeded(compiled)) << error;
     const Plan &plan = compiled->plan;
     ASSERT_TRUE(plan.composition);
@@ -98,16 +97,16 @@ TEST(ComposedCompile, HierarchicalAllGatherAndReduceScatterAreStagesAtEverySize)
     const AlgorithmInfo *hier = findAlgorithm("hierarchical");
     AlgorithmParams params(*hier);
     ASSERT_FALSE(params.assign({"ranks-per-node=2"}));
-    EXPECT_TRUE(compiledAsStages(spec(kind, 8), *hier, params));
+    EXPECT_TRUE(compiledAsStages(summingSpec(kind, 8), *hier, params));
   }
 }
 
-// Past 2^23 ops over all ranks (an allgather's rank copies each of its N blocks into place) the
+// Past 2^20 ops over all ranks (an allgather's rank copies each of its N blocks into place) the
 // plan holds rank 0's program; its file stores the stages all the same.
 TEST(ComposedCompile, AComposedPlanTooLargeToBuildWholeHoldsRankZerosProgram) {
   std::string error;
   auto compiled = compileCollective(
-      spec(CollectiveKind::AllGather, 4096),
+      summingSpec(CollectiveKind::AllGather, 4096),
       hierarchical({"ranks-per-node=64", "intra=ring", "inter=ring"}), error);
   ASSERT_TRUE(mlir::succeeded(compiled)) << error;
   const Plan &plan = compiled->plan;
@@ -123,6 +122,46 @@ TEST(ComposedCompile, AComposedPlanTooLargeToBuildWholeHoldsRankZerosProgram) {
   const Plan mine = loadPlanFile(path, one);
   EXPECT_EQ(mine.programs[4095].numOps(), plan.programs[0].numOps());
   std::remove(path.c_str());
+}
+
+// The simulator runs such a plan as every rank's program built from its stages: the time of
+// the plan as compiled (rank 0's program) is that of the plan loaded whole from its file. A
+// bundle holding it is written from the stages as a plan file is.
+TEST(ComposedCompile, APlanKeptForRankZeroIsSimulatedWhole) {
+  std::string error;
+  auto compiled = compileCollective(
+      summingSpec(CollectiveKind::AllGather, 1024),
+      hierarchical({"ranks-per-node=8", "intra=ring", "inter=ring"}), error);
+  ASSERT_TRUE(mlir::succeeded(compiled)) << error;
+  ASSERT_EQ(compiled->plan.onlyRank, 0);  // 1 024 x 1 160 ops
+  const std::string path = ::testing::TempDir() + "/composed-allgather-1024.json";
+  ASSERT_NO_THROW(savePlanFile(compiled->plan, path));
+  PlanLoadOptions unproven;
+  unproven.verify = false;
+  const Plan whole = loadPlanFile(path, unproven);
+  std::remove(path.c_str());
+  ASSERT_EQ(whole.onlyRank, -1);
+  const Topology topo = resolveTopology("fattree:128x8x8");
+  const double kept = simulateTimeUs(compiled->plan, topo, 1 << 20);
+  EXPECT_GT(kept, 0);
+  EXPECT_EQ(kept, simulateTimeUs(whole, topo, 1 << 20));
+  // A tuned bundle holding it is written from its stages too, and loads whole.
+  Bundle bundle;
+  bundle.topologyFingerprint = "fp";
+  bundle.backend = "sim";
+  bundle.ranks = 1024;
+  bundle.toolVersion = "test";
+  BucketTable &table = bundle.tables.emplace_back();
+  table.collective = CollectiveKind::AllGather;
+  Bucket &bucket = table.buckets.emplace_back();
+  bucket.maxBytes = UINT64_MAX;
+  bucket.plan = compiled->plan;
+  bucket.winner = {"hierarchical", kept, kept};
+  const std::string bundlePath = ::testing::TempDir() + "/composed-allgather-1024.bundle.json";
+  ASSERT_NO_THROW(saveBundleFile(bundle, bundlePath));
+  const Bundle loaded = loadBundleFile(bundlePath, {}, unproven);
+  std::remove(bundlePath.c_str());
+  EXPECT_EQ(loaded.tables.at(0).buckets.at(0).plan.onlyRank, -1);
 }
 
 TEST(ComposedCompile, NodesOfInterleavedRanksAreRefused) {
@@ -149,11 +188,11 @@ TEST(ComposedCompile, StagesThatCannotComposeAreRefusedWithTheReason) {
   sliced.slices = 2;
   EXPECT_TRUE(mlir::failed(compileComposedPlan(allreduce(16), sliced, error)));
   EXPECT_EQ(error.substr(0, 57), "slices=2: a composed allreduce's stages are not sliced (a");
-  EXPECT_TRUE(mlir::failed(compileComposedPlan(spec(CollectiveKind::Broadcast, 4),
+  EXPECT_TRUE(mlir::failed(compileComposedPlan(summingSpec(CollectiveKind::Broadcast, 4),
                                                hierarchical({"ranks-per-node=2"}), error)));
   EXPECT_EQ(error, "a composed plan is an allreduce, allgather or reduce_scatter, not broadcast");
   EXPECT_TRUE(mlir::failed(compileCollective(
-      spec(CollectiveKind::ReduceScatter, 8),
+      summingSpec(CollectiveKind::ReduceScatter, 8),
       hierarchical({"ranks-per-node=2", "inter=recursive-doubling"}), error)));
   EXPECT_EQ(error, "inter-node algorithm 'recursive-doubling' does not implement reduce_scatter "
                    "(it implements: allgather, allreduce)");

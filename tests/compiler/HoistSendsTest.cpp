@@ -15,10 +15,7 @@ namespace {
 mlir::FailureOr<CompiledPlan> compileWith(CollectiveKind kind, int ranks,
                                           const std::string &algorithm, int slices,
                                           std::string &error) {
-  CollectiveSpec spec;
-  spec.kind = kind;
-  spec.ranks = ranks;
-  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
+  const CollectiveSpec spec = collplan::testing::summingSpec(kind, ranks);
   CompileOptions options;
   options.algorithm = algorithm;
   options.slices = slices;

@@ -35,10 +35,7 @@ Lowered lower(IRFixture &f, const std::string &algorithm, CollectiveKind kind, i
   out.module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
   mlir::OpBuilder builder(&ctx);
   builder.setInsertionPointToEnd(out.module->getBody());
-  CollectiveSpec spec;
-  spec.kind = kind;
-  spec.ranks = ranks;
-  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
+  const CollectiveSpec spec = collplan::testing::summingSpec(kind, ranks);
   const AlgorithmInfo *info = findAlgorithm(algorithm);
   EXPECT_NE(info, nullptr) << algorithm;
   if (!info) return out;

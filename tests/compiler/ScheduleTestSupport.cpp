@@ -47,6 +47,14 @@ mlir::coll::ScheduleOp IRFixture::firstSchedule(mlir::ModuleOp module) {
   return found;
 }
 
+CollectiveSpec summingSpec(CollectiveKind kind, int ranks) {
+  CollectiveSpec spec;
+  spec.kind = kind;
+  spec.ranks = ranks;
+  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
+  return spec;
+}
+
 std::string ringAllreduceText(int n) {
   std::string s = "coll.schedule @ring allreduce ranks " + std::to_string(n) + " chunks " +
                   std::to_string(n) + " op sum {\n";

@@ -35,6 +35,9 @@ private:
   std::unique_ptr<Handler> handler_;
 };
 
+/// `kind` on `ranks` ranks, summing where it reduces: the spec most compiler tests compile.
+CollectiveSpec summingSpec(CollectiveKind kind, int ranks);
+
 /// Text of a ring allreduce schedule on `ranks` ranks (chunk c reduced along c+1 .. c, then
 /// circulated), the textbook schedule the verifier and cost tests use at any scale.
 std::string ringAllreduceText(int ranks);

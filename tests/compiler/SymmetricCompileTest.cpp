@@ -5,6 +5,7 @@
 #include "compiler/lowering/Algorithms.h"
 #include "runtime/core/Text.h"
 #include "runtime/plan/PlanJson.h"
+#include "tests/compiler/ScheduleTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -17,13 +18,7 @@ namespace {
 
 constexpr int kRankCounts[] = {2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 64};
 
-CollectiveSpec specOf(CollectiveKind kind, int ranks) {
-  CollectiveSpec spec;
-  spec.kind = kind;
-  spec.ranks = ranks;
-  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
-  return spec;
-}
+using collplan::testing::summingSpec;
 
 /// The parameter sets a test compiles `algorithm` with: its defaults, then each value of each
 /// tuning axis on its own.
@@ -52,7 +47,7 @@ TEST(SymmetricCompile, StatedProgramsAreThePipelinesPlanOpForOp) {
     if (!algorithm.symmetricProgram) continue;
     for (CollectiveKind kind : algorithm.kinds)
       for (int n : kRankCounts) {
-        const CollectiveSpec spec = specOf(kind, n);
+        const CollectiveSpec spec = summingSpec(kind, n);
         for (const std::vector<std::string> &params : parameterSets(algorithm, spec)) {
           AlgorithmParams values(algorithm, nullptr);
           ASSERT_FALSE(values.assign(params));
@@ -84,7 +79,7 @@ TEST(SymmetricCompile, StatedProgramsAreThePipelinesPlanOpForOp) {
 TEST(SymmetricCompile, OtherParametersCompileEveryRank) {
   const AlgorithmInfo *ring = findAlgorithm("ring");
   ASSERT_NE(ring, nullptr);
-  const CollectiveSpec spec = specOf(CollectiveKind::AllReduce, 6);
+  const CollectiveSpec spec = summingSpec(CollectiveKind::AllReduce, 6);
   for (const char *param : {"channels=2", "bidirectional=true", "order=0,2,1,3,4,5"}) {
     AlgorithmParams values(*ring, nullptr);
     ASSERT_FALSE(values.assign({param}));
@@ -112,7 +107,7 @@ TEST(SymmetricCompile, AWrongRuleIsACompilerDefect) {
   CompileOptions options;
   options.algorithm = "ring-with-a-lost-op";
   std::string error;
-  EXPECT_TRUE(failed(compileCollective(specOf(CollectiveKind::AllGather, 4), options, error)));
+  EXPECT_TRUE(failed(compileCollective(summingSpec(CollectiveKind::AllGather, 4), options, error)));
   EXPECT_NE(error.find("compiler defect"), std::string::npos) << error;
   EXPECT_NE(error.find("ring-with-a-lost-op's allgather stated under rotation"),
             std::string::npos)
