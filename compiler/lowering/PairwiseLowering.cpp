@@ -132,6 +132,85 @@ void buildPairwiseBarrier(ScheduleBuilder &b, const AlgorithmParams &) {
   for (int r = 0; r < n; ++r) b.output(heard[r], r, 0);
 }
 
+/// An op of rank 0's all-to-all moving block `block`: a send of in[block] to rank `block`, or
+/// a receive from rank `block` into out[block].
+PlanOp blockOp(OpKind kind, int block, int step) {
+  PlanOp op;
+  op.kind = kind;
+  op.step = step;
+  const BufRef ref{kind == OpKind::Send ? BufferKind::In : BufferKind::Out, uint32_t(block), 1};
+  if (kind == OpKind::Send) {
+    op.sends = {block};
+    op.srcs = {ref};
+  } else {
+    op.recv = block;
+    op.dsts = {ref};
+  }
+  return op;
+}
+
+/// rank 0's own block copied into place.
+PlanOp ownBlockCopy() {
+  PlanOp copy;
+  copy.kind = OpKind::Copy;
+  copy.srcs = {BufRef{BufferKind::In, 0, 1}};
+  copy.dsts = {BufRef{BufferKind::Out, 0, 1}};
+  return copy;
+}
+
+/// The cost figures of an all-to-all of N-1 rounds, one block per rank and round.
+void allToAllCost(SymmetricProgram &out, int n) {
+  out.alphaRounds = n - 1;
+  for (int round = 1; round < n; ++round) out.beta += 1.0 / n;  // as the cost model sums
+  out.transfers = int64_t(n) * (n - 1);
+  out.bytesMoved = double(n - 1);
+}
+
+/// Rank 0's program of the direct all-to-all, every other rank's its rotation: every send
+/// posted first (block k to rank k in round k), its own block copied, then the receives from
+/// N-1 down to 1 (rank N-k sends to rank 0 in round k).
+std::optional<SymmetricProgram> directSymmetricProgram(const CollectiveSpec &spec,
+                                                       const AlgorithmParams &) {
+  const int n = spec.ranks;
+  if (n < 2) return std::nullopt;
+  SymmetricProgram out;
+  out.symmetry = PlanSymmetry{SymmetryGroup::Rotation, 1, {}};
+  out.units = uint32_t(n);
+  out.inplaceSafe = true;  // every read of `in` comes before the first receive
+  std::vector<PlanOp> &ops = out.base.channel(0);
+  for (int k = 1; k < n; ++k) ops.push_back(blockOp(OpKind::Send, k, k));
+  ops.push_back(ownBlockCopy());
+  for (int k = 1; k < n; ++k) ops.push_back(blockOp(OpKind::Recv, n - k, k));
+  allToAllCost(out, n);
+  return out;
+}
+
+/// Rank 0's program of the pairwise all-to-all: in round k it sends block k to its partner k
+/// and receives that partner's block for it, the partner being r XOR k on a power of two (XOR
+/// symmetry) and r + k / r - k otherwise (rotation: it receives from N-k). Its own block is
+/// copied after the first send.
+std::optional<SymmetricProgram> pairwiseSymmetricProgram(const CollectiveSpec &spec,
+                                                         const AlgorithmParams &) {
+  const int n = spec.ranks;
+  if (n < 2) return std::nullopt;
+  const bool xorPartners = (n & (n - 1)) == 0;
+  SymmetricProgram out;
+  // On 2 ranks XOR and rotation are one map; plans name it rotation (findSymmetry's order).
+  out.symmetry = PlanSymmetry{xorPartners && n > 2 ? SymmetryGroup::Xor : SymmetryGroup::Rotation,
+                              1, {}};
+  out.units = uint32_t(n);
+  // In place, a rotation's receive of block N-k lands on in[N-k] before round N-k sends it.
+  out.inplaceSafe = xorPartners;
+  std::vector<PlanOp> &ops = out.base.channel(0);
+  for (int k = 1; k < n; ++k) {
+    ops.push_back(blockOp(OpKind::Send, k, k));
+    if (k == 1) ops.push_back(ownBlockCopy());
+    ops.push_back(blockOp(OpKind::Recv, xorPartners ? k : n - k, k));
+  }
+  allToAllCost(out, n);
+  return out;
+}
+
 }  // namespace
 
 void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
@@ -140,6 +219,7 @@ void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
   pairwise.summary = "all-to-all in N-1 rounds: partner r XOR k (powers of two) or r +/- k";
   pairwise.kinds = {CollectiveKind::AllToAll};
   pairwise.build = buildPairwiseAllToAll;
+  pairwise.symmetricProgram = pairwiseSymmetricProgram;
   pairwise.messages = messagesToEveryPeer<1>;
   registry.add(std::move(pairwise));
 
@@ -148,6 +228,7 @@ void registerPairwiseAlgorithms(AlgorithmRegistry &registry) {
   direct.summary = "all-to-all in one round: every send posted before any receive";
   direct.kinds = {CollectiveKind::AllToAll};
   direct.build = buildDirectAllToAll;
+  direct.symmetricProgram = directSymmetricProgram;
   direct.sendsFirst = true;
   direct.messages = messagesToEveryPeer<1>;
   registry.add(std::move(direct));
