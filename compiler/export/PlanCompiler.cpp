@@ -299,14 +299,11 @@ FailureOr<CompiledPlan> compileComposed(const CollectiveSpec &spec, const Compil
   return out;
 }
 
-/// `form`, rank 0's program of `algorithm` for `spec`, as a plan: every rank's instance,
-/// validated and proven as the runtime loads it (a wrong rule is a compiler defect, reported as
-/// such rather than returned as a plan).
-FailureOr<CompiledPlan> compileSymmetric(const CollectiveSpec &spec,
-                                         const AlgorithmInfo &algorithm,
-                                         const AlgorithmParams &params,
-                                         const CompileOptions &options, SymmetricProgram form,
-                                         std::string &error) {
+/// The plan and cost of `form` without programs: the fields the pipeline's export would give
+/// the same schedule.
+CompiledPlan statedPlanHeader(const CollectiveSpec &spec, const AlgorithmInfo &algorithm,
+                              const AlgorithmParams &params, const CompileOptions &options,
+                              const SymmetricProgram &form) {
   const CollectiveSpec lowered = algorithmSpec(spec, algorithm, params);
   CompiledPlan out;
   Plan &plan = out.plan;
@@ -324,6 +321,19 @@ FailureOr<CompiledPlan> compileSymmetric(const CollectiveSpec &spec,
   out.cost.beta = form.beta;
   out.cost.transfers = form.transfers;
   out.cost.bytesMoved = form.bytesMoved;
+  return out;
+}
+
+/// `form`, rank 0's program of `algorithm` for `spec`, as a plan: every rank's instance,
+/// validated and proven as the runtime loads it (a wrong rule is a compiler defect, reported as
+/// such rather than returned as a plan).
+FailureOr<CompiledPlan> compileSymmetric(const CollectiveSpec &spec,
+                                         const AlgorithmInfo &algorithm,
+                                         const AlgorithmParams &params,
+                                         const CompileOptions &options, SymmetricProgram form,
+                                         std::string &error) {
+  CompiledPlan out = statedPlanHeader(spec, algorithm, params, options, form);
+  Plan &plan = out.plan;
   const std::string origin = algorithm.name + "'s " + std::string(toString(spec.kind)) +
                              " stated under " + std::string(toString(form.symmetry.group));
   const FieldPath root;
