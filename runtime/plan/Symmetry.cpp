@@ -85,19 +85,12 @@ struct ChunkSpace {
   }
 };
 
-std::vector<BufRef> images(const ChunkSpace &space, const std::vector<BufRef> &refs, int rank) {
-  std::vector<BufRef> out;
-  out.reserve(refs.size());
-  for (const BufRef &ref : refs) out.push_back(space.image(ref, rank));
-  return out;
-}
-
 PlanOp instantiateOp(const ChunkSpace &space, const PlanOp &op, int rank, bool rankOrdered) {
   const SymmetryGroup group = space.symmetry.group;
   const int ranks = space.plan.ranks;
-  PlanOp out = op;
-  out.srcs = images(space, op.srcs, rank);
-  out.dsts = images(space, op.dsts, rank);
+  PlanOp out = op;  // mapped in place: one allocation per list, every rank's every op
+  for (BufRef &ref : out.srcs) ref = space.image(ref, rank);
+  for (BufRef &ref : out.dsts) ref = space.image(ref, rank);
   if (op.recv) out.recv = symmetricImage(group, *op.recv, rank, ranks);
   for (int32_t &peer : out.sends) peer = symmetricImage(group, peer, rank, ranks);
   if (rankOrdered && out.recv) out.recvPos = *out.recv < rank ? 0 : 1;
