@@ -1,5 +1,5 @@
 // calibrateMachine on synthetic measurements (exact fits, a topology that loads, validates and
-// simulates) and on the real cpu-threads backend (no timing asserts), and bad settings.
+// simulates) and bad settings (the real cpu-threads run is in RealRunTest.cpp).
 #include "tuner/calibrate/Accuracy.h"
 #include "tuner/calibrate/Calibrate.h"
 #include "SweepSettings.h"
@@ -77,25 +77,6 @@ TEST(Calibrate, WrittenTopologyLoadsValidatesAndSimulates) {
     EXPECT_TRUE(std::isfinite(t)) << a.label;
   }
   EXPECT_TRUE(std::isfinite(calibrationToJson(c)["model"]["mem_bandwidth_gbps"].get<double>()));
-}
-
-TEST(Calibrate, RealCpuThreadsRunGivesAUsableTopology) {
-  CalibrationSettings s = settings(2);
-  // Sizes up to 4 MiB, medians of 5: on a loaded machine the times of sizes up to 256 KiB were
-  // noise, and the fit found no slope.
-  s.sizes = {8, 65536, 1 << 20, 4 << 20};
-  s.warmup = 1;
-  s.reps = 5;
-  Calibration c = calibrateMachine(s, backendMeasure(s));
-  EXPECT_EQ(c.topology.numRanks(), 2);
-  EXPECT_GT(c.model.memGBps, 0);
-  EXPECT_GE(c.model.latencyUs, 0);
-  auto rows = measureAccuracy(builtInAccuracyCases(2), c.topology, {8, 65536}, backendMeasure(s));
-  ASSERT_EQ(rows.size(), 4u);
-  for (const AccuracyRow &row : rows) {
-    EXPECT_GT(row.measuredUs, 0);
-    EXPECT_GT(row.predictedUs, 0);
-  }
 }
 
 TEST(Calibrate, BadSettingsAreClearErrors) {
