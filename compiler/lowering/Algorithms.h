@@ -58,7 +58,19 @@ struct SymmetricProgram {
   double beta = 0;
   int64_t transfers = 0;
   double bytesMoved = 0;
+
+  /// One more port-model round whose largest message is `fraction` of M: the cost model's
+  /// alpha rounds and its beta, summed round by round as it sums them.
+  void addRound(double fraction) {
+    ++alphaRounds;
+    beta += fraction;
+  }
 };
+
+/// `length` units of `buffer` from unit `offset`: a reference of a stated program.
+inline BufRef unitRange(BufferKind buffer, int offset, int length = 1) {
+  return BufRef{buffer, uint32_t(offset), uint32_t(length)};
+}
 
 /// Where a registered algorithm comes from: a C++ lowering, or a schedule template's file path.
 inline constexpr const char *kBuiltinOrigin = "built-in";

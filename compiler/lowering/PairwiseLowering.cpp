@@ -138,7 +138,7 @@ PlanOp blockOp(OpKind kind, int block, int step) {
   PlanOp op;
   op.kind = kind;
   op.step = step;
-  const BufRef ref{kind == OpKind::Send ? BufferKind::In : BufferKind::Out, uint32_t(block), 1};
+  const BufRef ref = unitRange(kind == OpKind::Send ? BufferKind::In : BufferKind::Out, block);
   if (kind == OpKind::Send) {
     op.sends = {block};
     op.srcs = {ref};
@@ -153,15 +153,14 @@ PlanOp blockOp(OpKind kind, int block, int step) {
 PlanOp ownBlockCopy() {
   PlanOp copy;
   copy.kind = OpKind::Copy;
-  copy.srcs = {BufRef{BufferKind::In, 0, 1}};
-  copy.dsts = {BufRef{BufferKind::Out, 0, 1}};
+  copy.srcs = {unitRange(BufferKind::In, 0)};
+  copy.dsts = {unitRange(BufferKind::Out, 0)};
   return copy;
 }
 
 /// The cost figures of an all-to-all of N-1 rounds, one block per rank and round.
 void allToAllCost(SymmetricProgram &out, int n) {
-  out.alphaRounds = n - 1;
-  for (int round = 1; round < n; ++round) out.beta += 1.0 / n;  // as the cost model sums
+  for (int round = 1; round < n; ++round) out.addRound(1.0 / n);
   out.transfers = int64_t(n) * (n - 1);
   out.bytesMoved = double(n - 1);
 }

@@ -400,11 +400,6 @@ void buildRdh(ScheduleBuilder &b, const AlgorithmParams &p) {
   if (!rdhGrid(b.spec(), p, grid)) buildOverGrid(b, grid);
 }
 
-/// A run of `length` units of `buffer` from `offset`.
-BufRef unitsOf(BufferKind buffer, int offset, int length) {
-  return BufRef{buffer, uint32_t(offset), uint32_t(length)};
-}
-
 /// Rank 0's program of recursive doubling on a power of two, every other rank's its XOR image:
 /// in round j rank 0 exchanges with rank 2^j. The allgather sends the 2^j blocks it holds and
 /// receives the partner's 2^j; the allreduce sends its partial sum and folds the partner's in,
@@ -420,7 +415,6 @@ std::optional<SymmetricProgram> doublingSymmetricProgram(const CollectiveSpec &s
   // On 2 ranks XOR and rotation are one map; plans name it rotation (findSymmetry's order).
   const SymmetryGroup group = n == 2 ? SymmetryGroup::Rotation : SymmetryGroup::Xor;
   SymmetricProgram out;
-  out.alphaRounds = rounds;
   std::vector<PlanOp> &ops = out.base.channel(0);
   auto op = [&](OpKind kind, int step) -> PlanOp & {
     ops.emplace_back();
@@ -438,19 +432,19 @@ std::optional<SymmetricProgram> doublingSymmetricProgram(const CollectiveSpec &s
     out.inplaceSafe = !copyFirst;
     auto copyOwn = [&] {
       PlanOp &own = op(OpKind::Copy, -1);
-      own.srcs = {unitsOf(BufferKind::In, 0, 1)};
-      own.dsts = {unitsOf(BufferKind::Out, 0, 1)};
+      own.srcs = {unitRange(BufferKind::In, 0)};
+      own.dsts = {unitRange(BufferKind::Out, 0)};
     };
     if (copyFirst) copyOwn();
     for (int j = 0, held = 1; j < rounds; ++j, held *= 2) {
       PlanOp &send = op(OpKind::Send, j + 1);
-      send.srcs = {j == 0 ? unitsOf(BufferKind::In, 0, 1) : unitsOf(BufferKind::Out, 0, held)};
+      send.srcs = {j == 0 ? unitRange(BufferKind::In, 0) : unitRange(BufferKind::Out, 0, held)};
       send.sends = {held};
       if (!copyFirst) copyOwn();
       PlanOp &recv = op(OpKind::Recv, j + 1);
       recv.recv = held;
-      recv.dsts = {unitsOf(BufferKind::Out, held, held)};
-      out.beta += double(held) / n;
+      recv.dsts = {unitRange(BufferKind::Out, held, held)};
+      out.addRound(double(held) / n);
     }
     out.transfers = int64_t(n) * (n - 1);  // block moves of the schedule, before coalescing
     out.bytesMoved = double(n - 1);        // each rank sends N-1 blocks of M / N
@@ -462,19 +456,18 @@ std::optional<SymmetricProgram> doublingSymmetricProgram(const CollectiveSpec &s
   out.scratchUnits = uint32_t(std::min(rounds - 1, 2));
   out.inplaceSafe = true;
   PlanOp &first = op(OpKind::Send, 1);
-  first.srcs = {unitsOf(BufferKind::In, 0, 1)};
+  first.srcs = {unitRange(BufferKind::In, 0)};
   first.sends = {1};
   for (int j = 0; j < rounds; ++j) {
     const bool last = j == rounds - 1;
     PlanOp &fold = op(last ? OpKind::RecvReduce : OpKind::RecvReduceSend, j + 1);
     fold.recv = 1 << j;
     fold.recvPos = 1;
-    fold.srcs = {j == 0 ? unitsOf(BufferKind::In, 0, 1)
-                        : unitsOf(BufferKind::Tmp, (j - 1) % 2, 1)};
-    fold.dsts = {last ? unitsOf(BufferKind::Out, 0, 1) : unitsOf(BufferKind::Tmp, j % 2, 1)};
+    fold.srcs = {j == 0 ? unitRange(BufferKind::In, 0) : unitRange(BufferKind::Tmp, (j - 1) % 2)};
+    fold.dsts = {last ? unitRange(BufferKind::Out, 0) : unitRange(BufferKind::Tmp, j % 2)};
     if (!last) fold.sends = {2 << j};
     out.symmetry.rankOrderedReceives.push_back(OpRef{0, uint32_t(ops.size() - 1)});
-    out.beta += 1.0;
+    out.addRound(1.0);
   }
   out.transfers = int64_t(rounds) * n;
   out.bytesMoved = double(rounds) * n;

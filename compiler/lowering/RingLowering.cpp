@@ -156,9 +156,6 @@ void buildLine(ScheduleBuilder &b, const AlgorithmParams &p) {
   b.setStep(-1);
 }
 
-/// One chunk (= one unit: a one-lane ring cuts M into N chunks of one slice) of `buffer`.
-BufRef chunkOf(BufferKind buffer, int chunk) { return BufRef{buffer, uint32_t(chunk), 1}; }
-
 /// An op of rank 0's ring program, receiving from N-1 and/or sending to 1 as `kind` says.
 PlanOp ringOp(OpKind kind, int ranks, int step) {
   PlanOp op;
@@ -191,30 +188,30 @@ std::optional<SymmetricProgram> ringSymmetricProgram(const CollectiveSpec &spec,
   int step = 0;
   if (reduces) {
     ops.push_back(ringOp(OpKind::Send, n, 1));
-    ops.back().srcs = {chunkOf(BufferKind::In, n - 1)};
+    ops.back().srcs = {unitRange(BufferKind::In, n - 1)};
     for (step = 1; step < n; ++step) {
       const bool last = step == n - 1;
       ops.push_back(ringOp(last && !gathers ? OpKind::RecvReduce : OpKind::RecvReduceSend, n,
                            step));
-      ops.back().srcs = {chunkOf(BufferKind::In, n - 1 - step)};
-      if (last) ops.back().dsts = {chunkOf(BufferKind::Out, 0)};
+      ops.back().srcs = {unitRange(BufferKind::In, n - 1 - step)};
+      if (last) ops.back().dsts = {unitRange(BufferKind::Out, 0)};
     }
     --step;
   } else {
     ops.push_back(ringOp(OpKind::Send, n, 1));
-    ops.back().srcs = {chunkOf(BufferKind::In, 0)};
+    ops.back().srcs = {unitRange(BufferKind::In, 0)};
     ops.push_back(ringOp(OpKind::Copy, n, -1));
-    ops.back().srcs = {chunkOf(BufferKind::In, 0)};
-    ops.back().dsts = {chunkOf(BufferKind::Out, 0)};
+    ops.back().srcs = {unitRange(BufferKind::In, 0)};
+    ops.back().dsts = {unitRange(BufferKind::Out, 0)};
   }
   if (gathers)
     for (int block = n - 1; block >= 1; --block) {
       ops.push_back(ringOp(block == 1 ? OpKind::Recv : OpKind::RecvCopySend, n, ++step));
-      ops.back().dsts = {chunkOf(BufferKind::Out, block)};
+      ops.back().dsts = {unitRange(BufferKind::Out, block)};
     }
+  // A one-lane ring cuts M into N chunks of one unit, one chunk per message.
   const int messages = (reduces ? n - 1 : 0) + (gathers ? n - 1 : 0);
-  out.alphaRounds = messages;
-  for (int round = 0; round < messages; ++round) out.beta += 1.0 / n;  // as the cost model sums
+  for (int round = 0; round < messages; ++round) out.addRound(1.0 / n);
   out.transfers = int64_t(messages) * n;
   out.bytesMoved = double(messages);  // N ranks send messages of M / N each
   return out;

@@ -5,10 +5,16 @@
 #include "runtime/plan/Symmetry.h"
 #include "runtime/plan/Transfers.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace collplan {
 namespace {
+
+/// The sends of `op` to `peer`: all of them need room in that one FIFO at once.
+uint64_t sendsTo(const PlanOp &op, int32_t peer) {
+  return uint64_t(std::count(op.sends.begin(), op.sends.end(), peer));
+}
 
 class DeadlockRun {
 public:
@@ -140,9 +146,7 @@ private:
   bool roomToSend(const PlanOp &op, size_t index, uint32_t ch) {
     for (size_t k = 0; k < op.sends.size(); ++k) {
       Fifo &f = sendFifo(ch, index, k);
-      uint64_t mine = 0;  // sends of this op to the same peer
-      for (int32_t q : op.sends) mine += q == op.sends[k] ? 1 : 0;
-      if (f.sent - f.consumed + mine > kChannelDepth) {
+      if (f.sent - f.consumed + sendsTo(op, op.sends[k]) > kChannelDepth) {
         f.waitRoom.push_back(ch);
         return false;
       }
@@ -290,9 +294,7 @@ private:
     for (size_t i = first; i < last; ++i) {
       if (ops[i].recv && waitingFrom(*ops[i].recv, c) == 0) return false;
       for (int32_t q : ops[i].sends) {
-        uint64_t mine = 0;  // sends of this op to the same peer
-        for (int32_t other : ops[i].sends) mine += other == q ? 1 : 0;
-        if (pendingTo(q, c) + mine > kChannelDepth) return false;
+        if (pendingTo(q, c) + sendsTo(ops[i], q) > kChannelDepth) return false;
       }
     }
     return true;

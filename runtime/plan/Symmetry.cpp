@@ -24,10 +24,22 @@ struct RefChunks {
   bool wholeChunks = false;
 };
 
-/// How a plan's buffers move with the rank: chunks of `stride` units in windows of `units`.
+/// How a plan's peers and buffers move with the rank: peers by the group's map, buffers in
+/// chunks of `stride` units in windows of `units`.
 struct ChunkSpace {
   const Plan &plan;
   PlanSymmetry symmetry;
+
+  int32_t peer(int32_t p, int rank) const {
+    return symmetricImage(symmetry.group, p, rank, plan.ranks);
+  }
+
+  /// Where rank `rank`'s image of `op` puts its received operand: by the sender's rank on a
+  /// rank-ordered receive (the lower rank's partial first), else where rank 0's op puts it.
+  uint32_t recvPos(const PlanOp &op, int rank, bool rankOrdered) const {
+    if (!rankOrdered || !op.recv) return op.recvPos;
+    return peer(*op.recv, rank) < rank ? 0 : 1;
+  }
 
   /// A buffer moves when chunks move and it spans whole messages (in, out, tmp alike).
   bool moves(BufferKind buffer) const {
@@ -86,14 +98,12 @@ struct ChunkSpace {
 };
 
 PlanOp instantiateOp(const ChunkSpace &space, const PlanOp &op, int rank, bool rankOrdered) {
-  const SymmetryGroup group = space.symmetry.group;
-  const int ranks = space.plan.ranks;
   PlanOp out = op;  // mapped in place: one allocation per list, every rank's every op
   for (BufRef &ref : out.srcs) ref = space.image(ref, rank);
   for (BufRef &ref : out.dsts) ref = space.image(ref, rank);
-  if (op.recv) out.recv = symmetricImage(group, *op.recv, rank, ranks);
-  for (int32_t &peer : out.sends) peer = symmetricImage(group, peer, rank, ranks);
-  if (rankOrdered && out.recv) out.recvPos = *out.recv < rank ? 0 : 1;
+  if (op.recv) out.recv = space.peer(*op.recv, rank);
+  for (int32_t &peer : out.sends) peer = space.peer(peer, rank);
+  out.recvPos = space.recvPos(op, rank, rankOrdered);
   return out;
 }
 
@@ -129,8 +139,6 @@ struct SymmetryBreak {
 /// it: the check runs over every op of every rank).
 bool isImage(const ChunkSpace &space, const PlanOp &op, const PlanOp &actual, int rank,
              bool rankOrdered) {
-  const SymmetryGroup group = space.symmetry.group;
-  const int ranks = space.plan.ranks;
   auto sameRefs = [&](const std::vector<BufRef> &refs, const std::vector<BufRef> &images) {
     if (refs.size() != images.size()) return false;
     for (size_t k = 0; k < refs.size(); ++k)
@@ -140,11 +148,10 @@ bool isImage(const ChunkSpace &space, const PlanOp &op, const PlanOp &actual, in
   if (actual.kind != op.kind || actual.after != op.after || actual.step != op.step ||
       actual.recv.has_value() != op.recv.has_value() || actual.sends.size() != op.sends.size())
     return false;
-  if (op.recv && *actual.recv != symmetricImage(group, *op.recv, rank, ranks)) return false;
-  const uint32_t recvPos = rankOrdered && op.recv ? (*actual.recv < rank ? 0 : 1) : op.recvPos;
-  if (actual.recvPos != recvPos) return false;
+  if (op.recv && *actual.recv != space.peer(*op.recv, rank)) return false;
+  if (actual.recvPos != space.recvPos(op, rank, rankOrdered)) return false;
   for (size_t k = 0; k < op.sends.size(); ++k)
-    if (actual.sends[k] != symmetricImage(group, op.sends[k], rank, ranks)) return false;
+    if (actual.sends[k] != space.peer(op.sends[k], rank)) return false;
   return sameRefs(op.srcs, actual.srcs) && sameRefs(op.dsts, actual.dsts);
 }
 
