@@ -32,12 +32,12 @@ bool isDefault(const ParamSpec &spec, const std::string &value) {
 }
 
 /// The axes plan-tune walks for `a`: its registry entry's, then slices ({1, 2, 4}; {1, 2}
-/// quick) for collectives with data.
+/// quick) for collectives with data, unless the algorithm pipelines itself.
 std::vector<std::pair<std::string, std::vector<std::string>>>
 axesFor(const AlgorithmInfo &a, const CollectiveSpec &spec, bool quick) {
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   for (const TuningAxis &axis : a.tuning) axes.emplace_back(axis.key, axis.values(spec, quick));
-  if (spec.kind != CollectiveKind::Barrier)  // tokens have no size to slice
+  if (spec.kind != CollectiveKind::Barrier && !a.pipelinesItself)  // tokens have no size
     axes.emplace_back(slicesParamSpec().name, quick ? std::vector<std::string>{"1", "2"}
                                       : std::vector<std::string>{"1", "2", "4"});
   return axes;

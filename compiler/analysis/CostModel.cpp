@@ -594,12 +594,27 @@ static bool isPack(Operation *op) {
 }
 
 void assignSteps(ScheduleOp schedule) {
-  const std::shared_ptr<CostBuilder> builder = settledSchedule(schedule);
   Block &body = schedule.getBodyBlock();
   // Packs go last in their round: level 3 gives values units in program order, so a round's
   // packs then lie side by side, after what the round received.
   std::vector<std::tuple<int64_t, bool, Operation *>> order;
-  for (Operation &op : body) order.push_back({builder->roundOf(&op), isPack(&op), &op});
+  if (schedule.getOwnSteps()) {
+    // The algorithm's own steps; an op without one runs once its operands are there.
+    llvm::DenseMap<Operation *, int64_t> stepOfOp;
+    for (Operation &op : body) {
+      int64_t step = stepOf(&op);
+      if (step < 0) {
+        step = 0;
+        for (Value v : op.getOperands())
+          if (Operation *def = v.getDefiningOp()) step = std::max(step, stepOfOp.lookup(def));
+      }
+      stepOfOp[&op] = step;
+      order.push_back({step, isPack(&op), &op});
+    }
+  } else {
+    const std::shared_ptr<CostBuilder> builder = settledSchedule(schedule);
+    for (Operation &op : body) order.push_back({builder->roundOf(&op), isPack(&op), &op});
+  }
   std::stable_sort(order.begin(), order.end(), [](const auto &a, const auto &b) {
     return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
   });

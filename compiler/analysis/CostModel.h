@@ -51,7 +51,8 @@ ScheduleCost analyzeCost(mlir::coll::ScheduleOp schedule);
 /// Sets `step` on every op of `schedule` to its round in the port-model list schedule (the
 /// round a transfer occupies; for local ops, the round their operands are ready) and reorders
 /// the body by step, stably, so each rank's program runs its work round by round. Steps
-/// respect dataflow, so the order stays valid.
+/// respect dataflow, so the order stays valid. A schedule marked `own_steps` keeps the steps
+/// its algorithm gave (an op without one takes its operands' latest) and is reordered by them.
 void assignSteps(mlir::coll::ScheduleOp schedule);
 
 /// Per reduction op (coll.reduce, coll.reduce_send), the port-model round in which each operand

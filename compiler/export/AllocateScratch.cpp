@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -20,6 +21,8 @@ struct Block {
   uint32_t begin = 0, end = 0;  ///< virtual units [begin, end)
   size_t first = 0, last = 0;   ///< instructions that touch it first and last
   uint32_t physical = 0;        ///< where it goes
+  /// The channels of the instructions that touch it.
+  std::vector<uint32_t> channels;
 };
 
 /// The blocks of one rank: virtual units joined whenever one reference covers both.
@@ -60,19 +63,22 @@ std::vector<Block> blocksOf(const std::vector<Instruction> &ops, uint32_t units)
     Block &b = blocks[size_t(blockOf[find(r.offset)])];
     b.first = std::min(b.first, i);
     b.last = std::max(b.last, i);
+    if (std::find(b.channels.begin(), b.channels.end(), ops[i].channel) == b.channels.end())
+      b.channels.push_back(ops[i].channel);
   });
+  for (Block &b : blocks) std::sort(b.channels.begin(), b.channels.end());
   return blocks;
 }
 
-/// First fit in program order: a block takes the lowest units of its phase that no block still
-/// live when it is first touched holds. Returns the units used.
-uint32_t place(std::vector<Block> &blocks, uint32_t unitsPerBlock) {
-  std::vector<size_t> order(blocks.size());
-  std::iota(order.begin(), order.end(), size_t(0));
+/// First fit in program order over `order` (the blocks of one region, at or after `base`): a
+/// block takes the lowest units of its phase that no block still live when it is first touched
+/// holds. Returns the end of the units used.
+uint32_t placeRegion(std::vector<Block> &blocks, std::vector<size_t> order, uint32_t base,
+                     uint32_t unitsPerBlock) {
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return blocks[a].first < blocks[b].first; });
   std::vector<size_t> live;
-  uint32_t used = 0;
+  uint32_t used = base;
   const uint32_t period = std::max<uint32_t>(unitsPerBlock, 1);
   for (size_t k : order) {
     Block &b = blocks[k];
@@ -80,7 +86,7 @@ uint32_t place(std::vector<Block> &blocks, uint32_t unitsPerBlock) {
                               [&](size_t j) { return blocks[j].last < b.first; }),
                live.end());
     const uint32_t length = b.end - b.begin;
-    for (uint32_t p = b.begin % period;; p += period) {
+    for (uint32_t p = base + (b.begin % period + period - base % period) % period;; p += period) {
       const bool free = std::none_of(live.begin(), live.end(), [&](size_t j) {
         const Block &o = blocks[j];
         return p < o.physical + (o.end - o.begin) && o.physical < p + length;
@@ -92,6 +98,20 @@ uint32_t place(std::vector<Block> &blocks, uint32_t unitsPerBlock) {
     live.push_back(k);
     used = std::max(used, b.physical + length);
   }
+  return used;
+}
+
+/// Places every block: blocks touched on the same channels share units among themselves, in a
+/// region of their own (those channels run them in program order, so a unit handed on waits
+/// only for work that comes before it there anyway). A unit shared with a block of other
+/// channels would need an `after` reference that makes one channel wait for another that its
+/// data never waits for. Returns the units used.
+uint32_t place(std::vector<Block> &blocks, uint32_t unitsPerBlock) {
+  std::map<std::vector<uint32_t>, std::vector<size_t>> regions;
+  for (size_t k = 0; k < blocks.size(); ++k) regions[blocks[k].channels].push_back(k);
+  uint32_t used = 0;
+  for (const auto &[channel, members] : regions)
+    used = placeRegion(blocks, members, used, unitsPerBlock);
   return used;
 }
 

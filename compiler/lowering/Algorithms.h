@@ -99,6 +99,9 @@ struct AlgorithmInfo {
   /// Level 3 posts every send that needs nothing received before any receive (a direct
   /// exchange: no send waits for a receive), not one send per port-model round.
   bool sendsFirst = false;
+  /// Its own parameters pipeline the message (synth: each tree a pipeline of slices), so
+  /// plan-tune does not also vary `slices` for it: the product would only multiply ops.
+  bool pipelinesItself = false;
   /// NCCL's algorithm of the same schedule for every collective this one implements, as its
   /// tuner plugin names it ("ring", "tree"); empty where NCCL has none. plan-tune --emit
   /// nccl-tuner maps its winners through it.

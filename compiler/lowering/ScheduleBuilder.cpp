@@ -35,7 +35,7 @@ ScheduleBuilder::ScheduleBuilder(OpBuilder &builder, Location loc, const Collect
       needsRoot(spec.kind) ? i64(spec.root) : IntegerAttr(),
       algorithm.empty() ? StringAttr() : builder_.getStringAttr(algorithm),
       spec.remoteReads ? builder_.getUnitAttr() : UnitAttr(),
-      spec.sendsFirst ? builder_.getUnitAttr() : UnitAttr());
+      spec.sendsFirst ? builder_.getUnitAttr() : UnitAttr(), UnitAttr());
   Block *body = new Block();
   schedule_.getBody().push_back(body);
   builder_.setInsertionPointToEnd(body);
@@ -72,6 +72,8 @@ void ScheduleBuilder::annotate(Operation *op) {
   }
   if (channel_ >= 0) op->setAttr("channel", builder_.getI64IntegerAttr(channel_));
 }
+
+void ScheduleBuilder::keepOwnSteps() { schedule_.setOwnSteps(true); }
 
 Value ScheduleBuilder::track(Operation *op, int) {
   annotate(op);

@@ -66,6 +66,9 @@ public:
 
   /// Subsequent ops carry `step` (and `channel` when >= 0) attributes; -1 clears.
   void setStep(int step) { step_ = step; }
+  /// Marks the schedule `own_steps`: the steps set here are the algorithm's own order of the
+  /// links, which coll-schedule-steps keeps (ops without one take their operands' latest).
+  void keepOwnSteps();
   void setChannel(int channel) { channel_ = channel; }
   /// The largest step an op of the schedule carries so far, in this builder's numbering (a
   /// stage's step 0 is its firstStep); negative when none does.

@@ -47,13 +47,18 @@ def Coll_ScheduleOp : Coll_Op<"schedule", [Symbol, SingleBlock, NoTerminator]> {
     bitwise identical on all ranks. `remote_reads` allows reductions to read peers' values.
     `sends_first` asks the level-3 programs to post every send that needs nothing received
     before any receive (a direct exchange), instead of the port model's one send per round.
+    `own_steps` says the ops' `step` attributes are the algorithm's own order of the links (a
+    rank sending on several links at once): `coll-schedule-steps` keeps that order instead of
+    the port model's rounds.
   }];
   let arguments = !con(CollSpecArgs, (ins OptionalAttr<StrAttr>:$algorithm,
-                                          UnitAttr:$remote_reads, UnitAttr:$sends_first));
+                                          UnitAttr:$remote_reads, UnitAttr:$sends_first,
+                                          UnitAttr:$own_steps));
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = CollSpecFormat #
       [{ (`algorithm` $algorithm^)? (`remote_reads` $remote_reads^)?
-         (`sends_first` $sends_first^)? attr-dict-with-keyword $body }];
+         (`sends_first` $sends_first^)? (`own_steps` $own_steps^)? attr-dict-with-keyword
+         $body }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::Block &getBodyBlock() { return getBody().front(); }

@@ -116,6 +116,13 @@ const std::vector<Exception> &exceptions() {
                 c.size == Size::Large;
        },
        0.5, 1.02},
+      // synth sends one message per tree edge and slice (256 trees by default), each rank to
+      // several peers on channels of their own, which the simulator runs at once; the port
+      // model takes one message per rank and round and charges each round α and its largest
+      // message, so it overestimates synth 3.5-12x (lowest 0.086 at 4 KiB, 0.19 at 256 MiB).
+      {"synth: a rank's trees on parallel channels, the port model one message per round",
+       [](const Case &c) { return c.algorithm == "synth"; },
+       0.05, 1.3},
       // double-binary-tree at N = 3: both trees run over the same three ranks, so rank 0's two
       // channels send to rank 2 at once (a reduction forwarded from one tree, a broadcast block
       // of the other) and share the link the port model gives them in consecutive rounds; the

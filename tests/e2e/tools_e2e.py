@@ -201,7 +201,8 @@ PARAM_ERRORS = [
      "parameters need --algorithm NAME", None),
     (["--algorithm", "ring", "-n", "2", "--param", "colour=red"],
      "--param colour=red: unknown key \"colour\" (valid keys: slices, bidirectional, channels, "
-     "dims, fanout, inter, intra, order, pipeline, ranks-per-device, ranks-per-node)",
+     "dims, fanout, inter, intra, latency, order, pipeline, ranks-per-device, ranks-per-node, "
+     "trees)",
      NO_COMPILER),
     (["--algorithm", "ring", "-n", "2", "--param", "channels"],
      "--param channels: expected KEY=VALUE", NO_COMPILER),
