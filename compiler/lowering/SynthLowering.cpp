@@ -66,9 +66,18 @@ public:
     }
     if (mostPeers > kMaxPeers) keepNearInRankOrder();
   }
+  /// Every pair joined: for latency trees, where a relay would add an op's hand-off to a path
+  /// whose links a direct message crosses anyway.
+  static PeerGraph everyPair(int ranks) {
+    PeerGraph g(ranks);
+    for (int u = 0; u < ranks; ++u)
+      for (int v = 0; v < ranks; ++v) g.joined_[g.index(u, v)] = u != v;
+    return g;
+  }
   bool joins(int u, int v) const { return joined_[index(u, v)]; }
 
 private:
+  explicit PeerGraph(int ranks) : ranks_(ranks), joined_(size_t(ranks) * size_t(ranks), false) {}
   size_t index(int u, int v) const { return size_t(u) * size_t(ranks_) + size_t(v); }
 
   static bool routeAvoidsOtherRanks(const Topology &topo, RouteTable &routes, int u, int v) {
@@ -304,12 +313,12 @@ int blocksOf(const CollectiveSpec &spec) {
 constexpr int kDefaultTrees = 256;
 
 /// Trees per block: the `trees` parameter, or by default 256 trees in all over the blocks (at
-/// least 4 per block): enough slices that a tree's pipeline fills in a small part of the call,
-/// few enough that a plan of N ranks stays near 256 N ops per phase.
+/// least one per block): enough slices that a tree's pipeline fills in a small part of the call,
+/// few enough that a plan of N ranks stays near 256 N ops per phase (N² past 256 ranks).
 int treesPerBlock(const CollectiveSpec &spec, const AlgorithmParams &p) {
   if (p.getBool("latency")) return 1;
   const int trees = p.getInt("trees");
-  return trees > 0 ? trees : std::max(kDefaultTrees / blocksOf(spec), 4);
+  return trees > 0 ? trees : std::max(kDefaultTrees / blocksOf(spec), 1);
 }
 
 int rootOfBlock(const CollectiveSpec &spec, int block) {
@@ -338,10 +347,11 @@ struct Forest {
   int perBlock = 1;
   std::array<std::vector<RankTree>, 2> trees;  ///< [phase][c * perBlock + k]
   std::vector<int> colour;                     ///< colourPairs
-  /// Channels per colour: a pair's messages take them in turn (by block and slice), so one
-  /// message's latency overlaps the next one's bytes (a channel starts its next op only once
-  /// the last has arrived).
+  /// Channels per colour: a pair's messages take them in turn (by slice; latency trees, whose
+  /// blocks have one slice, by block), so one message's latency overlaps the next one's bytes
+  /// (a channel starts its next op only once the last has arrived).
   int lanes = 1;
+  bool latencyTrees = false;  ///< one shortest-path tree per block: lanes go by block too
 
   const RankTree &tree(int phase, int block, int slice) const {
     return trees[size_t(phase)][size_t(block * perBlock + slice % perBlock)];
@@ -351,7 +361,7 @@ struct Forest {
   int channelOf(int phase, int from, int to, int block, int slice, int ranks) const {
     const size_t n = size_t(ranks);
     const int c = colour[size_t(phase) * n * n + size_t(from) * n + size_t(to)];
-    return 1 + (c * lanes + (block + slice) % lanes) % kPairChannels;
+    return 1 + (c * lanes + (latencyTrees ? block + slice : slice) % lanes) % kPairChannels;
   }
 };
 
@@ -424,9 +434,11 @@ std::vector<int> colourPairs(const CollectiveSpec &spec, const Forest &forest) {
 
 Forest forestFor(const CollectiveSpec &spec, const AlgorithmParams &p, const Topology &topo,
                  RouteTable &routes) {
-  const PeerGraph peers(topo, routes);
+  const PeerGraph peers =
+      p.getBool("latency") ? PeerGraph::everyPair(topo.numRanks()) : PeerGraph(topo, routes);
   Forest forest;
   forest.perBlock = treesPerBlock(spec, p);
+  forest.latencyTrees = p.getBool("latency");
   for (int phase : phasesOf(spec.kind)) {
     if (!p.getBool("latency")) {
       forest.trees[size_t(phase)] = packTrees(spec, forest.perBlock, phase, topo, routes, peers);
@@ -662,6 +674,37 @@ private:
   const LinkSchedule &order_;
 };
 
+/// Whether `p` asks for an allreduce by latency trees: one exchange, buildDirectAllReduce.
+bool directAllReduce(const CollectiveSpec &spec, const AlgorithmParams &p) {
+  return spec.kind == CollectiveKind::AllReduce && p.getBool("latency");
+}
+
+/// An allreduce for small messages: every rank's input sent straight to every other rank, all
+/// at once, and each rank folding the N inputs in rank order, so every rank computes the same
+/// sum bit for bit: one path's latency, where folding up a tree and sending the sum back down it
+/// takes two.
+void buildDirectAllReduce(ScheduleBuilder &b, const Forest &forest) {
+  const int ranks = b.spec().ranks;
+  std::vector<Value> inputs;
+  for (int q = 0; q < ranks; ++q) inputs.push_back(b.input(q, 0, 0));
+  for (int r = 0; r < ranks; ++r) {
+    SmallVector<Value> operands;
+    for (int q = 0; q < ranks; ++q) {
+      if (q == r) {
+        operands.push_back(inputs[size_t(q)]);
+        continue;
+      }
+      b.setStep(0);
+      b.setChannel(forest.channelOf(kDownPhase, q, r, q, 0, ranks));
+      operands.push_back(b.copy(inputs[size_t(q)], r));
+    }
+    b.setStep(-1);
+    b.setChannel(kFoldChannel);
+    b.output(b.reduce(operands, r), r, 0, 0);
+  }
+  b.setChannel(-1);
+}
+
 void buildSynth(ScheduleBuilder &b, const AlgorithmParams &p) {
   const CollectiveSpec &spec = b.spec();
   Topology fallback;
@@ -671,6 +714,7 @@ void buildSynth(ScheduleBuilder &b, const AlgorithmParams &p) {
   const LinkSchedule order(spec, forest, topo, routes);
   TreeEmitter emit(b, forest, order);
   b.keepOwnSteps();
+  if (directAllReduce(spec, p)) return buildDirectAllReduce(b, forest);
   // Slice s of block c travels on the block's tree s mod perBlock.
   for (int s = 0; s < spec.slices; ++s) {
     switch (spec.kind) {
@@ -705,6 +749,7 @@ void buildSynth(ScheduleBuilder &b, const AlgorithmParams &p) {
 /// The busiest rank's messages: one per tree edge it sends on (down: to each child; up: to its
 /// parent; allreduce both), for every slice.
 std::optional<int> synthMessages(const CollectiveSpec &spec, const AlgorithmParams &p) {
+  if (directAllReduce(spec, p)) return spec.ranks - 1;
   Topology fallback;
   const Topology &topo = topologyFor(p, spec.ranks, fallback);
   RouteTable routes(topo);
@@ -730,12 +775,12 @@ void registerSynthAlgorithms(AlgorithmRegistry &registry) {
   synth.params = {
       intParam("trees", 0, 0, 256,
                "trees per block, each carrying one slice of it, grown on the links the earlier "
-               "trees left least busy (0: 256 over the blocks, at least 4 per block)"),
+               "trees left least busy (0: 256 over the blocks, at least one per block)"),
       boolParam("latency", false,
                 "one shortest-path tree per block, every message posted once its data is in "
                 "(small messages)")};
-  synth.chunks = [](const CollectiveSpec &spec, const AlgorithmParams &) {
-    return spec.kind == CollectiveKind::AllReduce ? spec.ranks : 1;
+  synth.chunks = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
+    return spec.kind == CollectiveKind::AllReduce && !directAllReduce(spec, p) ? spec.ranks : 1;
   };
   synth.slices = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
     return treesPerBlock(spec, p);
