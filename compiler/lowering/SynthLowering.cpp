@@ -2,12 +2,11 @@
 // every block travels on a spanning tree of its own over the ranks, and the trees are grown one
 // after the other (then regrown on each other's loads) so that together they load each link in
 // proportion to its bandwidth: greedy tree packing, the discrete form of the spanning-tree
-// packing that reaches the cut bound (Edmonds; ForestColl). Slices of one block follow each other
-// down (or up) their trees a step apart, so the trees run as pipelines. Allgather sends block r
-// down its trees; reduce-scatter folds block r up them; allreduce folds chunk c up its trees to
-// rank c and sends the sum back down; broadcast sends the root's message down its trees. For
-// small messages `latency` grows one shortest-path tree per block instead, every edge a
-// message posted as soon as its data is in.
+// packing that reaches the cut bound (Edmonds; ForestColl). Allgather sends block r down its
+// trees; reduce-scatter folds block r up them; allreduce folds chunk c up one forest to rank c
+// and sends the sum down another; broadcast sends the root's message down its trees. Each peer
+// pair gets channels of its own, and a list schedule of the links orders every channel. For
+// small messages `latency` sends every block straight along its routes instead.
 #include "compiler/lowering/Algorithms.h"
 
 #include "runtime/topology/Generators.h"
@@ -16,7 +15,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -28,23 +26,15 @@ using namespace mlir;
 namespace collplan {
 namespace {
 
-/// A spanning tree over the ranks: parent (-1 at the root), depth, height of each rank's subtree,
-/// and the ranks in the order they joined (every parent before its children).
+/// A spanning tree over the ranks: parent (-1 at the root), depth, and the ranks in the order
+/// they joined (every parent before its children).
 struct RankTree {
   int root = 0;
-  std::vector<int> parent, depth, height, order;
-  int treeHeight() const { return height[size_t(root)]; }
+  std::vector<int> parent, depth, order;
 };
 
-/// Which way a tree's data flows: down from the root (allgather, broadcast), up to it
-/// (reduce-scatter), or both (allreduce).
-enum class Flow { Down, Up, Both };
-
-Flow flowOf(CollectiveKind kind) {
-  if (kind == CollectiveKind::ReduceScatter) return Flow::Up;
-  if (kind == CollectiveKind::AllReduce) return Flow::Both;
-  return Flow::Down;
-}
+/// Which way a tree's data flows: down from the root (blocks, sums) or up to it (folds).
+enum class Flow { Down, Up };
 
 /// The ranks a tree edge may join: pairs whose route crosses no third rank's device, so a tree
 /// relays at a rank where the route would pass through it anyway. Where that leaves a rank more
@@ -138,8 +128,8 @@ public:
   LinkLoads(const Topology &topo, RouteTable &routes)
       : topo_(topo), routes_(routes), load_(2 * topo.links.size() + topo.devices.size(), 0.0) {}
 
-  /// What one more unit on u -> v (v -> u for Up; both for Both) costs: the busiest link's load
-  /// per GB/s once it crosses, and the sum of that over the route's links.
+  /// What one more unit on u -> v (v -> u for Up) costs: the busiest link's load per GB/s once
+  /// it crosses, and the sum of that over the route's links.
   EdgeCost cost(int u, int v, Flow flow) {
     EdgeCost c;
     forEachCapacity(u, v, flow, [&](size_t slot, double gbps) {
@@ -160,8 +150,8 @@ public:
 private:
   template <typename Visit>
   void forEachCapacity(int u, int v, Flow flow, Visit visit) {
-    if (flow != Flow::Up) visitRoute(u, v, visit);
-    if (flow != Flow::Down) visitRoute(v, u, visit);
+    if (flow == Flow::Down) visitRoute(u, v, visit);
+    else visitRoute(v, u, visit);
   }
   template <typename Visit>
   void visitRoute(int from, int to, Visit visit) {
@@ -182,16 +172,6 @@ private:
   RouteTable &routes_;
   std::vector<double> load_;
 };
-
-/// Fills in the heights of `t`'s subtrees (a leaf 0) from its parents and order.
-void computeHeights(RankTree &t) {
-  t.height.assign(t.parent.size(), 0);
-  for (auto it = t.order.rbegin(); it != t.order.rend(); ++it)
-    if (*it != t.root) {
-      int &up = t.height[size_t(t.parent[size_t(*it)])];
-      up = std::max(up, t.height[size_t(*it)] + 1);
-    }
-}
 
 RankTree emptyTree(int root, int ranks) {
   RankTree t;
@@ -246,7 +226,6 @@ RankTree growPackedTree(int root, int ranks, Flow flow, LinkLoads &loads, const 
     attach(t, via[size_t(next)], next);
     offer(next);
   }
-  computeHeights(t);
   return t;
 }
 
@@ -291,7 +270,6 @@ RankTree growShortestTree(int root, const Topology &topo, RouteTable &routes,
       }
     }
   }
-  computeHeights(t);
   return t;
 }
 
@@ -365,13 +343,12 @@ struct Forest {
   }
 };
 
-/// The phases a collective's data takes through its trees.
+/// The phases a collective's data takes through its trees: down (allgather, broadcast), up
+/// (reduce-scatter), or up then down (allreduce).
 std::vector<int> phasesOf(CollectiveKind kind) {
-  switch (flowOf(kind)) {
-  case Flow::Up: return {kUpPhase};
-  case Flow::Down: return {kDownPhase};
-  default: return {kUpPhase, kDownPhase};
-  }
+  if (kind == CollectiveKind::ReduceScatter) return {kUpPhase};
+  if (kind == CollectiveKind::AllReduce) return {kUpPhase, kDownPhase};
+  return {kDownPhase};
 }
 
 /// `perBlock` trees for every block, packed together on the links `phase` loads.
@@ -472,10 +449,8 @@ public:
                RouteTable &routes)
       : spec_(spec), forest_(forest), topo_(topo), routes_(routes) {
     step_.assign(size_t(blocksOf(spec)) * size_t(spec.slices) * size_t(spec.ranks) * 2, -1);
-    const Flow flow = flowOf(spec.kind);
     int next = 0;
-    if (flow != Flow::Down) next = schedulePhase(kUpPhase, next);
-    if (flow != Flow::Up) schedulePhase(kDownPhase, next);
+    for (int phase : phasesOf(spec.kind)) next = schedulePhase(phase, next);  // up first
   }
   /// The step of slice `slice`'s message of block `block` into `rank` (down) or out of it (up).
   int step(int block, int slice, int rank, int phase) const {

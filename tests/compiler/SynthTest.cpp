@@ -6,6 +6,7 @@
 #include "runtime/sim/LowerBound.h"
 #include "runtime/sim/Simulator.h"
 #include "runtime/topology/Resolver.h"
+#include "tests/compiler/ScheduleTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -23,14 +24,6 @@ Topology machine(const std::string &file) {
   return resolveTopology(std::string(COLLPLAN_SOURCE_DIR) + "/tests/data/topologies/" + file);
 }
 
-CollectiveSpec specFor(CollectiveKind kind, int ranks) {
-  CollectiveSpec spec;
-  spec.kind = kind;
-  spec.ranks = ranks;
-  if (needsReduceOp(kind)) spec.op = ReduceOp::Sum;
-  return spec;
-}
-
 Plan compile(CollectiveKind kind, const Topology &topo, const std::string &algorithm,
              std::vector<std::string> params = {}) {
   CompileOptions options;
@@ -38,7 +31,7 @@ Plan compile(CollectiveKind kind, const Topology &topo, const std::string &algor
   options.params = std::move(params);
   options.topology = &topo;
   std::string error;
-  auto compiled = compileCollective(specFor(kind, topo.numRanks()), options, error);
+  auto compiled = compileCollective(collplan::testing::summingSpec(kind, topo.numRanks()), options, error);
   if (mlir::failed(compiled)) {
     ADD_FAILURE() << algorithm << " " << toString(kind) << " on " << topo.name << ": " << error;
     return Plan{};
