@@ -1,8 +1,9 @@
-// Issue 4's scale targets: every allreduce lowering at N=64, and a 1024-rank ring.
+// Scale: every allreduce lowering at N=64, a 1024-rank ring, and synth's schedule at 64 and 512.
 #include "compiler/Registration.h"
 #include "compiler/analysis/CostModel.h"
 #include "compiler/analysis/ScheduleVerifier.h"
 #include "compiler/lowering/Algorithms.h"
+#include "runtime/topology/Resolver.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -76,6 +77,33 @@ void BM_RingAllreduce1024LowerVerify(benchmark::State &state) {
   state.counters["peak_rss_MiB"] = peakRssMiB();
 }
 BENCHMARK(BM_RingAllreduce1024LowerVerify)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+/// synth's schedule for an allgather on a torus of 8 x N/8 ranks: peers, packed trees (default
+/// count), channels, the links' list schedule and the level-2 IR, verified: what synthesis
+/// costs before the common pipeline (plan-compile adds lowering to programs and the proof).
+void BM_SynthAllgatherTorus(benchmark::State &state) {
+  Context c;
+  const int ranks = int(state.range(0));
+  const Topology topo = resolveTopology("torus:8x" + std::to_string(ranks / 8));
+  const AlgorithmInfo *synth = findAlgorithm("synth");
+  bool ok = true;
+  for (auto _ : state) {
+    mlir::OpBuilder b(&c.ctx);
+    auto module = mlir::ModuleOp::create(b.getUnknownLoc());
+    b.setInsertionPointToEnd(module.getBody());
+    CollectiveSpec spec;
+    spec.kind = CollectiveKind::AllGather;
+    spec.ranks = ranks;
+    std::string error;
+    auto schedule = buildSchedule(b, b.getUnknownLoc(), spec, "s", *synth,
+                                  AlgorithmParams(*synth, &topo), error);
+    ok &= mlir::succeeded(schedule) && mlir::succeeded(verifySchedule(*schedule));
+    module.erase();
+  }
+  state.counters["ok"] = ok;
+  state.counters["peak_rss_MiB"] = peakRssMiB();
+}
+BENCHMARK(BM_SynthAllgatherTorus)->Arg(64)->Arg(512)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 
