@@ -329,7 +329,7 @@ struct Forest {
   /// blocks have one slice, by block), so one message's latency overlaps the next one's bytes
   /// (a channel starts its next op only once the last has arrived).
   int lanes = 1;
-  bool latencyTrees = false;  ///< one shortest-path tree per block: lanes go by block too
+  bool latencyTrees = false;  ///< one shortest-route tree per block: lanes go by block too
 
   const RankTree &tree(int phase, int block, int slice) const {
     return trees[size_t(phase)][size_t(block * perBlock + slice % perBlock)];
@@ -744,7 +744,7 @@ void registerSynthAlgorithms(AlgorithmRegistry &registry) {
   synth.name = "synth";
   synth.summary = "trees derived from the topology's links, packed so that together they load "
                   "each link by its bandwidth (one per slice of a block, pipelined), or for small "
-                  "messages one shortest-path tree per block";
+                  "messages every block straight along its shortest routes";
   synth.kinds = {CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
                  CollectiveKind::AllReduce, CollectiveKind::Broadcast};
   synth.params = {
@@ -752,8 +752,8 @@ void registerSynthAlgorithms(AlgorithmRegistry &registry) {
                "trees per block, each carrying one slice of it, grown on the links the earlier "
                "trees left least busy (0: 256 over the blocks, at least one per block)"),
       boolParam("latency", false,
-                "one shortest-path tree per block, every message posted once its data is in "
-                "(small messages)")};
+                "small messages: every block sent straight along its shortest routes, all at "
+                "once (allreduce: every input to every rank, folded in rank order)")};
   synth.chunks = [](const CollectiveSpec &spec, const AlgorithmParams &p) {
     return spec.kind == CollectiveKind::AllReduce && !directAllReduce(spec, p) ? spec.ranks : 1;
   };
