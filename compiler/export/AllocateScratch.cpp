@@ -110,7 +110,7 @@ uint32_t place(std::vector<Block> &blocks, uint32_t unitsPerBlock) {
   std::map<std::vector<uint32_t>, std::vector<size_t>> regions;
   for (size_t k = 0; k < blocks.size(); ++k) regions[blocks[k].channels].push_back(k);
   uint32_t used = 0;
-  for (const auto &[channel, members] : regions)
+  for (const auto &[channels, members] : regions)
     used = placeRegion(blocks, members, used, unitsPerBlock);
   return used;
 }

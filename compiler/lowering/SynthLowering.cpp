@@ -17,7 +17,6 @@
 #include <array>
 #include <functional>
 #include <limits>
-#include <map>
 #include <queue>
 #include <tuple>
 
@@ -33,8 +32,28 @@ struct RankTree {
   std::vector<int> parent, depth, order;
 };
 
-/// Which way a tree's data flows: down from the root (blocks, sums) or up to it (folds).
-enum class Flow { Down, Up };
+/// The phases of a tree's messages: blocks and sums sent down from the root, folds sent up to
+/// it. A phase indexes the forests and the pairs' colours.
+constexpr int kDownPhase = 0, kUpPhase = 1;
+
+/// The capacity slots of `topo` that messages load: each link direction (a half-duplex link's
+/// two share one), then each device's memory path.
+size_t capacitySlots(const Topology &topo) { return 2 * topo.links.size() + topo.devices.size(); }
+
+/// Calls visit(slot, GB/s) for every capacity a message from rank `from` to rank `to` crosses:
+/// its route's link directions, or its device's memory path.
+template <typename Visit>
+void forEachCapacity(const Topology &topo, RouteTable &routes, int from, int to, Visit visit) {
+  if (topo.deviceOf(from) == topo.deviceOf(to)) {
+    visit(2 * topo.links.size() + size_t(topo.deviceOf(from)),
+          std::max(topo.intraDeviceBandwidthGBps, 1e-9));
+    return;
+  }
+  for (const Hop &hop : routes.route(from, to)) {
+    const Link &link = topo.links[size_t(hop.link)];
+    visit(2 * size_t(hop.link) + (link.duplex && hop.reverse ? 1 : 0), link.bandwidthGBps);
+  }
+}
 
 /// The ranks a tree edge may join: pairs whose route crosses no third rank's device, so a tree
 /// relays at a rank where the route would pass through it anyway. Where that leaves a rank more
@@ -126,46 +145,32 @@ struct EdgeCost {
 class LinkLoads {
 public:
   LinkLoads(const Topology &topo, RouteTable &routes)
-      : topo_(topo), routes_(routes), load_(2 * topo.links.size() + topo.devices.size(), 0.0) {}
+      : topo_(topo), routes_(routes), load_(capacitySlots(topo), 0.0) {}
 
-  /// What one more unit on u -> v (v -> u for Up) costs: the busiest link's load per GB/s once
-  /// it crosses, and the sum of that over the route's links.
-  EdgeCost cost(int u, int v, Flow flow) {
+  /// What one more unit on tree edge u -> v costs in `phase` (down: u sends to v; up: v to u):
+  /// the busiest link's load per GB/s once it crosses, and the sum of that over the route.
+  EdgeCost cost(int u, int v, int phase) {
     EdgeCost c;
-    forEachCapacity(u, v, flow, [&](size_t slot, double gbps) {
+    forEdge(u, v, phase, [&](size_t slot, double gbps) {
       c.worst = std::max(c.worst, (load_[slot] + 1) / gbps);
       c.total += (load_[slot] + 1) / gbps;
     });
     return c;
   }
-  void add(int u, int v, Flow flow, double units) {
-    forEachCapacity(u, v, flow, [&](size_t slot, double) { load_[slot] += units; });
+  void add(int u, int v, int phase, double units) {
+    forEdge(u, v, phase, [&](size_t slot, double) { load_[slot] += units; });
   }
   /// Adds (or with -1, removes) every edge of `t`.
-  void addTree(const RankTree &t, Flow flow, double units) {
+  void addTree(const RankTree &t, int phase, double units) {
     for (int v : t.order)
-      if (v != t.root) add(t.parent[size_t(v)], v, flow, units);
+      if (v != t.root) add(t.parent[size_t(v)], v, phase, units);
   }
 
 private:
   template <typename Visit>
-  void forEachCapacity(int u, int v, Flow flow, Visit visit) {
-    if (flow == Flow::Down) visitRoute(u, v, visit);
-    else visitRoute(v, u, visit);
-  }
-  template <typename Visit>
-  void visitRoute(int from, int to, Visit visit) {
-    if (topo_.deviceOf(from) == topo_.deviceOf(to)) {
-      visit(2 * topo_.links.size() + size_t(topo_.deviceOf(from)),
-            std::max(topo_.intraDeviceBandwidthGBps, 1e-9));
-      return;
-    }
-    for (const Hop &hop : routes_.route(from, to)) {
-      const Link &link = topo_.links[size_t(hop.link)];
-      // A half-duplex link shares one capacity between its directions.
-      const size_t slot = 2 * size_t(hop.link) + (link.duplex && hop.reverse ? 1 : 0);
-      visit(slot, link.bandwidthGBps);
-    }
+  void forEdge(int u, int v, int phase, Visit visit) {
+    if (phase == kDownPhase) forEachCapacity(topo_, routes_, u, v, visit);
+    else forEachCapacity(topo_, routes_, v, u, visit);
   }
 
   const Topology &topo_;
@@ -192,7 +197,7 @@ void attach(RankTree &t, int parent, int child) {
 /// cheapest joins next, through that edge, which is then loaded. Costs only rise as edges are
 /// added, so a candidate's remembered cost is re-checked when it comes up and taken when still
 /// current. Ties go to the shallower parent, for latency.
-RankTree growPackedTree(int root, int ranks, Flow flow, LinkLoads &loads, const PeerGraph &peers) {
+RankTree growPackedTree(int root, int ranks, int phase, LinkLoads &loads, const PeerGraph &peers) {
   RankTree t = emptyTree(root, ranks);
   std::vector<bool> joined(size_t(ranks), false);
   const double never = std::numeric_limits<double>::infinity();
@@ -201,7 +206,7 @@ RankTree growPackedTree(int root, int ranks, Flow flow, LinkLoads &loads, const 
   auto offer = [&](int u) {
     for (int v = 0; v < ranks; ++v) {
       if (joined[size_t(v)] || !peers.joins(u, v) || !peers.joins(v, u)) continue;
-      const EdgeCost c = loads.cost(u, v, flow);
+      const EdgeCost c = loads.cost(u, v, phase);
       const bool better = via[size_t(v)] < 0 || c.below(best[size_t(v)]) ||
                           (c.same(best[size_t(v)]) &&
                            t.depth[size_t(u)] < t.depth[size_t(via[size_t(v)])]);
@@ -216,12 +221,12 @@ RankTree growPackedTree(int root, int ranks, Flow flow, LinkLoads &loads, const 
       if (!joined[size_t(v)] && via[size_t(v)] >= 0 &&
           (next < 0 || best[size_t(v)].below(best[size_t(next)])))
         next = v;
-    const EdgeCost now = loads.cost(via[size_t(next)], next, flow);
+    const EdgeCost now = loads.cost(via[size_t(next)], next, phase);
     if (best[size_t(next)].below(now)) {  // its edge got busier since: look again
       best[size_t(next)] = now;
       continue;
     }
-    loads.add(via[size_t(next)], next, flow, 1);
+    loads.add(via[size_t(next)], next, phase, 1);
     joined[size_t(next)] = true;
     attach(t, via[size_t(next)], next);
     offer(next);
@@ -309,9 +314,6 @@ int rootOfBlock(const CollectiveSpec &spec, int block) {
 constexpr int kFoldChannel = 0;
 constexpr int kPairChannels = int(kMaxChannels) - 1;
 
-/// The phases of a pair's messages: sums and blocks sent down the trees, folds sent up.
-constexpr int kDownPhase = 0, kUpPhase = 1;
-
 /// Lanes per colour while colours x lanes fit the channels: two hide a message's latency behind
 /// the next one's bytes; latency trees take every channel left, so that a rank posts its own
 /// block and the ones it relays at once.
@@ -356,7 +358,6 @@ std::vector<RankTree> packTrees(const CollectiveSpec &spec, int perBlock, int ph
                                 const Topology &topo, RouteTable &routes,
                                 const PeerGraph &peers) {
   LinkLoads loads(topo, routes);
-  const Flow flow = phase == kUpPhase ? Flow::Up : Flow::Down;
   const int blocks = blocksOf(spec);
   std::vector<RankTree> trees(size_t(blocks * perBlock));
   // Slice by slice: the trees that run in one step of the pipeline are grown next to each
@@ -364,15 +365,15 @@ std::vector<RankTree> packTrees(const CollectiveSpec &spec, int perBlock, int ph
   for (int k = 0; k < perBlock; ++k)
     for (int c = 0; c < blocks; ++c)
       trees[size_t(c * perBlock + k)] =
-          growPackedTree(rootOfBlock(spec, c), spec.ranks, flow, loads, peers);
+          growPackedTree(rootOfBlock(spec, c), spec.ranks, phase, loads, peers);
   // Rip up and regrow: each tree grown again on the loads all the others leave, which evens out
   // what the first trees chose before the later ones were known.
   for (int round = 0; round < kRegrowRounds; ++round)
     for (int k = 0; k < perBlock; ++k)
       for (int c = 0; c < blocks; ++c) {
         RankTree &t = trees[size_t(c * perBlock + k)];
-        loads.addTree(t, flow, -1);
-        t = growPackedTree(t.root, spec.ranks, flow, loads, peers);
+        loads.addTree(t, phase, -1);
+        t = growPackedTree(t.root, spec.ranks, phase, loads, peers);
       }
   return trees;
 }
@@ -447,7 +448,8 @@ class LinkSchedule {
 public:
   LinkSchedule(const CollectiveSpec &spec, const Forest &forest, const Topology &topo,
                RouteTable &routes)
-      : spec_(spec), forest_(forest), topo_(topo), routes_(routes) {
+      : spec_(spec), forest_(forest), topo_(topo), routes_(routes),
+        rootReady_(size_t(blocksOf(spec)) * size_t(spec.slices), 0.0) {
     step_.assign(size_t(blocksOf(spec)) * size_t(spec.slices) * size_t(spec.ranks) * 2, -1);
     int next = 0;
     for (int phase : phasesOf(spec.kind)) next = schedulePhase(phase, next);  // up first
@@ -502,25 +504,18 @@ private:
     const int from = phase == kDownPhase ? parent : msg.rank;
     const int to = phase == kDownPhase ? msg.rank : parent;
     const int channel = forest_.channelOf(phase, from, to, msg.block, msg.slice, spec_.ranks);
-    double &sender = engineFree_[{from, channel}];
-    std::vector<std::pair<size_t, double>> route;  // capacity slot, time per unit
-    if (topo_.deviceOf(from) == topo_.deviceOf(to)) {
-      route.push_back({2 * topo_.links.size() + size_t(topo_.deviceOf(from)),
-                       1 / std::max(topo_.intraDeviceBandwidthGBps, 1e-9)});
-    } else {
-      for (const Hop &hop : routes_.route(from, to)) {
-        const Link &link = topo_.links[size_t(hop.link)];
-        route.push_back({2 * size_t(hop.link) + (link.duplex && hop.reverse ? 1 : 0),
-                         1 / link.bandwidthGBps});
-      }
-    }
+    double &sender = engineFree_[size_t(from) * kMaxChannels + size_t(channel)];
+    // The message starts once its channel and every capacity on its route are free, and holds
+    // them all for one unit at the narrowest one's bandwidth.
     double start = std::max(ready, sender), duration = 0;
-    for (const auto &[slot, perUnit] : route) {
+    route_.clear();
+    forEachCapacity(topo_, routes_, from, to, [&](size_t slot, double gbps) {
+      route_.push_back(slot);
       start = std::max(start, linkFree_[slot]);
-      duration = std::max(duration, perUnit);
-    }
+      duration = std::max(duration, 1 / gbps);
+    });
     const double arrives = start + duration;
-    for (const auto &[slot, perUnit] : route) linkFree_[slot] = arrives;
+    for (size_t slot : route_) linkFree_[slot] = arrives;
     sender = arrives;
     return {start, arrives};
   }
@@ -528,20 +523,19 @@ private:
   /// List-schedules `phase`'s messages as sends down the trees and numbers them from `first`:
   /// down in order of sending, up in reverse order of arrival. Returns the next free step.
   int schedulePhase(int phase, int first) {
-    engineFree_.clear();
-    linkFree_.clear();
+    engineFree_.assign(size_t(spec_.ranks) * kMaxChannels, 0.0);
+    linkFree_.assign(capacitySlots(topo_), 0.0);
     std::vector<Message> all = messages(phase);
     using Entry = std::tuple<double, int, int>;  // ready, slice, message
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
     for (int m = 0; m < int(all.size()); ++m)
       if (all[size_t(m)].pending == 0) {
-        const Message &msg = all[size_t(m)];
-        const auto sum = rootReady_.find({msg.block, msg.slice});
-        all[size_t(m)].ready = sum == rootReady_.end() ? 0.0 : sum->second;
-        ready.push({all[size_t(m)].ready, msg.slice, m});
+        Message &msg = all[size_t(m)];
+        msg.ready = rootReady_[size_t(msg.block) * size_t(spec_.slices) + size_t(msg.slice)];
+        ready.push({msg.ready, msg.slice, m});
       }
     std::vector<std::pair<double, int>> order;  // start (down) or -arrival (up), message
-    std::vector<double> started(all.size(), 0), arrivedAt(all.size(), 0);
+    std::vector<double> started(all.size(), 0);
     const bool reversed = phase == kUpPhase;
     double end = 0;
     while (!ready.empty()) {
@@ -549,7 +543,6 @@ private:
       ready.pop();
       const auto [start, arrives] = send(all[size_t(m)], phase, when);
       started[size_t(m)] = start;
-      arrivedAt[size_t(m)] = arrives;
       end = std::max(end, arrives);
       order.push_back({reversed ? -arrives : start, m});
       for (int w : all[size_t(m)].next) {
@@ -560,14 +553,13 @@ private:
     }
     // Run backwards, an up message into the root arrives at end - its start here: the root's
     // sum is ready once the last one has.
-    if (phase == kUpPhase)
+    if (reversed)
       for (int m = 0; m < int(all.size()); ++m) {
-        const double arrival = reversed ? end - started[size_t(m)] : arrivedAt[size_t(m)];
         const Message &msg = all[size_t(m)];
         const RankTree &t = forest_.tree(phase, msg.block, msg.slice);
         if (t.parent[size_t(msg.rank)] != t.root) continue;
-        double &sum = rootReady_[{msg.block, msg.slice}];
-        sum = std::max(sum, arrival);
+        double &sum = rootReady_[size_t(msg.block) * size_t(spec_.slices) + size_t(msg.slice)];
+        sum = std::max(sum, end - started[size_t(m)]);
       }
     std::stable_sort(order.begin(), order.end());
     for (const auto &[time, m] : order) {
@@ -581,10 +573,12 @@ private:
   const Forest &forest_;
   const Topology &topo_;
   RouteTable &routes_;
-  std::map<std::pair<int, int>, double> engineFree_;  ///< per (rank, channel)
-  std::map<size_t, double> linkFree_;                 ///< per capacity slot
-  /// When each (block, slice)'s fold reaches its root in the up schedule run forwards.
-  std::map<std::pair<int, int>, double> rootReady_;
+  std::vector<double> engineFree_;  ///< per rank and channel: when its last message arrived
+  std::vector<double> linkFree_;    ///< per capacity slot
+  std::vector<size_t> route_;       ///< the slots of the message being sent (reused)
+  /// Per block and slice: when its fold reaches the root, the up schedule read backwards (0
+  /// without one), which is when its sum may start down.
+  std::vector<double> rootReady_;
   std::vector<int> step_;
 };
 
@@ -686,10 +680,10 @@ void buildSynth(ScheduleBuilder &b, const AlgorithmParams &p) {
   const Topology &topo = topologyFor(p, spec.ranks, fallback);
   RouteTable routes(topo);
   const Forest forest = forestFor(spec, p, topo, routes);
-  const LinkSchedule order(spec, forest, topo, routes);
-  TreeEmitter emit(b, forest, order);
   b.keepOwnSteps();
   if (directAllReduce(spec, p)) return buildDirectAllReduce(b, forest);
+  const LinkSchedule order(spec, forest, topo, routes);
+  TreeEmitter emit(b, forest, order);
   // Slice s of block c travels on the block's tree s mod perBlock.
   for (int s = 0; s < spec.slices; ++s) {
     switch (spec.kind) {
